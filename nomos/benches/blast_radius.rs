@@ -1,0 +1,207 @@
+#![allow(clippy::expect_used)] // A measurement harness: a failed setup step should stop it loudly.
+
+//! Blast radius on a generated homelab-shaped graph of 10,000 entities and 40,000 edges, depth 3,
+//! against a breadth-first walk over the same graph held in memory. Both run on the same roots in
+//! the same process; the report gives medians and their ratio.
+//!
+//! Run with `make bench` (or `cargo bench -p nomos --bench blast_radius`).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use nomos::Engine;
+
+const ENTITIES: usize = 10_000;
+const EDGES: usize = 40_000;
+const HOSTS: usize = 50;
+const GUESTS: usize = 3_000;
+const ROOTS: usize = 300;
+const DEPTH: u32 = 3;
+
+/// xorshift64*: a fixed, dependency-free generator so every run measures the same graph.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+struct Graph {
+    slugs: Vec<String>,
+    /// (type, source index, target index)
+    edges: Vec<(&'static str, usize, usize)>,
+}
+
+fn generate() -> Graph {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut slugs = Vec::with_capacity(ENTITIES);
+    for i in 0..ENTITIES {
+        slugs.push(if i < HOSTS {
+            format!("host:h{i}")
+        } else if i < HOSTS + GUESTS {
+            format!("lxc:g{i}")
+        } else {
+            format!("service:s{i}")
+        });
+    }
+    let mut seen = HashSet::new();
+    let mut edges = Vec::with_capacity(EDGES);
+    // Every guest on one host; every service on one guest.
+    for g in HOSTS..HOSTS + GUESTS {
+        let h = rng.below(HOSTS);
+        seen.insert(("hosts", h, g));
+        edges.push(("hosts", h, g));
+    }
+    for s in HOSTS + GUESTS..ENTITIES {
+        let g = HOSTS + rng.below(GUESTS);
+        seen.insert(("runs-on", s, g));
+        edges.push(("runs-on", s, g));
+    }
+    // The rest: services depending on services, some routing.
+    while edges.len() < EDGES {
+        let a = HOSTS + GUESTS + rng.below(ENTITIES - HOSTS - GUESTS);
+        let b = HOSTS + GUESTS + rng.below(ENTITIES - HOSTS - GUESTS);
+        if a == b {
+            continue;
+        }
+        let ty = if rng.below(10) == 0 { "routes-to" } else { "depends-on" };
+        if seen.insert((ty, a, b)) {
+            edges.push((ty, a, b));
+        }
+    }
+    Graph { slugs, edges }
+}
+
+async fn load(engine: &Engine, g: &Graph) -> Vec<String> {
+    let ids: Vec<String> = (0..ENTITIES).map(|i| format!("00000000-0000-4000-8000-{i:012}")).collect();
+    let mut tx = engine.store().begin_write().await.expect("begin");
+    for (i, slug) in g.slugs.iter().enumerate() {
+        let (ty, name) = slug.split_once(':').expect("slug");
+        sqlx::query("INSERT INTO entities (id, slug, type, name) VALUES (?, ?, ?, ?)")
+            .bind(&ids[i])
+            .bind(slug)
+            .bind(ty)
+            .bind(name)
+            .execute(&mut *tx)
+            .await
+            .expect("entity");
+    }
+    for (n, (ty, s, t)) in g.edges.iter().enumerate() {
+        sqlx::query("INSERT INTO relationships (id, type, source_id, target_id) VALUES (?, ?, ?, ?)")
+            .bind(format!("10000000-0000-4000-8000-{n:012}"))
+            .bind(ty)
+            .bind(&ids[*s])
+            .bind(&ids[*t])
+            .execute(&mut *tx)
+            .await
+            .expect("edge");
+    }
+    tx.commit().await.expect("commit");
+    sqlx::query("ANALYZE").execute(engine.store().pool()).await.expect("analyze");
+    ids
+}
+
+/// The same walk in memory: adjacency in impact direction, read from the ontology like the engine.
+fn in_memory(engine: &Engine, g: &Graph) -> HashMap<usize, Vec<usize>> {
+    let (forward, backward) = engine.ontology().impact_types();
+    let mut adj: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (ty, s, t) in &g.edges {
+        if forward.iter().any(|f| f == ty) {
+            adj.entry(*s).or_default().push(*t);
+        } else if backward.iter().any(|b| b == ty) {
+            adj.entry(*t).or_default().push(*s);
+        }
+    }
+    adj
+}
+
+fn bfs(adj: &HashMap<usize, Vec<usize>>, root: usize, depth: u32) -> usize {
+    let mut seen = HashSet::from([root]);
+    let mut queue = VecDeque::from([(root, 0u32)]);
+    let mut hits = 0;
+    while let Some((n, d)) = queue.pop_front() {
+        if d == depth {
+            continue;
+        }
+        for &m in adj.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
+            if seen.insert(m) {
+                hits += 1;
+                queue.push_back((m, d + 1));
+            }
+        }
+    }
+    hits
+}
+
+fn stats(mut v: Vec<Duration>) -> (Duration, Duration) {
+    v.sort();
+    (v[v.len() / 2], v[v.len() * 9 / 10])
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engine = Engine::open(&dir.path().join("bench.db")).await.expect("open");
+        let g = generate();
+        let t = Instant::now();
+        load(&engine, &g).await;
+        println!("generated {} entities, {} edges in {:?}", ENTITIES, g.edges.len(), t.elapsed());
+        let adj = in_memory(&engine, &g);
+
+        let mut rng = Rng(42);
+        // Roots across the layers: hosts have the widest radius, services the narrowest.
+        let roots: Vec<usize> = (0..ROOTS)
+            .map(|i| match i % 3 {
+                0 => rng.below(HOSTS),
+                1 => HOSTS + rng.below(GUESTS),
+                _ => HOSTS + GUESTS + rng.below(ENTITIES - HOSTS - GUESTS),
+            })
+            .collect();
+
+        // Warm up both, and check they agree on every root.
+        for &r in &roots {
+            let b = engine.blast_radius(&g.slugs[r], Some(DEPTH)).await.expect("blast");
+            assert_eq!(b.hits.len(), bfs(&adj, r, DEPTH), "engine and reference disagree on {}", g.slugs[r]);
+        }
+
+        let mut engine_times = Vec::with_capacity(ROOTS);
+        let mut memory_times = Vec::with_capacity(ROOTS);
+        let mut total_hits = 0;
+        for round in 0..3 {
+            for &r in &roots {
+                let t = Instant::now();
+                let b = engine.blast_radius(&g.slugs[r], Some(DEPTH)).await.expect("blast");
+                engine_times.push(t.elapsed());
+                let t = Instant::now();
+                let n = std::hint::black_box(bfs(&adj, r, DEPTH));
+                memory_times.push(t.elapsed());
+                if round == 0 {
+                    total_hits += n;
+                }
+                std::hint::black_box(b);
+            }
+        }
+        let (em, e90) = stats(engine_times);
+        let (mm, m90) = stats(memory_times);
+        println!(
+            "roots: {ROOTS} (hosts, guests, services), depth {DEPTH}, mean hits {:.1}",
+            total_hits as f64 / ROOTS as f64
+        );
+        println!("engine (SQLite, per-level queries): median {em:?}  p90 {e90:?}");
+        println!("in-memory BFS (same graph):        median {mm:?}  p90 {m90:?}");
+        println!(
+            "ratio engine/in-memory: median {:.1}x  p90 {:.1}x",
+            em.as_secs_f64() / mm.as_secs_f64().max(1e-9),
+            e90.as_secs_f64() / m90.as_secs_f64().max(1e-9)
+        );
+    });
+}

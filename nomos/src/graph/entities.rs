@@ -1,0 +1,498 @@
+//! Entities: create, upsert, read, list, attribute merge, lifecycle state and observed health.
+
+use nomos_types::{event_kind, Entity, EntityListItem, EntityQuery, EntityState, EntityStatus, Health, Json, Page};
+use serde_json::json;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+
+use super::{
+    check_slug, entity_from_row, find_entity, merge_object, new_id, require_entity, slugify, status_from_row,
+    ENTITY_COLUMNS, STATUS_COLUMNS,
+};
+use crate::events::EventDraft;
+use crate::store::{now_sql, WriteTx};
+use crate::{Engine, Error, Ontology, Result};
+
+/// Default and maximum page sizes for listings.
+pub const DEFAULT_PAGE: u32 = 50;
+pub const MAX_PAGE: u32 = 1000;
+
+/// An entity to create or update.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntity {
+    pub entity_type: String,
+    pub name: String,
+    /// `None` derives `<type>:<slugified name>`.
+    pub slug: Option<String>,
+    pub attributes: Json,
+    pub state: Option<EntityState>,
+}
+
+impl NewEntity {
+    pub fn new(entity_type: &str, name: &str) -> Self {
+        NewEntity {
+            entity_type: entity_type.to_string(),
+            name: name.to_string(),
+            slug: None,
+            attributes: json!({}),
+            state: None,
+        }
+    }
+
+    pub fn attributes(mut self, attributes: Json) -> Self {
+        self.attributes = attributes;
+        self
+    }
+
+    pub fn slug(mut self, slug: &str) -> Self {
+        self.slug = Some(slug.to_string());
+        self
+    }
+
+    pub fn state(mut self, state: EntityState) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// The slug this entity will have.
+    pub fn resolved_slug(&self) -> Result<String> {
+        let slug = match &self.slug {
+            Some(s) => s.clone(),
+            None => {
+                let name = slugify(&self.name);
+                if name.is_empty() {
+                    return Err(Error::Invalid(format!(
+                        "cannot derive a slug from the name `{}`; give one explicitly",
+                        self.name
+                    )));
+                }
+                format!("{}:{name}", self.entity_type)
+            }
+        };
+        check_slug(&slug, &self.entity_type)?;
+        Ok(slug)
+    }
+}
+
+/// What an upsert did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Created,
+    Updated,
+    Unchanged,
+}
+
+/// Creates the entity, or merges into the existing one with the same slug. Attributes are merged
+/// shallowly; name and (when given) state are replaced. Emits one event if anything changed.
+pub(crate) async fn upsert_entity_in(
+    tx: &mut WriteTx,
+    ontology: &Ontology,
+    new: &NewEntity,
+) -> Result<(Entity, Change)> {
+    ontology.check_entity_type(&new.entity_type)?;
+    let slug = new.resolved_slug()?;
+    if new.name.trim().is_empty() {
+        return Err(Error::Invalid(format!("entity `{slug}` needs a name")));
+    }
+    if !new.attributes.is_object() {
+        return Err(Error::Invalid(format!("attributes of `{slug}` must be a JSON object")));
+    }
+    match find_entity(tx, &slug).await? {
+        None => {
+            let state = new.state.unwrap_or(EntityState::Active);
+            let sql = format!(
+                "INSERT INTO entities (id, slug, type, name, attributes, state) VALUES (?, ?, ?, ?, ?, ?)
+                 RETURNING {}",
+                ENTITY_COLUMNS.replace("e.", "")
+            );
+            let row = sqlx::query(&sql)
+                .bind(new_id())
+                .bind(&slug)
+                .bind(&new.entity_type)
+                .bind(new.name.trim())
+                .bind(new.attributes.to_string())
+                .bind(state.as_str())
+                .fetch_one(&mut **tx)
+                .await?;
+            let entity = entity_from_row(&row)?;
+            tx.emit(
+                EventDraft::new(event_kind::ENTITY_CREATED)
+                    .entity(&slug)
+                    .payload(json!({"type": entity.entity_type, "name": entity.name})),
+            )
+            .await?;
+            Ok((entity, Change::Created))
+        }
+        Some(existing) => {
+            if existing.entity_type != new.entity_type {
+                return Err(Error::Conflict(format!(
+                    "`{slug}` already exists with type {} (not {})",
+                    existing.entity_type, new.entity_type
+                )));
+            }
+            let attributes = merge_object(&existing.attributes, &new.attributes)?;
+            let name = new.name.trim().to_string();
+            let state = new.state.unwrap_or(existing.state);
+            if attributes == existing.attributes && name == existing.name && state == existing.state {
+                return Ok((existing, Change::Unchanged));
+            }
+            let entity = write_entity(tx, &existing, &name, &attributes, state).await?;
+            Ok((entity, Change::Updated))
+        }
+    }
+}
+
+async fn write_entity(
+    tx: &mut WriteTx,
+    existing: &Entity,
+    name: &str,
+    attributes: &Json,
+    state: EntityState,
+) -> Result<Entity> {
+    let sql = format!(
+        "UPDATE entities SET name = ?, attributes = ?, state = ?, updated_at = {} WHERE id = ? RETURNING {}",
+        now_sql!(),
+        ENTITY_COLUMNS.replace("e.", "")
+    );
+    let row = sqlx::query(&sql)
+        .bind(name)
+        .bind(attributes.to_string())
+        .bind(state.as_str())
+        .bind(&existing.id)
+        .fetch_one(&mut **tx)
+        .await?;
+    let entity = entity_from_row(&row)?;
+    let changed: Vec<&str> = [
+        (existing.name != entity.name, "name"),
+        (existing.attributes != entity.attributes, "attributes"),
+        (existing.state != entity.state, "state"),
+    ]
+    .into_iter()
+    .filter_map(|(c, f)| c.then_some(f))
+    .collect();
+    tx.emit(
+        EventDraft::new(event_kind::ENTITY_UPDATED)
+            .entity(&entity.slug)
+            .payload(json!({"changed": changed, "state": entity.state})),
+    )
+    .await?;
+    Ok(entity)
+}
+
+fn push_filters<'a>(qb: &mut QueryBuilder<'a, Sqlite>, q: &'a EntityQuery, types: &'a Option<String>) {
+    qb.push(" WHERE 1 = 1");
+    if let Some(types) = types {
+        qb.push(" AND e.type IN (SELECT value FROM json_each(").push_bind(types.as_str()).push("))");
+    }
+    if let Some(text) = q.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        // instr() needs no escaping of % or _; both sides lowered so the match ignores case.
+        qb.push(" AND (instr(lower(e.slug), lower(")
+            .push_bind(text)
+            .push(")) > 0 OR instr(lower(e.name), lower(")
+            .push_bind(text)
+            .push(")) > 0)");
+    }
+    if let Some(h) = q.health {
+        qb.push(" AND ifnull(s.health, 'unknown') = ").push_bind(h.as_str());
+    }
+}
+
+impl Engine {
+    /// Creates an entity; an existing slug is a conflict.
+    pub async fn create_entity(&self, new: NewEntity) -> Result<Entity> {
+        let slug = new.resolved_slug()?;
+        let mut tx = self.store().begin_write().await?;
+        if find_entity(&mut tx, &slug).await?.is_some() {
+            return Err(Error::Conflict(format!("entity `{slug}` already exists")));
+        }
+        let (entity, _) = upsert_entity_in(&mut tx, self.ontology(), &new).await?;
+        tx.commit().await?;
+        Ok(entity)
+    }
+
+    /// Creates the entity or merges into the existing one with the same slug.
+    pub async fn upsert_entity(&self, new: NewEntity) -> Result<(Entity, Change)> {
+        let mut tx = self.store().begin_write().await?;
+        let out = upsert_entity_in(&mut tx, self.ontology(), &new).await?;
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// An entity by slug or id.
+    pub async fn entity(&self, key: &str) -> Result<Entity> {
+        let mut conn = self.store().pool().acquire().await?;
+        require_entity(&mut conn, key).await
+    }
+
+    /// An entity's current status (health and freshness).
+    pub async fn entity_status(&self, key: &str) -> Result<EntityStatus> {
+        let sql = format!(
+            "SELECT {STATUS_COLUMNS} FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id
+             WHERE e.slug = ?1 OR e.id = ?1"
+        );
+        let row = sqlx::query(&sql)
+            .bind(key)
+            .fetch_optional(self.store().pool())
+            .await?
+            .ok_or_else(|| Error::not_found("entity", key))?;
+        status_from_row(&row)
+    }
+
+    /// Lists entities with filters, ordered by slug. `total` counts every match, not just this page.
+    pub async fn list_entities(&self, q: &EntityQuery) -> Result<Page<EntityListItem>> {
+        let limit = q.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+        // A type filter includes the types below it, so `compute` lists hosts, LXCs and VMs.
+        let types = match q.entity_type.as_deref().filter(|t| !t.is_empty()) {
+            None => None,
+            Some(t) => {
+                if self.ontology().entity_type(t).is_none() {
+                    self.ontology().check_entity_type(t)?;
+                }
+                let below: Vec<&str> = self
+                    .ontology()
+                    .entity_types()
+                    .filter(|d| self.ontology().is_a(&d.name, t))
+                    .map(|d| d.name.as_str())
+                    .collect();
+                Some(serde_json::to_string(&below).unwrap_or_else(|_| "[]".into()))
+            }
+        };
+        let from = " FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id";
+
+        let mut count = QueryBuilder::<Sqlite>::new(format!("SELECT count(*){from}"));
+        push_filters(&mut count, q, &types);
+        let total: i64 = count.build_query_scalar().fetch_one(self.store().pool()).await?;
+
+        let mut select = QueryBuilder::<Sqlite>::new(format!("SELECT {ENTITY_COLUMNS}, {STATUS_COLUMNS}{from}"));
+        push_filters(&mut select, q, &types);
+        select
+            .push(" ORDER BY e.slug LIMIT ")
+            .push_bind(i64::from(limit))
+            .push(" OFFSET ")
+            .push_bind(i64::from(q.offset));
+        let rows = select.build().fetch_all(self.store().pool()).await?;
+        let items = rows
+            .iter()
+            .map(|row| Ok(EntityListItem { entity: entity_from_row(row)?, status: status_from_row(row)? }))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Page { items, total: total.max(0) as u64, limit, offset: q.offset })
+    }
+
+    /// Shallow-merges `patch` into an entity's attributes (`null` removes a key).
+    pub async fn merge_attributes(&self, key: &str, patch: &Json) -> Result<Entity> {
+        let mut tx = self.store().begin_write().await?;
+        let existing = require_entity(&mut tx, key).await?;
+        let attributes = merge_object(&existing.attributes, patch)?;
+        if attributes == existing.attributes {
+            return Ok(existing);
+        }
+        let entity = write_entity(&mut tx, &existing, &existing.name, &attributes, existing.state).await?;
+        tx.commit().await?;
+        Ok(entity)
+    }
+
+    /// Changes an entity's lifecycle state.
+    pub async fn set_entity_state(&self, key: &str, state: EntityState) -> Result<Entity> {
+        let mut tx = self.store().begin_write().await?;
+        let existing = require_entity(&mut tx, key).await?;
+        if existing.state == state {
+            return Ok(existing);
+        }
+        let entity = write_entity(&mut tx, &existing, &existing.name, &existing.attributes, state).await?;
+        tx.commit().await?;
+        Ok(entity)
+    }
+
+    /// Records an observed health reading for an entity. Emits `health.changed` when the health
+    /// differs from the previous reading.
+    pub async fn record_health(&self, key: &str, health: Health, detail: &str) -> Result<EntityStatus> {
+        let mut tx = self.store().begin_write().await?;
+        let entity = require_entity(&mut tx, key).await?;
+        let previous: Option<String> = sqlx::query_scalar("SELECT health FROM entity_status WHERE entity_id = ?")
+            .bind(&entity.id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let previous = previous.as_deref().unwrap_or("unknown").to_string();
+        let changed = previous != health.as_str();
+        sqlx::query(concat!(
+            "INSERT INTO entity_status (entity_id, health, detail, last_check_at, last_change_at) VALUES (?1, ?2, ?3, ",
+            now_sql!(),
+            ", ",
+            now_sql!(),
+            ") ON CONFLICT (entity_id) DO UPDATE SET health = ?2, detail = ?3, last_check_at = ",
+            now_sql!(),
+            ", last_change_at = CASE WHEN entity_status.health <> ?2 THEN ",
+            now_sql!(),
+            " ELSE entity_status.last_change_at END"
+        ))
+        .bind(&entity.id)
+        .bind(health.as_str())
+        .bind(detail)
+        .execute(&mut *tx)
+        .await?;
+        if changed {
+            tx.emit(
+                EventDraft::new(event_kind::HEALTH_CHANGED)
+                    .entity(&entity.slug)
+                    .payload(json!({"from": previous, "to": health, "detail": detail})),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        self.entity_status(&entity.id).await
+    }
+}
+
+/// Resolves many slugs at once (one query, not one per slug); unknown slugs are absent.
+pub(crate) async fn entities_by_slugs(conn: &mut SqliteConnection, slugs: &[String]) -> Result<Vec<Entity>> {
+    if slugs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {ENTITY_COLUMNS} FROM entities e WHERE e.slug IN (SELECT value FROM json_each(?)) ORDER BY e.slug"
+    );
+    let rows =
+        sqlx::query(&sql).bind(serde_json::to_string(slugs).unwrap_or_else(|_| "[]".into())).fetch_all(conn).await?;
+    rows.iter().map(entity_from_row).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::engine;
+
+    #[tokio::test]
+    async fn create_get_and_conflict() {
+        let (_dir, eng) = engine().await;
+        let e = eng
+            .create_entity(NewEntity::new("host", "Strong").attributes(json!({"address": "10.0.0.2"})))
+            .await
+            .unwrap();
+        assert_eq!(e.slug, "host:strong");
+        assert_eq!(e.name, "Strong");
+        assert_eq!(eng.entity("host:strong").await.unwrap(), e);
+        assert_eq!(eng.entity(&e.id).await.unwrap(), e);
+        let err = eng.create_entity(NewEntity::new("host", "strong")).await.unwrap_err();
+        assert!(matches!(err, Error::Conflict(_)), "{err}");
+        let err = eng.entity("host:nope").await.unwrap_err();
+        assert_eq!(err.to_string(), "entity `host:nope` not found");
+    }
+
+    #[tokio::test]
+    async fn unknown_and_abstract_types_are_rejected_with_the_allowed_list() {
+        let (_dir, eng) = engine().await;
+        let err = eng.create_entity(NewEntity::new("toaster", "t1")).await.unwrap_err();
+        assert!(err.to_string().contains("unknown entity type `toaster` (allowed:"), "{err}");
+        assert!(err.to_string().contains("lxc"), "{err}");
+        let err = eng.create_entity(NewEntity::new("compute", "c")).await.unwrap_err();
+        assert!(err.to_string().contains("is abstract"), "{err}");
+        let err = eng.create_entity(NewEntity::new("lxc", "x").slug("host:x")).await.unwrap_err();
+        assert!(err.to_string().contains("must start with its type"), "{err}");
+        let none: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM entities").fetch_one(eng.store().pool()).await.unwrap();
+        assert_eq!(none, 0);
+    }
+
+    #[tokio::test]
+    async fn upsert_merges_and_reports_changes() {
+        let (_dir, eng) = engine().await;
+        let mut rx = eng.subscribe();
+        let new = NewEntity::new("lxc", "caddy").attributes(json!({"pve_id": 101, "host": "host:strong"}));
+        let (_, c1) = eng.upsert_entity(new.clone()).await.unwrap();
+        let (_, c2) = eng.upsert_entity(new.clone()).await.unwrap();
+        let (e3, c3) =
+            eng.upsert_entity(NewEntity::new("lxc", "caddy").attributes(json!({"ip": "10.0.0.21"}))).await.unwrap();
+        assert_eq!((c1, c2, c3), (Change::Created, Change::Unchanged, Change::Updated));
+        assert_eq!(e3.attributes, json!({"pve_id": 101, "host": "host:strong", "ip": "10.0.0.21"}));
+        assert_eq!(rx.try_recv().unwrap().kind, "entity.created");
+        let updated = rx.try_recv().unwrap();
+        assert_eq!(updated.kind, "entity.updated");
+        assert_eq!(updated.payload["changed"], json!(["attributes"]));
+        assert!(rx.try_recv().is_err(), "an unchanged upsert emits nothing");
+    }
+
+    #[tokio::test]
+    async fn merge_attributes_is_shallow() {
+        let (_dir, eng) = engine().await;
+        eng.create_entity(NewEntity::new("vm", "haos").attributes(json!({"pve_id": 200, "disk": {"size": 32}})))
+            .await
+            .unwrap();
+        let e = eng
+            .merge_attributes("vm:haos", &json!({"disk": {"bus": "scsi"}, "pve_id": null, "cores": 2}))
+            .await
+            .unwrap();
+        assert_eq!(e.attributes, json!({"disk": {"bus": "scsi"}, "cores": 2}));
+        assert!(eng.merge_attributes("vm:haos", &json!("x")).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn listing_pages_report_the_true_total() {
+        let (_dir, eng) = engine().await;
+        for i in 0..120 {
+            let ty = if i % 3 == 0 { "vm" } else { "lxc" };
+            eng.create_entity(NewEntity::new(ty, &format!("Guest-{i:03}"))).await.unwrap();
+        }
+        let page = eng.list_entities(&EntityQuery::default()).await.unwrap();
+        assert_eq!(page.total, 120);
+        assert_eq!(page.items.len(), 50);
+        assert_eq!(page.limit, 50);
+        let last = eng.list_entities(&EntityQuery { offset: 100, ..Default::default() }).await.unwrap();
+        assert_eq!(last.items.len(), 20);
+        assert_eq!(last.total, 120);
+        assert_eq!(last.items[19].entity.slug, "vm:guest-117");
+
+        let vms = eng
+            .list_entities(&EntityQuery { entity_type: Some("vm".into()), limit: Some(10), ..Default::default() })
+            .await
+            .unwrap();
+        assert_eq!((vms.total, vms.items.len()), (40, 10));
+        let guests = eng
+            .list_entities(&EntityQuery { entity_type: Some("compute".into()), ..Default::default() })
+            .await
+            .unwrap();
+        assert_eq!(guests.total, 120, "an abstract type lists the types below it");
+        let err = eng
+            .list_entities(&EntityQuery { entity_type: Some("toaster".into()), ..Default::default() })
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown entity type"), "{err}");
+
+        // Case-insensitive on name and slug.
+        let hits = eng
+            .list_entities(&EntityQuery { text: Some("GUEST-01".into()), limit: Some(1000), ..Default::default() })
+            .await
+            .unwrap();
+        assert_eq!(hits.total, 10);
+        let pct = eng.list_entities(&EntityQuery { text: Some("%".into()), ..Default::default() }).await.unwrap();
+        assert_eq!(pct.total, 0, "% is a literal, not a wildcard");
+    }
+
+    #[tokio::test]
+    async fn health_filter_and_freshness() {
+        let (_dir, eng) = engine().await;
+        eng.create_entity(NewEntity::new("lxc", "a")).await.unwrap();
+        eng.create_entity(NewEntity::new("lxc", "b")).await.unwrap();
+        let mut rx = eng.subscribe();
+        let st = eng.record_health("lxc:a", Health::Degraded, "disk 93%").await.unwrap();
+        assert_eq!(st.health, Health::Degraded);
+        assert_eq!(st.freshness, nomos_types::Freshness::Fresh);
+        let ev = rx.try_recv().unwrap();
+        assert_eq!(ev.kind, "health.changed");
+        assert_eq!(ev.payload["from"], "unknown");
+        eng.record_health("lxc:a", Health::Degraded, "disk 94%").await.unwrap();
+        assert!(rx.try_recv().is_err(), "same health, no event");
+
+        let q = |h| EntityQuery { health: Some(h), ..Default::default() };
+        let degraded = eng.list_entities(&q(Health::Degraded)).await.unwrap();
+        assert_eq!(degraded.items.len(), 1);
+        assert_eq!(degraded.items[0].status.detail, "disk 94%");
+        let unknown = eng.list_entities(&q(Health::Unknown)).await.unwrap();
+        assert_eq!(unknown.items[0].entity.slug, "lxc:b");
+        assert_eq!(unknown.items[0].status.freshness, nomos_types::Freshness::Never);
+
+        sqlx::query("UPDATE entity_status SET last_check_at = '2020-01-01T00:00:00.000Z'")
+            .execute(eng.store().pool())
+            .await
+            .unwrap();
+        assert_eq!(eng.entity_status("lxc:a").await.unwrap().freshness, nomos_types::Freshness::Stale);
+    }
+}

@@ -1,0 +1,169 @@
+//! The knowledge graph: typed entities, temporal relationships, blast radius and explain.
+//!
+//! Slugs are `<type>:<name>` (`host:strong`, `lxc:caddy`); the name part is lowercase letters,
+//! digits, `.`, `_` and `-`. Entities are addressed by slug or id everywhere.
+
+pub mod blast;
+pub mod entities;
+pub mod ontology;
+pub mod relations;
+
+use nomos_types::{Entity, EntityRef, EntityStatus, Freshness, Health, Json};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+use crate::{Error, Result};
+
+const MAX_SLUG_NAME: usize = 200;
+
+/// Turns a display name into the name part of a slug: "Home Assistant" → "home-assistant".
+pub fn slugify(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.trim().chars().flat_map(char::to_lowercase) {
+        let keep = c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        let c = if keep { c } else { '-' };
+        if c == '-' && (out.is_empty() || out.ends_with('-')) {
+            continue;
+        }
+        out.push(c);
+    }
+    while out.ends_with('-') || out.ends_with('.') {
+        out.pop();
+    }
+    while out.starts_with('.') || out.starts_with('_') {
+        out.remove(0);
+    }
+    out.truncate(MAX_SLUG_NAME);
+    out
+}
+
+/// Checks that `slug` is `<entity_type>:<name>` with a well-formed name.
+pub fn check_slug(slug: &str, entity_type: &str) -> Result<()> {
+    let Some((prefix, name)) = slug.split_once(':') else {
+        return Err(Error::Invalid(format!("slug `{slug}` must look like `{entity_type}:<name>`")));
+    };
+    if prefix != entity_type {
+        return Err(Error::Invalid(format!("slug `{slug}` must start with its type: `{entity_type}:`")));
+    }
+    let ok = !name.is_empty()
+        && name.len() <= MAX_SLUG_NAME
+        && name.as_bytes()[0].is_ascii_alphanumeric()
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+    if !ok {
+        return Err(Error::Invalid(format!(
+            "slug `{slug}`: the name after `:` must be 1–{MAX_SLUG_NAME} lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Columns selected for an [`Entity`] from `entities e`.
+pub(crate) const ENTITY_COLUMNS: &str =
+    "e.id, e.slug, e.type, e.name, e.attributes, e.state, e.created_at, e.updated_at";
+
+/// Columns selected for an [`EntityStatus`] from `LEFT JOIN entity_status s`.
+pub(crate) const STATUS_COLUMNS: &str = concat!(
+    "ifnull(s.health, 'unknown') AS health, s.last_check_at, ifnull(s.detail, '') AS status_detail, ",
+    "CASE WHEN s.last_check_at IS NULL THEN 'never' ",
+    "WHEN s.last_check_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || s.stale_after_s || ' seconds') THEN 'stale' ",
+    "ELSE 'fresh' END AS freshness"
+);
+
+pub(crate) fn entity_from_row(row: &SqliteRow) -> Result<Entity> {
+    let attributes: String = row.try_get("attributes")?;
+    let state: String = row.try_get("state")?;
+    Ok(Entity {
+        id: row.try_get("id")?,
+        slug: row.try_get("slug")?,
+        entity_type: row.try_get("type")?,
+        name: row.try_get("name")?,
+        attributes: serde_json::from_str(&attributes)
+            .map_err(|e| Error::Invalid(format!("stored attributes are not JSON: {e}")))?,
+        state: state.parse().map_err(|e| Error::Invalid(format!("{e}")))?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+pub(crate) fn status_from_row(row: &SqliteRow) -> Result<EntityStatus> {
+    let health: String = row.try_get("health")?;
+    let freshness: String = row.try_get("freshness")?;
+    Ok(EntityStatus {
+        health: health.parse::<Health>().map_err(|e| Error::Invalid(e.to_string()))?,
+        freshness: freshness.parse::<Freshness>().map_err(|e| Error::Invalid(e.to_string()))?,
+        last_check_at: row.try_get("last_check_at")?,
+        detail: row.try_get("status_detail")?,
+    })
+}
+
+pub(crate) fn entity_ref(e: &Entity) -> EntityRef {
+    EntityRef { id: e.id.clone(), slug: e.slug.clone(), entity_type: e.entity_type.clone(), name: e.name.clone() }
+}
+
+/// Finds an entity by slug or id inside a transaction or on a pooled connection.
+pub(crate) async fn find_entity(conn: &mut SqliteConnection, key: &str) -> Result<Option<Entity>> {
+    let sql = format!("SELECT {ENTITY_COLUMNS} FROM entities e WHERE e.slug = ?1 OR e.id = ?1");
+    let row = sqlx::query(&sql).bind(key).fetch_optional(conn).await?;
+    row.as_ref().map(entity_from_row).transpose()
+}
+
+pub(crate) async fn require_entity(conn: &mut SqliteConnection, key: &str) -> Result<Entity> {
+    find_entity(conn, key).await?.ok_or_else(|| Error::not_found("entity", key))
+}
+
+/// Shallow JSON merge: keys of `patch` replace those of `base`; a `null` value removes the key.
+pub fn merge_object(base: &Json, patch: &Json) -> Result<Json> {
+    let Json::Object(patch) = patch else {
+        return Err(Error::Invalid("attributes must be a JSON object".into()));
+    };
+    let mut merged = match base {
+        Json::Object(m) => m.clone(),
+        _ => Default::default(),
+    };
+    for (k, v) in patch {
+        if v.is_null() {
+            merged.remove(k);
+        } else {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(Json::Object(merged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn slugify_makes_slug_names() {
+        assert_eq!(slugify("Home Assistant"), "home-assistant");
+        assert_eq!(slugify("  caddy  "), "caddy");
+        assert_eq!(slugify("git.home.arpa"), "git.home.arpa");
+        assert_eq!(slugify("Docker on Debian 13 (trixie)!"), "docker-on-debian-13-trixie");
+        assert_eq!(slugify("***"), "");
+    }
+
+    #[test]
+    fn slugs_must_carry_their_type() {
+        assert!(check_slug("host:strong", "host").is_ok());
+        assert!(check_slug("dns-record:git.home.arpa", "dns-record").is_ok());
+        assert!(check_slug("lxc:strong", "host").unwrap_err().to_string().contains("must start with its type"));
+        assert!(check_slug("strong", "host").is_err());
+        assert!(check_slug("host:Strong", "host").is_err());
+        assert!(check_slug("host:", "host").is_err());
+        assert!(check_slug("host:-x", "host").is_err());
+    }
+
+    #[test]
+    fn merge_is_shallow_and_null_removes() {
+        let base = json!({"a": 1, "b": {"x": 1}, "c": 3});
+        let merged = merge_object(&base, &json!({"b": {"y": 2}, "c": null, "d": 4})).unwrap();
+        assert_eq!(merged, json!({"a": 1, "b": {"y": 2}, "d": 4}));
+        assert!(merge_object(&base, &json!([1])).is_err());
+    }
+}

@@ -1,0 +1,348 @@
+//! Temporal relationships: create (idempotent, validated against the ontology and its
+//! cardinality), end (history kept), and read from either endpoint.
+
+use nomos_types::{event_kind, Direction, Entity, EntityRef, Json, Relation, Relationship};
+use serde_json::json;
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use super::entities::Change;
+use super::{merge_object, new_id, require_entity};
+use crate::events::EventDraft;
+use crate::store::{now_sql, WriteTx};
+use crate::{Engine, Error, Ontology, Result};
+
+/// What to do when a new edge would break the type's cardinality (e.g. a second host for an LXC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnConflict {
+    /// Refuse, naming the edge in the way.
+    Reject,
+    /// End the edge in the way first (the inventory says the LXC moved).
+    Replace,
+}
+
+/// Outcome of [`link_in`].
+pub(crate) struct Linked {
+    pub relationship: Relationship,
+    pub change: Change,
+    pub ended: u32,
+}
+
+const REL_SELECT: &str = "SELECT r.id, r.type, r.properties, r.valid_from, r.valid_to,
+        s.id AS s_id, s.slug AS s_slug, s.type AS s_type, s.name AS s_name,
+        t.id AS t_id, t.slug AS t_slug, t.type AS t_type, t.name AS t_name
+    FROM relationships r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id";
+
+fn relationship_from_row(row: &SqliteRow) -> Result<Relationship> {
+    let properties: String = row.try_get("properties")?;
+    Ok(Relationship {
+        id: row.try_get("id")?,
+        rel_type: row.try_get("type")?,
+        source: EntityRef {
+            id: row.try_get("s_id")?,
+            slug: row.try_get("s_slug")?,
+            entity_type: row.try_get("s_type")?,
+            name: row.try_get("s_name")?,
+        },
+        target: EntityRef {
+            id: row.try_get("t_id")?,
+            slug: row.try_get("t_slug")?,
+            entity_type: row.try_get("t_type")?,
+            name: row.try_get("t_name")?,
+        },
+        properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
+        valid_from: row.try_get("valid_from")?,
+        valid_to: row.try_get("valid_to")?,
+    })
+}
+
+async fn current_edges(tx: &mut WriteTx, rel: &str, column: &str, entity_id: &str) -> Result<Vec<Relationship>> {
+    let sql = format!("{REL_SELECT} WHERE r.type = ? AND r.{column} = ? AND r.valid_to IS NULL ORDER BY r.valid_from");
+    let rows = sqlx::query(&sql).bind(rel).bind(entity_id).fetch_all(&mut **tx).await?;
+    rows.iter().map(relationship_from_row).collect()
+}
+
+async fn end_in(tx: &mut WriteTx, edge: &Relationship) -> Result<Relationship> {
+    let sql = format!(
+        "UPDATE relationships SET valid_to = max({}, valid_from) WHERE id = ? AND valid_to IS NULL",
+        now_sql!()
+    );
+    sqlx::query(&sql).bind(&edge.id).execute(&mut **tx).await?;
+    let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&edge.id).fetch_one(&mut **tx).await?;
+    let ended = relationship_from_row(&row)?;
+    tx.emit(EventDraft::new(event_kind::RELATIONSHIP_ENDED).entity(&ended.source.slug).payload(
+        json!({"id": ended.id, "type": ended.rel_type, "source": ended.source.slug, "target": ended.target.slug}),
+    ))
+    .await?;
+    Ok(ended)
+}
+
+/// Creates `source —rel→ target` inside a transaction, or returns the current one (merging
+/// `properties` into it). Validates types and cardinality.
+pub(crate) async fn link_in(
+    tx: &mut WriteTx,
+    ontology: &Ontology,
+    rel: &str,
+    source: &Entity,
+    target: &Entity,
+    properties: &Json,
+    on_conflict: OnConflict,
+) -> Result<Linked> {
+    let def =
+        ontology.check_relationship(rel, (&source.slug, &source.entity_type), (&target.slug, &target.entity_type))?;
+    if source.id == target.id {
+        return Err(Error::Invalid(format!("`{}` cannot be related to itself", source.slug)));
+    }
+    if !properties.is_object() {
+        return Err(Error::Invalid("relationship properties must be a JSON object".into()));
+    }
+
+    let from_source = current_edges(tx, rel, "source_id", &source.id).await?;
+    if let Some(existing) = from_source.iter().find(|r| r.target.id == target.id) {
+        let merged = merge_object(&existing.properties, properties)?;
+        if merged == existing.properties {
+            return Ok(Linked { relationship: existing.clone(), change: Change::Unchanged, ended: 0 });
+        }
+        sqlx::query("UPDATE relationships SET properties = ? WHERE id = ?")
+            .bind(merged.to_string())
+            .bind(&existing.id)
+            .execute(&mut **tx)
+            .await?;
+        let mut updated = existing.clone();
+        updated.properties = merged;
+        return Ok(Linked { relationship: updated, change: Change::Updated, ended: 0 });
+    }
+
+    let mut in_the_way = Vec::new();
+    if def.cardinality.single_target() {
+        in_the_way.extend(from_source.iter().cloned());
+    }
+    if def.cardinality.single_source() {
+        in_the_way.extend(current_edges(tx, rel, "target_id", &target.id).await?);
+    }
+    let mut ended = 0;
+    for edge in &in_the_way {
+        match on_conflict {
+            OnConflict::Reject => {
+                return Err(Error::Conflict(format!(
+                    "`{rel}` is {}: {} —{rel}→ {} already exists; end it first",
+                    def.cardinality, edge.source.slug, edge.target.slug
+                )))
+            }
+            OnConflict::Replace => {
+                end_in(tx, edge).await?;
+                ended += 1;
+            }
+        }
+    }
+
+    let id = new_id();
+    sqlx::query("INSERT INTO relationships (id, type, source_id, target_id, properties) VALUES (?, ?, ?, ?, ?)")
+        .bind(&id)
+        .bind(rel)
+        .bind(&source.id)
+        .bind(&target.id)
+        .bind(properties.to_string())
+        .execute(&mut **tx)
+        .await?;
+    let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&id).fetch_one(&mut **tx).await?;
+    let relationship = relationship_from_row(&row)?;
+    tx.emit(
+        EventDraft::new(event_kind::RELATIONSHIP_CREATED)
+            .entity(&source.slug)
+            .payload(json!({"id": id, "type": rel, "source": source.slug, "target": target.slug})),
+    )
+    .await?;
+    Ok(Linked { relationship, change: Change::Created, ended })
+}
+
+impl Engine {
+    /// Creates `source —rel→ target`. Creating a relationship that is already current changes
+    /// nothing (properties are merged). Returns the relationship and whether it was new.
+    pub async fn create_relationship(
+        &self,
+        rel: &str,
+        source: &str,
+        target: &str,
+        properties: &Json,
+    ) -> Result<(Relationship, bool)> {
+        let mut tx = self.store().begin_write().await?;
+        let s = require_entity(&mut tx, source).await?;
+        let t = require_entity(&mut tx, target).await?;
+        let linked = link_in(&mut tx, self.ontology(), rel, &s, &t, properties, OnConflict::Reject).await?;
+        tx.commit().await?;
+        Ok((linked.relationship, linked.change == Change::Created))
+    }
+
+    /// Ends the current `source —rel→ target` relationship: it stays in history with `valid_to` set.
+    pub async fn end_relationship(&self, rel: &str, source: &str, target: &str) -> Result<Relationship> {
+        let mut tx = self.store().begin_write().await?;
+        let s = require_entity(&mut tx, source).await?;
+        let t = require_entity(&mut tx, target).await?;
+        let edge = current_edges(&mut tx, rel, "source_id", &s.id)
+            .await?
+            .into_iter()
+            .find(|r| r.target.id == t.id)
+            .ok_or_else(|| Error::not_found("current relationship", format!("{} —{rel}→ {}", s.slug, t.slug)))?;
+        let ended = end_in(&mut tx, &edge).await?;
+        tx.commit().await?;
+        Ok(ended)
+    }
+
+    /// The relationships of an entity in both directions: current ones, or with `history` also the
+    /// ended ones. Incoming edges are labelled with the type's inverse ("hosted-by").
+    pub async fn relations(&self, key: &str, history: bool) -> Result<Vec<Relation>> {
+        let mut conn = self.store().pool().acquire().await?;
+        let entity = require_entity(&mut conn, key).await?;
+        let current = if history { "" } else { " AND r.valid_to IS NULL" };
+        let sql = format!(
+            "SELECT r.id, r.type, 'outgoing' AS direction, r.type AS label, o.id AS o_id, o.slug AS o_slug,
+                    o.type AS o_type, o.name AS o_name, r.properties, r.valid_from, r.valid_to
+               FROM relationships r JOIN entities o ON o.id = r.target_id
+              WHERE r.source_id = ?1{current}
+             UNION ALL
+             SELECT r.id, r.type, 'incoming', rt.inverse, o.id, o.slug, o.type, o.name, r.properties, r.valid_from,
+                    r.valid_to
+               FROM relationships r JOIN entities o ON o.id = r.source_id
+               JOIN relationship_types rt ON rt.name = r.type
+              WHERE r.target_id = ?1{current}
+             ORDER BY 3 DESC, 4, 6, 10"
+        );
+        let rows = sqlx::query(&sql).bind(&entity.id).fetch_all(&mut *conn).await?;
+        rows.iter()
+            .map(|row| {
+                let direction: String = row.try_get("direction")?;
+                let properties: String = row.try_get("properties")?;
+                Ok(Relation {
+                    id: row.try_get("id")?,
+                    rel_type: row.try_get("type")?,
+                    direction: if direction == "incoming" { Direction::Incoming } else { Direction::Outgoing },
+                    label: row.try_get("label")?,
+                    other: EntityRef {
+                        id: row.try_get("o_id")?,
+                        slug: row.try_get("o_slug")?,
+                        entity_type: row.try_get("o_type")?,
+                        name: row.try_get("o_name")?,
+                    },
+                    properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
+                    valid_from: row.try_get("valid_from")?,
+                    valid_to: row.try_get("valid_to")?,
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::entities::NewEntity;
+    use crate::testing::engine;
+
+    async fn lab(eng: &Engine) {
+        for (ty, name) in [("host", "strong"), ("host", "quiet"), ("lxc", "caddy"), ("lxc", "gitea")] {
+            eng.create_entity(NewEntity::new(ty, name)).await.unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn creating_twice_is_idempotent() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        let (r1, created1) = eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        let (r2, created2) = eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        assert!(created1 && !created2);
+        assert_eq!(r1.id, r2.id);
+        let n: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM relationships").fetch_one(eng.store().pool()).await.unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[tokio::test]
+    async fn types_and_endpoints_are_validated() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        let err = eng.create_relationship("hosts", "lxc:caddy", "host:strong", &json!({})).await.unwrap_err();
+        assert!(err.to_string().contains("allowed source types: host"), "{err}");
+        let err = eng.create_relationship("likes", "host:strong", "lxc:caddy", &json!({})).await.unwrap_err();
+        assert!(err.to_string().contains("unknown relationship type `likes` (allowed:"), "{err}");
+        let err = eng.create_relationship("depends-on", "lxc:caddy", "lxc:caddy", &json!({})).await.unwrap_err();
+        assert!(err.to_string().contains("itself"), "{err}");
+        let err = eng.create_relationship("depends-on", "lxc:caddy", "lxc:nope", &json!({})).await.unwrap_err();
+        assert_eq!(err.to_string(), "entity `lxc:nope` not found");
+    }
+
+    #[tokio::test]
+    async fn cardinality_is_enforced() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        // An LXC has one host.
+        let err = eng.create_relationship("hosts", "host:quiet", "lxc:caddy", &json!({})).await.unwrap_err();
+        assert!(err.to_string().contains("one-to-many"), "{err}");
+        // But a host has many guests.
+        eng.create_relationship("hosts", "host:strong", "lxc:gitea", &json!({})).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn ending_keeps_history() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        let mut rx = eng.subscribe();
+        eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({"since": "2024"})).await.unwrap();
+        let ended = eng.end_relationship("hosts", "host:strong", "lxc:caddy").await.unwrap();
+        assert!(ended.valid_to.is_some());
+        assert!(eng.relations("lxc:caddy", false).await.unwrap().is_empty());
+        let history = eng.relations("lxc:caddy", true).await.unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(history[0].label, "hosted-by");
+        assert_eq!(history[0].direction, Direction::Incoming);
+        assert_eq!(history[0].other.slug, "host:strong");
+        assert!(history[0].valid_to.is_some());
+
+        // Moving the LXC is now allowed, and re-creating a relationship makes a new row.
+        eng.create_relationship("hosts", "host:quiet", "lxc:caddy", &json!({})).await.unwrap();
+        eng.end_relationship("hosts", "host:quiet", "lxc:caddy").await.unwrap();
+        eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        let history = eng.relations("lxc:caddy", true).await.unwrap();
+        assert_eq!(history.len(), 3);
+        let current = eng.relations("lxc:caddy", false).await.unwrap();
+        assert_eq!(current.len(), 1);
+        assert_eq!(current[0].other.slug, "host:strong");
+
+        let err = eng.end_relationship("hosts", "host:quiet", "lxc:caddy").await.unwrap_err();
+        assert!(matches!(err, Error::NotFound { .. }), "{err}");
+
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "relationship.created",
+                "relationship.ended",
+                "relationship.created",
+                "relationship.ended",
+                "relationship.created"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn relations_show_both_directions() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({})).await.unwrap();
+        let rels = eng.relations("lxc:caddy", false).await.unwrap();
+        let labels: Vec<(String, String)> = rels.iter().map(|r| (r.label.clone(), r.other.slug.clone())).collect();
+        assert_eq!(
+            labels,
+            [
+                ("depended-on-by".to_string(), "lxc:gitea".to_string()),
+                ("hosted-by".to_string(), "host:strong".to_string())
+            ]
+        );
+        let out = eng.relations("host:strong", false).await.unwrap();
+        assert_eq!(out[0].direction, Direction::Outgoing);
+        assert_eq!(out[0].label, "hosts");
+    }
+}

@@ -1,0 +1,114 @@
+//! Nomos, the Oikos engine.
+//!
+//! One [`Engine`] owns the SQLite store and the ontology. Each concern lives in its own module and
+//! adds its operations to `Engine`:
+//! - [`store`]: opening, migrating and writing the database;
+//! - [`graph`]: ontology, entities, temporal relationships, blast radius, explain;
+//! - [`knowledge`]: the knowledge base with full-text search;
+//! - [`inventory`]: importing a homelab description from YAML;
+//! - [`tasks`]: task records and their lifecycle;
+//! - [`events`]: the event bus every change is announced on.
+
+pub mod events;
+pub mod graph;
+pub mod inventory;
+pub mod knowledge;
+pub mod store;
+pub mod tasks;
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use nomos_types as types;
+use nomos_types::{EngineEvent, StoreInfo};
+use tokio::sync::broadcast;
+
+pub use graph::ontology::{Ontology, OntologyError};
+pub use store::{Store, StoreError};
+
+/// Errors of the engine's operations. Each carries a one-line message fit for an operator.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Ontology(#[from] OntologyError),
+    #[error("{what} `{key}` not found")]
+    NotFound { what: &'static str, key: String },
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("inventory {source_name}: {message}")]
+    Inventory { source_name: String, message: String },
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+}
+
+impl Error {
+    /// A stable machine-readable code (used by the desktop UI and `--json` errors).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Store(_) => "store",
+            Error::Ontology(_) => "ontology",
+            Error::NotFound { .. } => "not_found",
+            Error::Invalid(_) => "invalid",
+            Error::Conflict(_) => "conflict",
+            Error::Inventory { .. } => "inventory",
+            Error::Db(_) => "database",
+        }
+    }
+
+    pub(crate) fn not_found(what: &'static str, key: impl Into<String>) -> Error {
+        Error::NotFound { what, key: key.into() }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The engine: an open store plus the ontology it validates against.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    store: Store,
+    ontology: Arc<Ontology>,
+}
+
+impl Engine {
+    /// Opens the database at `path` (creating and migrating it as needed) and loads the built-in
+    /// ontology into it.
+    pub async fn open(path: &Path) -> Result<Engine> {
+        let store = Store::open(path).await?;
+        Engine::with_store(store, Ontology::builtin()?).await
+    }
+
+    /// Uses an already-open store with the given ontology (loaded into the store idempotently).
+    pub async fn with_store(store: Store, ontology: Ontology) -> Result<Engine> {
+        ontology.sync(&store).await?;
+        Ok(Engine { store, ontology: Arc::new(ontology) })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn ontology(&self) -> &Ontology {
+        &self.ontology
+    }
+
+    /// Live events, from now on. Older ones are in the `events` table ([`events::since`]).
+    pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
+        self.store.events().subscribe()
+    }
+
+    pub async fn info(&self) -> Result<StoreInfo> {
+        let entities: i64 = sqlx::query_scalar("SELECT count(*) FROM entities").fetch_one(self.store.pool()).await?;
+        Ok(StoreInfo {
+            path: self.store.path().display().to_string(),
+            entities: entities.max(0) as u64,
+            schema_version: self.store.schema_version().await?,
+        })
+    }
+}

@@ -1,0 +1,431 @@
+//! `nomos`, the engine's command line.
+//!
+//! Exit status: 0 ok, 1 error (one line on stderr), 2 usage. Every read command takes `--json`.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use nomos::types::{
+    Author, BlastRadius, Direction, Entity, EntityListItem, EntityQuery, Health, KnowledgeInput, KnowledgeKind,
+    KnowledgeSummary, Page, Relation,
+};
+use nomos::{store, Engine};
+use serde::Serialize;
+
+#[derive(Parser)]
+#[command(name = "nomos", version, about = "The Oikos engine: homelab knowledge graph, knowledge base and agent")]
+struct Cli {
+    /// Database file [default: $OIKOS_DB, else the OS data directory]
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Print JSON instead of text
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Database maintenance
+    #[command(subcommand)]
+    Db(DbCommand),
+    /// Import a homelab description
+    #[command(subcommand)]
+    Inventory(InventoryCommand),
+    /// Entities of the knowledge graph
+    #[command(subcommand)]
+    Entity(EntityCommand),
+    /// Relationships and impact
+    #[command(subcommand)]
+    Graph(GraphCommand),
+    /// The knowledge base
+    #[command(subcommand)]
+    Knowledge(KnowledgeCommand),
+}
+
+#[derive(Subcommand)]
+enum DbCommand {
+    /// Create the database if needed and apply pending migrations
+    Migrate,
+}
+
+#[derive(Subcommand)]
+enum InventoryCommand {
+    /// Import an inventory YAML file (idempotent)
+    Import { file: PathBuf },
+}
+
+#[derive(Subcommand)]
+enum EntityCommand {
+    /// List entities (true total always shown)
+    List(ListArgs),
+    /// Show one entity with its status, relations and knowledge
+    Show { slug: String },
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// Only this type (types below it included)
+    #[arg(long = "type", value_name = "TYPE")]
+    entity_type: Option<String>,
+    /// Case-insensitive text in slug or name
+    #[arg(long)]
+    filter: Option<String>,
+    /// Only entities with this health
+    #[arg(long, value_parser = parse_health)]
+    health: Option<Health>,
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+    #[arg(long, default_value_t = 0)]
+    offset: u32,
+}
+
+#[derive(Subcommand)]
+enum GraphCommand {
+    /// Relationships of an entity, both directions
+    Relations {
+        slug: String,
+        /// Include ended relationships
+        #[arg(long)]
+        history: bool,
+    },
+    /// Everything affected if this entity fails or changes
+    BlastRadius {
+        slug: String,
+        #[arg(long, default_value_t = nomos::graph::blast::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+}
+
+#[derive(Subcommand)]
+enum KnowledgeCommand {
+    /// Add or update a note (same kind and title updates). Content from --content, --file or stdin.
+    Add {
+        #[arg(long, value_parser = parse_kind, default_value = "document")]
+        kind: KnowledgeKind,
+        #[arg(long)]
+        title: String,
+        #[arg(long, conflicts_with = "file")]
+        content: Option<String>,
+        #[arg(long)]
+        file: Option<PathBuf>,
+        #[arg(long = "tag")]
+        tags: Vec<String>,
+        /// Slug of an entity this note documents (repeatable)
+        #[arg(long = "about")]
+        about: Vec<String>,
+        #[arg(long, default_value = "")]
+        source: String,
+    },
+    /// Full-text search
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Most recently written notes
+    Recent {
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Totals by kind
+    Stats,
+    /// One note with its body
+    Show { slug: String },
+}
+
+fn parse_health(s: &str) -> Result<Health, String> {
+    s.parse().map_err(|e: nomos::types::UnknownValue| e.to_string())
+}
+
+fn parse_kind(s: &str) -> Result<KnowledgeKind, String> {
+    s.parse().map_err(|e: nomos::types::UnknownValue| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("NOMOS_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("nomos: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            // One line, whatever the error carried.
+            eprintln!("nomos: {}", message.replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
+    let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
+    let engine = Engine::open(&path).await.map_err(|e| e.to_string())?;
+    let out = Out { json: cli.json };
+    let result = dispatch(&engine, cli.command, &out).await;
+    engine.store().close().await;
+    result
+}
+
+struct Out {
+    json: bool,
+}
+
+impl Out {
+    /// Prints `value` as JSON, or the text `human` renders.
+    fn print<T: Serialize>(&self, value: &T, human: impl FnOnce(&T) -> String) -> Result<(), String> {
+        let text =
+            if self.json { serde_json::to_string_pretty(value).map_err(|e| e.to_string())? } else { human(value) };
+        let mut stdout = std::io::stdout().lock();
+        // A closed pipe (`| head`) is not an error worth reporting.
+        let _ = writeln!(stdout, "{}", text.trim_end());
+        Ok(())
+    }
+}
+
+async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), String> {
+    let e = |err: nomos::Error| err.to_string();
+    match command {
+        Command::Db(DbCommand::Migrate) => {
+            let info = engine.info().await.map_err(e)?;
+            out.print(&info, |i| format!("{} is at schema version {}", i.path, i.schema_version))
+        }
+        Command::Inventory(InventoryCommand::Import { file }) => {
+            let report = engine.import_inventory_file(&file).await.map_err(e)?;
+            out.print(&report, |r| {
+                format!(
+                    "entities: {} created, {} updated, {} unchanged\nrelationships: {} created, {} updated, {} unchanged, {} ended",
+                    r.entities.created,
+                    r.entities.updated,
+                    r.entities.unchanged,
+                    r.relationships.created,
+                    r.relationships.updated,
+                    r.relationships.unchanged,
+                    r.relationships_ended
+                )
+            })
+        }
+        Command::Entity(EntityCommand::List(a)) => {
+            let page = engine
+                .list_entities(&EntityQuery {
+                    entity_type: a.entity_type,
+                    text: a.filter,
+                    health: a.health,
+                    limit: Some(a.limit),
+                    offset: a.offset,
+                })
+                .await
+                .map_err(e)?;
+            out.print(&page, render_entity_page)
+        }
+        Command::Entity(EntityCommand::Show { slug }) => {
+            let x = engine.explain(&slug).await.map_err(e)?;
+            out.print(&x, |x| {
+                let mut s = render_entity(&x.entity);
+                s.push_str(&format!("health:     {} ({})\n", x.status.health, x.status.freshness));
+                if !x.relations.is_empty() {
+                    s.push_str("\nrelations:\n");
+                    s.push_str(&render_relations(&x.relations));
+                }
+                if !x.knowledge.is_empty() {
+                    s.push_str("\nknowledge:\n");
+                    s.push_str(&render_knowledge(&x.knowledge));
+                }
+                s
+            })
+        }
+        Command::Graph(GraphCommand::Relations { slug, history }) => {
+            let rels = engine.relations(&slug, history).await.map_err(e)?;
+            out.print(&rels, |r| {
+                if r.is_empty() {
+                    format!("{slug} has no {}relations", if history { "" } else { "current " })
+                } else {
+                    render_relations(r)
+                }
+            })
+        }
+        Command::Graph(GraphCommand::BlastRadius { slug, depth }) => {
+            let b = engine.blast_radius(&slug, Some(depth)).await.map_err(e)?;
+            out.print(&b, render_blast)
+        }
+        Command::Knowledge(k) => knowledge(engine, k, out).await,
+    }
+}
+
+async fn knowledge(engine: &Engine, command: KnowledgeCommand, out: &Out) -> Result<(), String> {
+    let e = |err: nomos::Error| err.to_string();
+    match command {
+        KnowledgeCommand::Add { kind, title, content, file, tags, about, source } => {
+            let content = match (content, file) {
+                (Some(c), _) => c,
+                (None, Some(f)) => std::fs::read_to_string(&f).map_err(|err| format!("{}: {err}", f.display()))?,
+                (None, None) => {
+                    if std::io::stdin().is_terminal() {
+                        return Err("give the note's content with --content, --file or on stdin".into());
+                    }
+                    let mut s = String::new();
+                    std::io::stdin().read_to_string(&mut s).map_err(|err| format!("reading stdin: {err}"))?;
+                    s
+                }
+            };
+            let up = engine
+                .upsert_knowledge(&KnowledgeInput {
+                    kind,
+                    title,
+                    content,
+                    source,
+                    author: Author::Operator,
+                    tags,
+                    about,
+                })
+                .await
+                .map_err(e)?;
+            out.print(&up, |u| {
+                format!(
+                    "{} {} ({})",
+                    if u.created { "created" } else { "updated" },
+                    u.doc.summary.slug,
+                    u.doc.summary.title
+                )
+            })
+        }
+        KnowledgeCommand::Search { query, limit } => {
+            let hits = engine.search_knowledge(&query, limit).await.map_err(e)?;
+            out.print(&hits, |hits| {
+                if hits.is_empty() {
+                    return format!("nothing matches `{query}`");
+                }
+                hits.iter()
+                    .map(|h| {
+                        let snippet = h.snippet.replace("<b>", "\x1b[1m").replace("</b>", "\x1b[0m");
+                        format!(
+                            "{}  [{}] {}\n    {}",
+                            h.summary.slug,
+                            h.summary.kind,
+                            h.summary.title,
+                            unescape(&snippet)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        KnowledgeCommand::Recent { limit } => {
+            let recent = engine.recent_knowledge(limit).await.map_err(e)?;
+            out.print(&recent, |r| if r.is_empty() { "no knowledge yet".into() } else { render_knowledge(r) })
+        }
+        KnowledgeCommand::Stats => {
+            let s = engine.knowledge_stats().await.map_err(e)?;
+            out.print(&s, |s| {
+                let kinds: Vec<String> = s.by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                format!(
+                    "{} notes ({}); {} by the agent; {} changed in the last 7 days",
+                    s.total,
+                    kinds.join(", "),
+                    s.agent_authored,
+                    s.changed_last_7_days
+                )
+            })
+        }
+        KnowledgeCommand::Show { slug } => {
+            let doc = engine.knowledge(&slug).await.map_err(e)?;
+            out.print(&doc, |d| {
+                let about: Vec<&str> = d.about.iter().map(|a| a.slug.as_str()).collect();
+                format!(
+                    "# {}\n[{}] {}  updated {}{}\n\n{}",
+                    d.summary.title,
+                    d.summary.kind,
+                    d.summary.slug,
+                    d.summary.updated_at,
+                    if about.is_empty() { String::new() } else { format!("\nabout: {}", about.join(", ")) },
+                    d.content
+                )
+            })
+        }
+    }
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
+fn render_entity_page(page: &Page<EntityListItem>) -> String {
+    let width = page.items.iter().map(|i| i.entity.slug.len()).max().unwrap_or(0);
+    let mut s: String = page
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{:width$}  {:<12} {:<9} {}\n",
+                i.entity.slug,
+                i.entity.state.as_str(),
+                i.status.health.as_str(),
+                i.entity.name
+            )
+        })
+        .collect();
+    let shown = page.items.len() as u64;
+    if page.total == 0 {
+        s.push_str("no entities match");
+    } else if shown < page.total {
+        s.push_str(&format!(
+            "showing {}–{} of {} (use --offset/--limit for more)",
+            u64::from(page.offset) + 1,
+            u64::from(page.offset) + shown,
+            page.total
+        ));
+    } else {
+        s.push_str(&format!("{} entities", page.total));
+    }
+    s
+}
+
+fn render_entity(e: &Entity) -> String {
+    let attrs = serde_json::to_string_pretty(&e.attributes).unwrap_or_default();
+    format!(
+        "{}  ({})\nname:       {}\nstate:      {}\nupdated:    {}\nattributes: {}\n",
+        e.slug, e.entity_type, e.name, e.state, e.updated_at, attrs
+    )
+}
+
+fn render_relations(rels: &[Relation]) -> String {
+    rels.iter()
+        .map(|r| {
+            let arrow = match r.direction {
+                Direction::Outgoing => "→",
+                Direction::Incoming => "←",
+            };
+            let ended = r.valid_to.as_ref().map(|t| format!("  (ended {t})")).unwrap_or_default();
+            format!("  {arrow} {:<16} {}{ended}\n", r.label, r.other.slug)
+        })
+        .collect()
+}
+
+fn render_blast(b: &BlastRadius) -> String {
+    if b.hits.is_empty() {
+        return format!("nothing depends on {} (depth {})", b.root.slug, b.depth);
+    }
+    let mut s = format!("{} affects {} (depth {}):\n", b.root.slug, b.hits.len(), b.depth);
+    for h in &b.hits {
+        let via: Vec<String> = h.path.iter().map(|e| format!("{} {} {}", e.source, e.rel_type, e.target)).collect();
+        s.push_str(&format!("  {} {:<28} via {}\n", h.depth, h.entity.slug, via.join(" / ")));
+    }
+    s
+}
+
+fn render_knowledge(items: &[KnowledgeSummary]) -> String {
+    items.iter().map(|k| format!("  {}  [{}] {}  ({})\n", k.updated_at, k.kind, k.title, k.slug)).collect()
+}

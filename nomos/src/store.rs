@@ -1,0 +1,378 @@
+//! The SQLite store: where the database lives, how it is opened, migrated and written.
+//!
+//! One database file holds everything. It is opened in WAL mode with foreign keys on and a busy
+//! timeout, and every write goes through [`WriteTx`], which begins `IMMEDIATE` (so a transaction that
+//! reads before it writes cannot fail to upgrade its lock) and publishes the transaction's events on
+//! the in-process bus only after the commit succeeded.
+
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use nomos_types::EngineEvent;
+use sqlx::migrate::{MigrateError, Migrator};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+
+use crate::events::{self, EventBus, EventDraft};
+
+/// The SQL expression for "now" in the one timestamp format the schema uses.
+macro_rules! now_sql {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+}
+pub(crate) use now_sql;
+
+static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
+
+/// Environment variable that overrides the database path.
+pub const DB_ENV: &str = "OIKOS_DB";
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const MAX_CONNECTIONS: u32 = 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no data directory on this system; set {DB_ENV} or pass --db")]
+    NoDataDir,
+    #[error("cannot use {path}: {reason}")]
+    Path { path: PathBuf, reason: String },
+    #[error("cannot open database {path}: {reason}")]
+    Open { path: PathBuf, reason: String },
+    #[error("{path} is not an Oikos database (the file is corrupt or something else); move it aside or choose another path with --db")]
+    NotADatabase { path: PathBuf },
+    #[error("database {path} is read-only: {reason}")]
+    ReadOnly { path: PathBuf, reason: String },
+    #[error("database {path} was written by a newer Oikos (schema migration {version} is unknown to this build)")]
+    NewerSchema { path: PathBuf, version: i64 },
+    #[error("cannot migrate database {path}: {reason}")]
+    Migrate { path: PathBuf, reason: String },
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+}
+
+/// Where the database lives: an explicit path, else `$OIKOS_DB`, else `<data dir>/oikos/oikos.db`
+/// (`~/.local/share/oikos/oikos.db` on Linux, `~/Library/Application Support/oikos/oikos.db` on macOS).
+pub fn resolve_path(explicit: Option<&Path>) -> Result<PathBuf, StoreError> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os(DB_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let base = dirs::data_dir().ok_or(StoreError::NoDataDir)?;
+    Ok(base.join("oikos").join("oikos.db"))
+}
+
+/// A handle to the open database. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+    bus: EventBus,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        if path.is_dir() {
+            return Err(StoreError::Path {
+                path: path.to_path_buf(),
+                reason: "it is a directory, not a database file".into(),
+            });
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::Path {
+                path: parent.to_path_buf(),
+                reason: format!("cannot create the directory: {e}"),
+            })?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            // Connecting runs the journal-mode pragma, which is where read-only and corrupt files
+            // first show up; classify those instead of surfacing a bare SQLite code.
+            .connect_with(options)
+            .await
+            .map_err(|e| classify_open_error(path, e))?;
+        let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default() };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Applies pending migrations. Already-applied migrations are skipped, so this is idempotent.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await.map_err(|e| match e {
+            MigrateError::VersionMissing(version) => StoreError::NewerSchema { path: self.path.clone(), version },
+            MigrateError::Execute(err) => classify_open_error(&self.path, err),
+            other => StoreError::Migrate { path: self.path.clone(), reason: other.to_string() },
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    pub fn events(&self) -> &EventBus {
+        &self.bus
+    }
+
+    /// The newest applied migration version.
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        let v: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(v.unwrap_or(0))
+    }
+
+    /// Starts a write transaction. Events emitted through it reach subscribers only if it commits.
+    pub async fn begin_write(&self) -> Result<WriteTx, sqlx::Error> {
+        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        Ok(WriteTx { tx, pending: Vec::new(), bus: self.bus.clone() })
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn classify_open_error(path: &Path, err: sqlx::Error) -> StoreError {
+    let path = path.to_path_buf();
+    if let sqlx::Error::Database(db) = &err {
+        // SQLite primary result codes: 8 READONLY, 14 CANTOPEN, 26 NOTADB, 11 CORRUPT.
+        let primary = db.code().and_then(|c| i64::from_str(&c).ok()).map(|c| c & 0xff);
+        match primary {
+            Some(26) | Some(11) => return StoreError::NotADatabase { path },
+            Some(8) | Some(14) => return explain_unwritable(path),
+            _ => {}
+        }
+    }
+    StoreError::Open { path, reason: err.to_string() }
+}
+
+/// SQLite only says "cannot open" or "read-only"; find out which part cannot be written, so the
+/// message points at the real problem.
+fn explain_unwritable(path: PathBuf) -> StoreError {
+    if path.exists() {
+        return match std::fs::OpenOptions::new().append(true).open(&path) {
+            Err(e) => StoreError::ReadOnly { path, reason: format!("the file cannot be written ({e})") },
+            Ok(_) => StoreError::ReadOnly {
+                path,
+                reason: "its directory cannot be written (WAL mode keeps -wal and -shm files beside the database)"
+                    .into(),
+            },
+        };
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    let reason = match tempfile_probe(&dir) {
+        Err(e) => format!("cannot create files in {} ({e})", dir.display()),
+        Ok(()) => "the file cannot be created".to_string(),
+    };
+    StoreError::Open { path, reason }
+}
+
+fn tempfile_probe(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".oikos-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
+/// A write transaction that collects the events of the changes it makes.
+pub struct WriteTx {
+    tx: Transaction<'static, Sqlite>,
+    pending: Vec<EngineEvent>,
+    bus: EventBus,
+}
+
+impl WriteTx {
+    /// Records an event in this transaction; it is published when (and only if) the commit succeeds.
+    pub async fn emit(&mut self, draft: EventDraft) -> Result<(), sqlx::Error> {
+        let event = events::insert(&mut self.tx, draft).await?;
+        self.pending.push(event);
+        Ok(())
+    }
+
+    pub async fn commit(self) -> Result<Vec<EngineEvent>, sqlx::Error> {
+        self.tx.commit().await?;
+        for event in &self.pending {
+            self.bus.publish(event.clone());
+        }
+        Ok(self.pending)
+    }
+}
+
+impl Deref for WriteTx {
+    type Target = SqliteConnection;
+    fn deref(&self) -> &SqliteConnection {
+        &self.tx
+    }
+}
+
+impl DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.tx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn schema(store: &Store) -> Vec<(String, String)> {
+        sqlx::query_as("SELECT name, ifnull(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+            .fetch_all(store.pool())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn opens_a_new_file_with_wal_and_foreign_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested").join("oikos.db");
+        let store = Store::open(&path).await.unwrap();
+        assert!(path.exists());
+        let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(mode, "wal");
+        let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(fk, 1);
+        assert_eq!(store.schema_version().await.unwrap(), 5);
+    }
+
+    #[tokio::test]
+    async fn migrating_twice_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oikos.db");
+        let store = Store::open(&path).await.unwrap();
+        let before = schema(&store).await;
+        let applied: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations").fetch_one(store.pool()).await.unwrap();
+        store.migrate().await.unwrap();
+        store.close().await;
+        // And again through a fresh open of the same file.
+        let store = Store::open(&path).await.unwrap();
+        assert_eq!(schema(&store).await, before);
+        let applied_after: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(applied, applied_after);
+        for table in [
+            "entities",
+            "relationships",
+            "knowledge",
+            "knowledge_fts",
+            "tasks",
+            "executions",
+            "approvals",
+            "autonomy_windows",
+            "audit_log",
+            "events",
+            "signals",
+            "metrics",
+            "agent_activity",
+            "plan_steps",
+            "questions",
+            "task_executions",
+            "messages",
+            "entity_status",
+            "host_keys",
+        ] {
+            assert!(before.iter().any(|(n, _)| n == table), "missing table {table}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_file_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oikos.db");
+        std::fs::write(&path, b"this is not sqlite, just some text that happens to be long enough").unwrap();
+        let err = Store::open(&path).await.unwrap_err();
+        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+        assert!(err.to_string().contains("is not an Oikos database"), "{err}");
+        assert!(err.to_string().contains(&path.display().to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_directory_path_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Store::open(dir.path()).await.unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn an_uncreatable_parent_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, b"x").unwrap();
+        let err = Store::open(&file.join("sub").join("oikos.db")).await.unwrap_err();
+        assert!(matches!(err, StoreError::Path { .. }), "{err:?}");
+        assert!(err.to_string().contains("cannot create the directory"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn read_only_locations_are_clear_errors() {
+        let Some(ro) = crate::testing::ReadOnlyDir::new().await else {
+            return;
+        };
+        // An existing database that can no longer be written.
+        let err = Store::open(&ro.existing_db()).await.unwrap_err();
+        assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert!(err.to_string().contains(&ro.existing_db().display().to_string()), "{err}");
+        // A new database in a directory that cannot be written.
+        let fresh = ro.path().join("new.db");
+        let err = Store::open(&fresh).await.unwrap_err();
+        assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+        assert!(err.to_string().contains("new.db"), "{err}");
+        assert!(err.to_string().contains("cannot create files in"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn events_publish_only_after_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        let mut rx = store.events().subscribe();
+
+        let mut tx = store.begin_write().await.unwrap();
+        tx.emit(EventDraft::new("test.rolled_back")).await.unwrap();
+        drop(tx); // rolled back
+        assert!(rx.try_recv().is_err());
+
+        let mut tx = store.begin_write().await.unwrap();
+        tx.emit(EventDraft::new("test.one")).await.unwrap();
+        tx.emit(EventDraft::new("test.two")).await.unwrap();
+        let committed = tx.commit().await.unwrap();
+        let first = rx.try_recv().unwrap();
+        let second = rx.try_recv().unwrap();
+        assert_eq!(first.kind, "test.one");
+        assert_eq!(second.kind, "test.two");
+        assert!(second.id > first.id);
+        assert_eq!(committed.len(), 2);
+        let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(stored, 2, "the rolled-back event must not be stored");
+    }
+
+    #[tokio::test]
+    async fn audit_log_is_append_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        sqlx::query("INSERT INTO audit_log (actor_type, actor, action) VALUES ('operator', 'me', 'test')")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let upd = sqlx::query("UPDATE audit_log SET action = 'x'").execute(store.pool()).await;
+        assert!(upd.unwrap_err().to_string().contains("append-only"));
+        let del = sqlx::query("DELETE FROM audit_log").execute(store.pool()).await;
+        assert!(del.unwrap_err().to_string().contains("append-only"));
+    }
+}

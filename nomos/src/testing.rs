@@ -1,0 +1,104 @@
+//! Helpers for the engine's own tests: real SQLite files in temporary directories.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Engine;
+
+/// A fresh engine on a new database file; keep the directory alive as long as the engine.
+pub(crate) async fn engine() -> (tempfile::TempDir, Engine) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = Engine::open(&dir.path().join("oikos.db")).await.expect("open engine");
+    (dir, engine)
+}
+
+/// A directory that really cannot be written, holding an existing database made before it became
+/// read-only. For an ordinary user that is a `chmod 0555` directory; root ignores permissions, so
+/// for root it is a tmpfs remounted read-only. If neither is possible here, `new` says so and
+/// returns `None`.
+pub(crate) struct ReadOnlyDir {
+    dir: tempfile::TempDir,
+    mounted: bool,
+}
+
+impl ReadOnlyDir {
+    pub(crate) async fn new() -> Option<ReadOnlyDir> {
+        let dir = tempfile::tempdir().ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        let ro = ReadOnlyDir { dir, mounted };
+        {
+            let engine = Engine::open(&ro.existing_db()).await.ok()?;
+            engine.store().close().await;
+        }
+        if ro.mounted {
+            // SQLite's worker threads may still be letting go of the file; give them a moment.
+            let mut ok = false;
+            for _ in 0..50 {
+                ok = Command::new("mount")
+                    .args(["-o", "remount,ro"])
+                    .arg(ro.path())
+                    .status()
+                    .map(|s| s.success())
+                    .unwrap_or(false);
+                if ok {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            if !ok {
+                eprintln!("SKIP read-only case: cannot remount the test tmpfs read-only");
+                return None;
+            }
+        } else {
+            set_mode(&ro.existing_db(), 0o444);
+            for suffix in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(path_with_suffix(&ro.existing_db(), suffix));
+            }
+            set_mode(ro.path(), 0o555);
+            if std::fs::write(ro.path().join("probe"), b"x").is_ok() {
+                eprintln!("SKIP read-only case: running as root without the right to mount a tmpfs");
+                set_mode(ro.path(), 0o755);
+                return None;
+            }
+        }
+        Some(ro)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub(crate) fn existing_db(&self) -> PathBuf {
+        self.dir.path().join("existing.db")
+    }
+}
+
+fn path_with_suffix(p: &Path, suffix: &str) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+#[cfg(unix)]
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+}
+
+#[cfg(not(unix))]
+fn set_mode(_p: &Path, _mode: u32) {}
+
+impl Drop for ReadOnlyDir {
+    fn drop(&mut self) {
+        if self.mounted {
+            let _ = Command::new("umount").arg(self.dir.path()).status();
+        } else {
+            set_mode(self.dir.path(), 0o755);
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! Wire types shared by the engine (`nomos`), the desktop shell (`src-tauri`) and the UI (`ui`, wasm32).
+//!
+//! Everything that crosses the IPC boundary — command arguments, results and event payloads — is defined
+//! here once, so the three crates cannot drift. The crate has no I/O and depends only on serde.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub use serde_json::Value as Json;
+
+/// Declares a string-backed enum with `as_str`, `FromStr`, `Display`, a list of all variants and
+/// snake_case serde names, so the database, the CLI and the wire all spell values the same way.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownValue;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(UnknownValue {
+                        what: stringify!($name),
+                        value: other.to_string(),
+                        allowed: vec![$($text),+],
+                    }),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+/// A string that is not one of an enum's spellings; names what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownValue {
+    pub what: &'static str,
+    pub value: String,
+    pub allowed: Vec<&'static str>,
+}
+
+impl fmt::Display for UnknownValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} `{}` (allowed: {})", self.what, self.value, self.allowed.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownValue {}
+
+string_enum!(
+    /// Lifecycle of a modelled thing, independent of its observed health.
+    EntityState {
+        Active => "active",
+        Provisioning => "provisioning",
+        Stopped => "stopped",
+        Destroyed => "destroyed",
+    }
+);
+
+string_enum!(
+    /// Observed health from the last check; `unknown` until something has looked.
+    Health {
+        Healthy => "healthy",
+        Degraded => "degraded",
+        Down => "down",
+        Unknown => "unknown",
+    }
+);
+
+string_enum!(
+    /// Whether the health reading is recent enough to trust.
+    Freshness {
+        Fresh => "fresh",
+        Stale => "stale",
+        Never => "never",
+    }
+);
+
+string_enum!(
+    KnowledgeKind {
+        Investigation => "investigation",
+        Document => "document",
+        Runbook => "runbook",
+    }
+);
+
+string_enum!(
+    /// Who wrote a knowledge note.
+    Author {
+        Operator => "operator",
+        Agent => "agent",
+        System => "system",
+    }
+);
+
+string_enum!(
+    Direction {
+        Outgoing => "outgoing",
+        Incoming => "incoming",
+    }
+);
+
+string_enum!(
+    /// Where a task is in its life.
+    TaskStatus {
+        Active => "active",
+        Planning => "planning",
+        AwaitingApproval => "awaiting_approval",
+        Executing => "executing",
+        AwaitingInput => "awaiting_input",
+        Done => "done",
+        Failed => "failed",
+        Abandoned => "abandoned",
+    }
+);
+
+impl TaskStatus {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Abandoned)
+    }
+}
+
+string_enum!(
+    TaskOutcome {
+        Success => "success",
+        Failure => "failure",
+        Partial => "partial",
+    }
+);
+
+impl TaskOutcome {
+    /// Reads an outcome a model reported; anything unrecognised counts as `partial`, never as done
+    /// successfully.
+    pub fn lenient(s: &str) -> TaskOutcome {
+        s.trim().to_ascii_lowercase().parse().unwrap_or(TaskOutcome::Partial)
+    }
+}
+
+/// A goal-structured unit of work for Nomos.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: String,
+    pub title: String,
+    pub goal: String,
+    pub status: TaskStatus,
+    pub outcome: Option<TaskOutcome>,
+    pub summary: String,
+    /// The task's own entity (`task:<short id>`).
+    pub entity_slug: Option<String>,
+    pub completion_nudges: u32,
+    pub created_at: String,
+    pub updated_at: String,
+    pub last_active_at: String,
+}
+
+/// A node of the knowledge graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entity {
+    pub id: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub name: String,
+    /// Always a JSON object.
+    pub attributes: Json,
+    pub state: EntityState,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// The short form of an entity used inside other results.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EntityRef {
+    pub id: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityStatus {
+    pub health: Health,
+    pub freshness: Freshness,
+    pub last_check_at: Option<String>,
+    pub detail: String,
+}
+
+impl Default for EntityStatus {
+    fn default() -> Self {
+        EntityStatus {
+            health: Health::Unknown,
+            freshness: Freshness::Never,
+            last_check_at: None,
+            detail: String::new(),
+        }
+    }
+}
+
+/// One row of an entity listing: the entity and its current status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityListItem {
+    #[serde(flatten)]
+    pub entity: Entity,
+    pub status: EntityStatus,
+}
+
+/// Filters for listing entities. Text matches slug or name, case-insensitively.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EntityQuery {
+    #[serde(default, rename = "type")]
+    pub entity_type: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub health: Option<Health>,
+    /// Page size; `None` means the default (50). Capped at 1000.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    #[serde(default)]
+    pub offset: u32,
+}
+
+/// A page of results that always tells the true total, so nothing hides behind a silent limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+    pub limit: u32,
+    pub offset: u32,
+}
+
+/// A relationship seen from one of its endpoints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relation {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub direction: Direction,
+    /// The type for outgoing edges, its inverse name for incoming ones ("hosted-by").
+    pub label: String,
+    pub other: EntityRef,
+    pub properties: Json,
+    pub valid_from: String,
+    pub valid_to: Option<String>,
+}
+
+/// A stored relationship between two entities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Relationship {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: EntityRef,
+    pub target: EntityRef,
+    pub properties: Json,
+    pub valid_from: String,
+    /// `None` while the relationship is current.
+    pub valid_to: Option<String>,
+}
+
+/// One edge on the way from the blast-radius root to a hit, in its stored orientation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathEdge {
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: String,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlastHit {
+    pub entity: EntityRef,
+    pub depth: u32,
+    /// Edges from the root to this entity (shortest found).
+    pub path: Vec<PathEdge>,
+}
+
+/// Everything that is affected, transitively, when an entity fails or is changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlastRadius {
+    pub root: EntityRef,
+    pub depth: u32,
+    pub hits: Vec<BlastHit>,
+}
+
+/// A knowledge note without its body, as listed and searched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeSummary {
+    pub id: String,
+    pub slug: String,
+    pub kind: KnowledgeKind,
+    pub title: String,
+    pub source: String,
+    pub author: Author,
+    pub tags: Vec<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeDoc {
+    #[serde(flatten)]
+    pub summary: KnowledgeSummary,
+    /// Markdown.
+    pub content: String,
+    /// Entities this note documents.
+    pub about: Vec<EntityRef>,
+}
+
+/// What to write as knowledge. `(kind, title)` identifies the note: writing the same title again
+/// updates it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeInput {
+    pub kind: KnowledgeKind,
+    pub title: String,
+    pub content: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default = "default_author")]
+    pub author: Author,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Slugs of entities the note documents.
+    #[serde(default)]
+    pub about: Vec<String>,
+}
+
+fn default_author() -> Author {
+    Author::Operator
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeUpsert {
+    pub doc: KnowledgeDoc,
+    pub created: bool,
+}
+
+/// A search result. `snippet` is HTML-escaped text whose only markup is `<b>…</b>` around matches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub summary: KnowledgeSummary,
+    pub snippet: String,
+    /// Lower is better (FTS5 bm25).
+    pub rank: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KnowledgeStats {
+    pub total: u64,
+    pub by_kind: BTreeMap<String, u64>,
+    pub agent_authored: u64,
+    pub changed_last_7_days: u64,
+}
+
+/// An entity with everything known about it, in one structure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explain {
+    pub entity: Entity,
+    pub status: EntityStatus,
+    pub relations: Vec<Relation>,
+    pub knowledge: Vec<KnowledgeSummary>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ImportCounts {
+    pub created: u32,
+    pub updated: u32,
+    pub unchanged: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ImportReport {
+    pub entities: ImportCounts,
+    pub relationships: ImportCounts,
+    /// Relationships ended because the inventory now says otherwise (e.g. an LXC moved hosts).
+    pub relationships_ended: u32,
+}
+
+impl ImportReport {
+    pub fn changed(&self) -> bool {
+        self.entities.created + self.entities.updated + self.relationships.created + self.relationships_ended > 0
+    }
+}
+
+/// Something that changed in the engine. Ids are monotonic; consumers apply events oldest-first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineEvent {
+    pub id: i64,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub correlation_id: Option<String>,
+    pub entity_slug: Option<String>,
+    pub payload: Json,
+    pub created_at: String,
+}
+
+/// Event names, written once.
+pub mod event_kind {
+    pub const ENTITY_CREATED: &str = "entity.created";
+    pub const ENTITY_UPDATED: &str = "entity.updated";
+    pub const RELATIONSHIP_CREATED: &str = "relationship.created";
+    pub const RELATIONSHIP_ENDED: &str = "relationship.ended";
+    pub const KNOWLEDGE_UPSERTED: &str = "knowledge.upserted";
+    pub const INVENTORY_IMPORTED: &str = "inventory.imported";
+    pub const HEALTH_CHANGED: &str = "health.changed";
+    pub const TASK_CREATED: &str = "task.created";
+    pub const TASK_DELETED: &str = "task.deleted";
+}
+
+/// What the desktop shows about the open database.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreInfo {
+    pub path: String,
+    pub entities: u64,
+    pub schema_version: i64,
+}
+
+/// The name under which the desktop shell forwards engine events to the webview.
+pub const EVENT_CHANNEL: &str = "nomos://event";
+
+/// Errors returned to the UI: a stable code and a one-line message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IpcError {
+    pub code: String,
+    pub message: String,
+}
+
+impl fmt::Display for IpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for IpcError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_round_trip_through_their_spelling() {
+        for h in Health::ALL {
+            assert_eq!(h.as_str().parse::<Health>(), Ok(*h));
+            assert_eq!(serde_json::to_value(h).unwrap(), Json::String(h.as_str().into()));
+        }
+        let err = "sick".parse::<Health>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown Health `sick` (allowed: healthy, degraded, down, unknown)");
+    }
+
+    #[test]
+    fn stray_outcomes_become_partial() {
+        assert_eq!(TaskOutcome::lenient("Success "), TaskOutcome::Success);
+        assert_eq!(TaskOutcome::lenient("failure"), TaskOutcome::Failure);
+        assert_eq!(TaskOutcome::lenient("mostly worked"), TaskOutcome::Partial);
+        assert_eq!(TaskOutcome::lenient(""), TaskOutcome::Partial);
+    }
+
+    #[test]
+    fn entity_serialises_type_field_as_type() {
+        let e =
+            EntityRef { id: "1".into(), slug: "host:strong".into(), entity_type: "host".into(), name: "strong".into() };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["type"], "host");
+    }
+}
