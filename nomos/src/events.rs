@@ -2,11 +2,16 @@
 //! (see [`crate::store::WriteTx::emit`]) and, once committed, is broadcast in-process. The desktop
 //! forwards the bus to the webview; the CLI can print it.
 
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
 use nomos_types::{EngineEvent, Json};
 use sqlx::SqliteConnection;
 use tokio::sync::broadcast;
 
-use crate::store::now_sql;
+use crate::store::{now_sql, Store};
 
 /// Slow subscribers that fall this far behind miss events (and are told so by `Lagged`); they can
 /// catch up from the `events` table by id.
@@ -15,12 +20,16 @@ const BUS_CAPACITY: usize = 1024;
 #[derive(Clone, Debug)]
 pub struct EventBus {
     tx: broadcast::Sender<EngineEvent>,
+    /// Set while [`watch_other_writers`] runs: ids this process published that the watcher has not
+    /// passed yet, so it does not announce them a second time.
+    watching: Arc<AtomicBool>,
+    own: Arc<Mutex<BTreeSet<i64>>>,
 }
 
 impl Default for EventBus {
     fn default() -> Self {
         let (tx, _) = broadcast::channel(BUS_CAPACITY);
-        EventBus { tx }
+        EventBus { tx, watching: Arc::default(), own: Arc::default() }
     }
 }
 
@@ -29,9 +38,71 @@ impl EventBus {
         self.tx.subscribe()
     }
 
+    fn own_ids(&self) -> MutexGuard<'_, BTreeSet<i64>> {
+        // A panic while holding this lock cannot leave the set inconsistent; keep using it.
+        self.own.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Marks ids as this process's own just before their transaction commits, so the watcher can
+    /// never see them committed but unclaimed.
+    pub(crate) fn claim(&self, ids: impl IntoIterator<Item = i64>) {
+        if self.watching.load(Ordering::Acquire) {
+            self.own_ids().extend(ids);
+        }
+    }
+
+    /// Gives back claims of a transaction that failed to commit (its ids may be reused).
+    pub(crate) fn release(&self, ids: impl IntoIterator<Item = i64>) {
+        let mut own = self.own_ids();
+        for id in ids {
+            own.remove(&id);
+        }
+    }
+
     pub(crate) fn publish(&self, event: EngineEvent) {
         // No subscribers is normal (the CLI); the row is already stored.
         let _ = self.tx.send(event);
+    }
+}
+
+/// Announces on this process's bus the events that other processes (the `nomos` CLI, a second
+/// window) wrote to the same database, by following the `events` table. The returned future runs
+/// until dropped; spawn it on the runtime that owns the store.
+pub fn watch_other_writers(store: Store, every: Duration) -> impl std::future::Future<Output = ()> + Send {
+    let bus = store.events().clone();
+    // Claims start now, before the first commit the watcher could see.
+    bus.watching.store(true, Ordering::Release);
+    async move {
+        let mut cursor: i64 =
+            match sqlx::query_scalar::<_, Option<i64>>("SELECT max(id) FROM events").fetch_one(store.pool()).await {
+                Ok(max) => max.unwrap_or(0),
+                Err(e) => {
+                    tracing::warn!("cannot follow other writers: {e}");
+                    return;
+                }
+            };
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let batch = match since(store.pool(), cursor, 500).await {
+                Ok(batch) => batch,
+                Err(e) => {
+                    tracing::warn!("reading new events failed: {e}");
+                    continue;
+                }
+            };
+            for event in batch {
+                cursor = cursor.max(event.id);
+                let ours = bus.own_ids().remove(&event.id);
+                if !ours {
+                    let _ = bus.tx.send(event);
+                }
+            }
+            // Ids at or below the cursor can never be seen again.
+            let mut own = bus.own_ids();
+            *own = own.split_off(&(cursor + 1));
+        }
     }
 }
 
@@ -108,4 +179,44 @@ pub async fn since(pool: &sqlx::SqlitePool, after_id: i64, limit: u32) -> Result
             created_at,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[tokio::test]
+    async fn events_written_by_another_process_are_announced_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("oikos.db");
+        let here = Store::open(&path).await.unwrap();
+        // A second, independent handle on the same file stands in for the CLI.
+        let elsewhere = Store::open(&path).await.unwrap();
+        let mut rx = here.events().subscribe();
+        let watcher = tokio::spawn(watch_other_writers(here.clone(), Duration::from_millis(20)));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+
+        let mut tx = here.begin_write().await.unwrap();
+        tx.emit(EventDraft::new("test.here")).await.unwrap();
+        tx.commit().await.unwrap();
+        let mut tx = elsewhere.begin_write().await.unwrap();
+        tx.emit(EventDraft::new("test.elsewhere")).await.unwrap();
+        tx.commit().await.unwrap();
+
+        let mut seen = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while seen.len() < 2 && tokio::time::Instant::now() < deadline {
+            if let Ok(Ok(ev)) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await {
+                seen.push(ev.kind);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        while let Ok(ev) = rx.try_recv() {
+            seen.push(ev.kind);
+        }
+        watcher.abort();
+        assert_eq!(seen, ["test.here", "test.elsewhere"], "each event exactly once");
+        assert!(here.events().own_ids().is_empty(), "the watcher forgets ids it has passed");
+    }
 }

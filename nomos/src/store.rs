@@ -205,7 +205,12 @@ impl WriteTx {
     }
 
     pub async fn commit(self) -> Result<Vec<EngineEvent>, sqlx::Error> {
-        self.tx.commit().await?;
+        let ids: Vec<i64> = self.pending.iter().map(|e| e.id).collect();
+        self.bus.claim(ids.iter().copied());
+        if let Err(e) = self.tx.commit().await {
+            self.bus.release(ids);
+            return Err(e);
+        }
         for event in &self.pending {
             self.bus.publish(event.clone());
         }

@@ -1,6 +1,8 @@
 //! Entities: create, upsert, read, list, attribute merge, lifecycle state and observed health.
 
-use nomos_types::{event_kind, Entity, EntityListItem, EntityQuery, EntityState, EntityStatus, Health, Json, Page};
+use nomos_types::{
+    event_kind, Entity, EntityListItem, EntityQuery, EntityState, EntityStatus, Health, Json, Page, TypeCount,
+};
 use serde_json::json;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
@@ -277,6 +279,15 @@ impl Engine {
         Ok(Page { items, total: total.max(0) as u64, limit, offset: q.offset })
     }
 
+    /// How many entities exist of each type, by type name.
+    pub async fn entity_type_counts(&self) -> Result<Vec<TypeCount>> {
+        let rows: Vec<(String, i64)> =
+            sqlx::query_as("SELECT type, count(*) FROM entities GROUP BY type ORDER BY type")
+                .fetch_all(self.store().pool())
+                .await?;
+        Ok(rows.into_iter().map(|(entity_type, n)| TypeCount { entity_type, count: n.max(0) as u64 }).collect())
+    }
+
     /// Shallow-merges `patch` into an entity's attributes (`null` removes a key).
     pub async fn merge_attributes(&self, key: &str, patch: &Json) -> Result<Entity> {
         let mut tx = self.store().begin_write().await?;
@@ -450,6 +461,11 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(guests.total, 120, "an abstract type lists the types below it");
+        let counts = eng.entity_type_counts().await.unwrap();
+        assert_eq!(
+            counts,
+            [TypeCount { entity_type: "lxc".into(), count: 80 }, TypeCount { entity_type: "vm".into(), count: 40 }]
+        );
         let err = eng
             .list_entities(&EntityQuery { entity_type: Some("toaster".into()), ..Default::default() })
             .await

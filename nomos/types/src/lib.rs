@@ -241,6 +241,14 @@ pub struct EntityQuery {
     pub offset: u32,
 }
 
+/// How many entities there are of one type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeCount {
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub count: u64,
+}
+
 /// A page of results that always tells the true total, so nothing hides behind a silent limit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Page<T> {

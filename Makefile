@@ -1,0 +1,99 @@
+# Oikos — the two commands that matter:
+#   make run    build and open the desktop app on the default database
+#   make test   formatting, lints and every test (including the desktop end to end)
+# Both install what they need first (see `setup`).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+WASM := $(TARGET_DIR)/wasm32-unknown-unknown/release/oikos-ui.wasm
+UNAME := $(shell uname -s)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# The wasm-bindgen CLI must match the crate version pinned in ui/Cargo.toml (read from Cargo.lock).
+WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3 }' Cargo.lock)
+
+# Debian/Ubuntu packages: building the desktop (WebKitGTK, GTK, tray) …
+APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev \
+	libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev pkg-config build-essential curl
+# … and testing it headless (virtual display, WebDriver, keychain, SSH lab).
+APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
+	openssh-server openssh-client
+
+.PHONY: run test setup setup-test ui check fmt lint bench clean help
+
+help:
+	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
+	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
+	@echo "make bench  blast-radius benchmark"
+	@echo "make fmt    format the code"
+
+run: setup ui
+	$(CARGO) run -p oikos -- $(ARGS)
+
+test: setup setup-test ui
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) test --workspace
+
+bench: setup
+	$(CARGO) bench -p nomos --bench blast_radius
+
+fmt:
+	$(CARGO) fmt --all
+
+lint: setup
+	mkdir -p ui/dist
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
+
+# The UI: wasm32 build + wasm-bindgen (no trunk, no wasm-opt: Debian's binaryen breaks the module).
+# Written to a temporary directory first so a failed build never leaves a half-written ui/dist.
+ui: $(WASM)
+	rm -rf ui/dist.tmp && mkdir -p ui/dist.tmp
+	wasm-bindgen "$(WASM)" --target web --no-typescript --out-dir ui/dist.tmp --out-name oikos_ui
+	cp ui/static/* icons/icon.png ui/dist.tmp/
+	rm -rf ui/dist && mv ui/dist.tmp ui/dist
+
+$(WASM): FORCE
+	$(CARGO) build -p oikos-ui --target wasm32-unknown-unknown --release
+
+FORCE:
+
+# Installs what building needs, only where it is missing: system packages (Debian/Ubuntu), the
+# wasm32 target and the wasm-bindgen CLI at the version in Cargo.lock.
+setup:
+	@if [ "$(UNAME)" = Linux ] && command -v apt-get >/dev/null; then \
+		missing=$$(for p in $(APT_BUILD); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+		if [ -n "$$missing" ]; then \
+			echo "installing: $$missing"; \
+			$(SUDO) apt-get update -qq; \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+		fi; \
+	elif [ "$(UNAME)" = Darwin ]; then \
+		xcode-select -p >/dev/null 2>&1 || { echo "install the Xcode command line tools: xcode-select --install"; exit 1; }; \
+	fi
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@if [ "$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')" != "$(WASM_BINDGEN_VERSION)" ]; then \
+		echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION)"; \
+		$(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
+	fi
+
+# What the tests need beyond building: a virtual display, WebKit's WebDriver and tauri-driver.
+setup-test:
+	@if [ "$(UNAME)" = Linux ] && command -v apt-get >/dev/null; then \
+		missing=$$(for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+		if [ -n "$$missing" ]; then \
+			echo "installing: $$missing"; \
+			$(SUDO) apt-get update -qq; \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+		fi; \
+		command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked; \
+	fi
+
+clean:
+	$(CARGO) clean
+	rm -rf ui/dist ui/dist.tmp
