@@ -36,6 +36,9 @@ CREATE TABLE entities (
     -- Lifecycle, not health: 'destroyed' entities are kept for history and refused as targets.
     state      TEXT NOT NULL DEFAULT 'active'
                CHECK (state IN ('active', 'provisioning', 'stopped', 'destroyed')),
+    -- Slug and name case-folded by the engine (SQLite's lower() folds ASCII only), for the
+    -- case-insensitive text filter.
+    search     TEXT NOT NULL DEFAULT '',
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );

@@ -3,7 +3,6 @@
 //! forwards the bus to the webview; the CLI can print it.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -17,19 +16,22 @@ use crate::store::{now_sql, Store};
 /// catch up from the `events` table by id.
 const BUS_CAPACITY: usize = 1024;
 
+/// How many of its own recent event ids a bus remembers, so a watcher following the `events` table
+/// can tell them from other processes' events. Far more than can commit between two polls.
+const OWN_IDS_KEPT: usize = 4096;
+
 #[derive(Clone, Debug)]
 pub struct EventBus {
     tx: broadcast::Sender<EngineEvent>,
-    /// Set while [`watch_other_writers`] runs: ids this process published that the watcher has not
-    /// passed yet, so it does not announce them a second time.
-    watching: Arc<AtomicBool>,
+    /// Ids of events this process committed, claimed before the commit so a watcher can never see
+    /// one committed but unclaimed; bounded, and pruned as the watcher passes them.
     own: Arc<Mutex<BTreeSet<i64>>>,
 }
 
 impl Default for EventBus {
     fn default() -> Self {
         let (tx, _) = broadcast::channel(BUS_CAPACITY);
-        EventBus { tx, watching: Arc::default(), own: Arc::default() }
+        EventBus { tx, own: Arc::default() }
     }
 }
 
@@ -43,15 +45,16 @@ impl EventBus {
         self.own.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Marks ids as this process's own just before their transaction commits, so the watcher can
-    /// never see them committed but unclaimed.
+    /// Marks ids as this process's own just before their transaction commits.
     pub(crate) fn claim(&self, ids: impl IntoIterator<Item = i64>) {
-        if self.watching.load(Ordering::Acquire) {
-            self.own_ids().extend(ids);
+        let mut own = self.own_ids();
+        own.extend(ids);
+        while own.len() > OWN_IDS_KEPT {
+            own.pop_first();
         }
     }
 
-    /// Gives back claims of a transaction that failed to commit (its ids may be reused).
+    /// Gives back the claims of a transaction that failed to commit (its ids may be reused).
     pub(crate) fn release(&self, ids: impl IntoIterator<Item = i64>) {
         let mut own = self.own_ids();
         for id in ids {
@@ -70,8 +73,6 @@ impl EventBus {
 /// until dropped; spawn it on the runtime that owns the store.
 pub fn watch_other_writers(store: Store, every: Duration) -> impl std::future::Future<Output = ()> + Send {
     let bus = store.events().clone();
-    // Claims start now, before the first commit the watcher could see.
-    bus.watching.store(true, Ordering::Release);
     async move {
         let mut cursor: i64 =
             match sqlx::query_scalar::<_, Option<i64>>("SELECT max(id) FROM events").fetch_one(store.pool()).await {
@@ -218,5 +219,11 @@ mod tests {
         watcher.abort();
         assert_eq!(seen, ["test.here", "test.elsewhere"], "each event exactly once");
         assert!(here.events().own_ids().is_empty(), "the watcher forgets ids it has passed");
+
+        // The set of own ids stays bounded in a process that never watches (the CLI).
+        let bus = EventBus::default();
+        bus.claim(0..(OWN_IDS_KEPT as i64 + 100));
+        assert_eq!(bus.own_ids().len(), OWN_IDS_KEPT);
+        assert_eq!(bus.own_ids().first(), Some(&100));
     }
 }

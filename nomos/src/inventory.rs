@@ -27,7 +27,7 @@
 //!   - { source: service:caddy, type: routes-to, target: service:gitea }
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use nomos_types::{event_kind, Entity, ImportCounts, ImportReport, Json};
@@ -35,7 +35,7 @@ use serde::Deserialize;
 use serde_json::{json, Map};
 
 use crate::events::EventDraft;
-use crate::graph::entities::{upsert_entity_in, Change, NewEntity};
+use crate::graph::entities::{upsert_entity_in, Change, IfExists, NewEntity};
 use crate::graph::find_entity;
 use crate::graph::relations::{link_in, OnConflict};
 use crate::store::WriteTx;
@@ -200,6 +200,9 @@ struct Importer<'a> {
     source_name: &'a str,
     report: ImportReport,
     seen: HashSet<String>,
+    /// Single-valued slots this file has filled: (relationship, endpoint slug) → the other end.
+    /// Two entries filling one slot differently would replace each other on every import.
+    slots: HashMap<(String, String), String>,
 }
 
 impl Importer<'_> {
@@ -208,12 +211,12 @@ impl Importer<'_> {
     }
 
     async fn entity(&mut self, tx: &mut WriteTx, at: &str, new: NewEntity) -> Result<Entity> {
-        let slug = new.resolved_slug().map_err(|e| self.fail(at, e))?;
-        if !self.seen.insert(slug.clone()) {
-            return Err(self.fail(at, format!("`{slug}` is listed twice")));
-        }
         let (entity, change) =
-            upsert_entity_in(tx, self.engine.ontology(), &new).await.map_err(|e| self.fail(at, e))?;
+            upsert_entity_in(tx, self.engine.ontology(), &new, IfExists::Merge).await.map_err(|e| self.fail(at, e))?;
+        // A second entry for the same slug would silently merge into the first: the file is wrong.
+        if !self.seen.insert(entity.slug.clone()) {
+            return Err(self.fail(at, format!("`{}` is listed twice", entity.slug)));
+        }
         count(&mut self.report.entities, change);
         Ok(entity)
     }
@@ -233,6 +236,27 @@ impl Importer<'_> {
         let t = find_entity(tx, target)
             .await?
             .ok_or_else(|| self.fail(at, format!("`{target}` is not in this file or the database")))?;
+        if let Some(def) = self.engine.ontology().relationship_type(rel) {
+            let mut slots = Vec::new();
+            if def.cardinality.single_target() {
+                slots.push((s.slug.clone(), t.slug.clone(), "target"));
+            }
+            if def.cardinality.single_source() {
+                slots.push((t.slug.clone(), s.slug.clone(), "source"));
+            }
+            for (owner, other, end) in slots {
+                match self.slots.get(&(rel.to_string(), owner.clone())) {
+                    Some(first) if *first != other => {
+                        return Err(
+                            self.fail(at, format!("the file gives `{owner}` two `{rel}` {end}s: {first} and {other}"))
+                        )
+                    }
+                    _ => {
+                        self.slots.insert((rel.to_string(), owner), other);
+                    }
+                }
+            }
+        }
         let linked = link_in(tx, self.engine.ontology(), rel, &s, &t, &props, OnConflict::Replace)
             .await
             .map_err(|e| self.fail(at, e))?;
@@ -259,7 +283,13 @@ impl Engine {
     pub async fn import_inventory(&self, text: &str, source_name: &str) -> Result<ImportReport> {
         let inv = Inventory::parse(text, source_name)?;
         let mut tx = self.store().begin_write().await?;
-        let mut imp = Importer { engine: self, source_name, report: ImportReport::default(), seen: HashSet::new() };
+        let mut imp = Importer {
+            engine: self,
+            source_name,
+            report: ImportReport::default(),
+            seen: HashSet::new(),
+            slots: HashMap::new(),
+        };
         // Pending edges, applied once every entity of the file exists: (where, type, source, target).
         let mut edges: Vec<(String, String, String, String, Json)> = Vec::new();
 
@@ -381,7 +411,6 @@ mod tests {
         assert_eq!(second.entities.unchanged, first.entities.created);
         assert_eq!(second.relationships.created + second.relationships.updated, 0);
         assert_eq!(second.relationships_ended, 0);
-        assert!(!second.changed());
 
         let hosts =
             eng.list_entities(&EntityQuery { entity_type: Some("host".into()), ..Default::default() }).await.unwrap();
@@ -454,7 +483,11 @@ services:
             ),
             ("hosts: [{name: a, address: b}, {name: A, address: c}]", "`host:a` is listed twice"),
             ("networks: [{ name: n, type: vlan }]", "type must be network or bridge"),
-            (": : :", "inventory bad"),
+            ("hosts: 5", "hosts: invalid type: integer `5`, expected a sequence"),
+            (
+                "hosts: [{name: a, address: b}, {name: c, address: d}]\nlxcs: [{ name: x, pve_id: 1, host: a }]\nrelationships: [{ source: host:c, type: hosts, target: lxc:x }]",
+                "the file gives `lxc:x` two `hosts` sources: host:a and host:c",
+            ),
         ];
         for (yaml, expect) in cases {
             let err = eng.import_inventory(yaml, "bad").await.unwrap_err().to_string();

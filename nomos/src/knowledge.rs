@@ -7,6 +7,7 @@
 //! snippets that are HTML-escaped text whose only markup is `<b>` around the matches.
 
 use std::collections::BTreeMap;
+use std::str::FromStr;
 
 use nomos_types::{
     event_kind, Entity, EntityRef, Explain, KnowledgeDoc, KnowledgeInput, KnowledgeKind, KnowledgeStats,
@@ -17,9 +18,11 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
 use crate::events::EventDraft;
-use crate::graph::entities::{entities_by_slugs, upsert_entity_in, NewEntity};
-use crate::graph::relations::{link_in, OnConflict};
-use crate::graph::{require_entity, slugify};
+use crate::graph::entities::{
+    entities_by_slugs, rename_entity_in, status_in, upsert_entity_in, Change, IfExists, NewEntity,
+};
+use crate::graph::relations::{link_in, relations_in, OnConflict};
+use crate::graph::{find_entity, require_entity, slugify};
 use crate::store::{now_sql, WriteTx};
 use crate::{Engine, Error, Result};
 
@@ -96,7 +99,7 @@ fn clean(text: &str) -> String {
 }
 
 fn normalise_tags(tags: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = tags.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect();
+    let mut out: Vec<String> = tags.iter().map(|t| clean(t.trim()).to_lowercase()).filter(|t| !t.is_empty()).collect();
     out.sort();
     out.dedup();
     out
@@ -184,11 +187,15 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
     .fetch_optional(&mut **tx)
     .await?;
 
-    let (entity, created) = match existing {
+    let (entity, written) = match existing {
         Some((row_id, entity_id, old_title, old_content, old_source, old_tags)) => {
-            let entity = require_entity(tx, &entity_id).await?;
+            let mut entity = require_entity(tx, &entity_id).await?;
             let changed =
                 old_title != title || old_content != content || old_source != input.source || old_tags != tags_json;
+            if old_title != title {
+                // A new spelling of the title (e.g. its case) is the note's name in the graph too.
+                entity = rename_entity_in(tx, &entity, &title).await?;
+            }
             if changed {
                 let sql = format!(
                     "UPDATE knowledge SET title = ?, content = ?, source = ?, author = ?, tags = ?, updated_at = {}
@@ -205,13 +212,17 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
                     .execute(&mut **tx)
                     .await?;
             }
-            (entity, false)
+            (entity, if changed { Written::Updated } else { Written::Unchanged })
         }
         None => {
             let slug = free_slug(tx, input.kind, &title).await?;
-            let (entity, _) =
-                upsert_entity_in(tx, engine.ontology(), &NewEntity::new(input.kind.as_str(), &title).slug(&slug))
-                    .await?;
+            let (entity, _) = upsert_entity_in(
+                tx,
+                engine.ontology(),
+                &NewEntity::new(input.kind.as_str(), &title).slug(&slug),
+                IfExists::Fail,
+            )
+            .await?;
             sqlx::query(
                 "INSERT INTO knowledge (entity_id, kind, title, content, source, author, tags) VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
@@ -224,21 +235,33 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
             .bind(&tags_json)
             .execute(&mut **tx)
             .await?;
-            (entity, true)
+            (entity, Written::Created)
         }
     };
+    let mut linked = false;
     for target in &about {
-        link_in(tx, engine.ontology(), "documents", &entity, target, &json!({}), OnConflict::Reject).await?;
+        let l = link_in(tx, engine.ontology(), "documents", &entity, target, &json!({}), OnConflict::Reject).await?;
+        linked |= l.change != Change::Unchanged;
     }
     let doc = doc_in(tx, &entity.id).await?.ok_or_else(|| Error::not_found("knowledge", entity.slug.clone()))?;
-    tx.emit(EventDraft::new(event_kind::KNOWLEDGE_UPSERTED).entity(&entity.slug).payload(json!({
-        "title": doc.summary.title,
-        "kind": doc.summary.kind,
-        "created": created,
-        "about": doc.about.iter().map(|e| &e.slug).collect::<Vec<_>>(),
-    })))
-    .await?;
+    let created = written == Written::Created;
+    if written != Written::Unchanged || linked {
+        tx.emit(EventDraft::new(event_kind::KNOWLEDGE_UPSERTED).entity(&entity.slug).payload(json!({
+            "title": doc.summary.title,
+            "kind": doc.summary.kind,
+            "created": created,
+            "about": doc.about.iter().map(|e| &e.slug).collect::<Vec<_>>(),
+        })))
+        .await?;
+    }
     Ok(KnowledgeUpsert { doc, created })
+}
+
+#[derive(PartialEq)]
+enum Written {
+    Created,
+    Updated,
+    Unchanged,
 }
 
 impl Engine {
@@ -254,8 +277,10 @@ impl Engine {
     /// Links a note to an entity it documents.
     pub async fn link_knowledge(&self, note: &str, entity: &str) -> Result<()> {
         let mut tx = self.store().begin_write().await?;
-        let doc = doc_in(&mut tx, note).await?.ok_or_else(|| Error::not_found("knowledge", note))?;
-        let source = require_entity(&mut tx, &doc.summary.id).await?;
+        let source = find_entity(&mut tx, note)
+            .await?
+            .filter(|e| KnowledgeKind::from_str(&e.entity_type).is_ok())
+            .ok_or_else(|| Error::not_found("knowledge", note))?;
         let target = require_entity(&mut tx, entity).await?;
         link_in(&mut tx, self.ontology(), "documents", &source, &target, &json!({}), OnConflict::Reject).await?;
         tx.commit().await?;
@@ -324,8 +349,9 @@ impl Engine {
         let by_kind: Vec<(String, i64)> =
             sqlx::query_as("SELECT kind, count(*) FROM knowledge GROUP BY kind").fetch_all(self.store().pool()).await?;
         let (agent, recent): (i64, i64) = sqlx::query_as(concat!(
-            "SELECT ifnull(sum(author = 'agent'), 0), ifnull(sum(updated_at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')), 0) ",
-            "FROM knowledge"
+            "SELECT ifnull(sum(author = 'agent'), 0), ifnull(sum(updated_at >= ",
+            now_sql!("'-7 days'"),
+            "), 0) FROM knowledge"
         ))
         .fetch_one(self.store().pool())
         .await?;
@@ -343,11 +369,13 @@ impl Engine {
 
     /// An entity with its status, current relations and knowledge, in one structure.
     pub async fn explain(&self, key: &str) -> Result<Explain> {
-        let entity = self.entity(key).await?;
-        let status = self.entity_status(&entity.id).await?;
-        let relations = self.relations(&entity.id, false).await?;
-        let mut conn = self.store().pool().acquire().await?;
-        let knowledge = knowledge_about(&mut conn, &entity).await?;
+        // One read transaction, so the parts describe the same moment.
+        let mut read = self.store().pool().begin().await?;
+        let entity = require_entity(&mut read, key).await?;
+        let status = status_in(&mut read, &entity.id).await?;
+        let relations = relations_in(&mut read, &entity, false).await?;
+        let knowledge = knowledge_about(&mut read, &entity).await?;
+        read.commit().await?;
         Ok(Explain { entity, status, relations, knowledge })
     }
 }
@@ -399,6 +427,14 @@ mod tests {
         assert_eq!(second.doc.summary.id, first.doc.summary.id);
         assert_eq!(second.doc.content, "systemctl reload caddy");
         assert_eq!(second.doc.summary.title, "restart caddy");
+        assert_eq!(eng.entity("runbook:restart-caddy").await.unwrap().name, "restart caddy", "the graph follows");
+        let mut rx = eng.subscribe();
+        let same = eng
+            .upsert_knowledge(&note(KnowledgeKind::Runbook, "restart caddy", "systemctl reload caddy"))
+            .await
+            .unwrap();
+        assert!(!same.created);
+        assert!(rx.try_recv().is_err(), "writing the same note again announces nothing");
         // Another kind with the same title is another note.
         let third =
             eng.upsert_knowledge(&note(KnowledgeKind::Investigation, "Restart Caddy", "why it flapped")).await.unwrap();
@@ -433,7 +469,18 @@ mod tests {
 
         let hits = eng.search_knowledge("caddy", 10).await.unwrap();
         assert_eq!(hits.len(), 2);
-        assert_eq!(hits[0].summary.title, "Caddy flapping", "a title match ranks first");
+        assert_eq!(hits[0].summary.title, "Caddy flapping");
+        // Title weight: a single title mention beats several mentions in a body.
+        eng.upsert_knowledge(&note(KnowledgeKind::Document, "Unbound resolver", "unbound unbound unbound unbound"))
+            .await
+            .unwrap();
+        eng.upsert_knowledge(&note(KnowledgeKind::Document, "DNS overview", "The resolver is unbound, on lxc:dns."))
+            .await
+            .unwrap();
+        let hits = eng.search_knowledge("resolver", 10).await.unwrap();
+        assert_eq!(hits[0].summary.title, "Unbound resolver", "{hits:?}");
+        let hits = eng.search_knowledge("unbound", 10).await.unwrap();
+        assert_eq!(hits[0].summary.title, "Unbound resolver");
 
         // Stemming: "restarting" finds "restarted".
         let hits = eng.search_knowledge("restarting", 10).await.unwrap();

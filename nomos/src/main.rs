@@ -281,6 +281,9 @@ async fn knowledge(engine: &Engine, command: KnowledgeCommand, out: &Out) -> Res
                     s
                 }
             };
+            if content.trim().is_empty() {
+                return Err("the note is empty: give its content with --content, --file or on stdin".into());
+            }
             let up = engine
                 .upsert_knowledge(&KnowledgeInput {
                     kind,
@@ -380,6 +383,8 @@ fn render_entity_page(page: &Page<EntityListItem>) -> String {
     let shown = page.items.len() as u64;
     if page.total == 0 {
         s.push_str("no entities match");
+    } else if shown == 0 {
+        s.push_str(&format!("offset {} is past the end ({} entities)", page.offset, page.total));
     } else if shown < page.total {
         s.push_str(&format!(
             "showing {}–{} of {} (use --offset/--limit for more)",

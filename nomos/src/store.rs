@@ -17,10 +17,14 @@ use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
 use crate::events::{self, EventBus, EventDraft};
 
-/// The SQL expression for "now" in the one timestamp format the schema uses.
+/// The SQL expression for "now" (optionally shifted by an SQL modifier expression such as
+/// `'-7 days'`) in the one timestamp format the schema uses.
 macro_rules! now_sql {
     () => {
         "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+    ($modifier:literal) => {
+        concat!("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ", $modifier, ")")
     };
 }
 pub(crate) use now_sql;

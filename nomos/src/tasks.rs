@@ -8,7 +8,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
 use crate::events::EventDraft;
-use crate::graph::entities::{upsert_entity_in, NewEntity};
+use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::new_id;
 use crate::{Engine, Error, Result};
 
@@ -55,7 +55,9 @@ impl Engine {
         };
         let name = if title.trim().is_empty() { goal } else { title };
         let name = if name.trim().is_empty() { "untitled task" } else { name };
-        let (entity, _) = upsert_entity_in(&mut tx, self.ontology(), &NewEntity::new("task", name).slug(&slug)).await?;
+        let (entity, _) =
+            upsert_entity_in(&mut tx, self.ontology(), &NewEntity::new("task", name).slug(&slug), IfExists::Fail)
+                .await?;
         sqlx::query("INSERT INTO tasks (id, title, goal, entity_id) VALUES (?, ?, ?, ?)")
             .bind(&id)
             .bind(title.trim())
@@ -83,7 +85,7 @@ impl Engine {
         task_from_row(&row)
     }
 
-    /// Deletes a task. Knowledge it produced or linked is kept; returns how many notes that was.
+    /// Deletes a task. Knowledge it produced is kept; returns how many notes that was.
     pub async fn delete_task(&self, id: &str) -> Result<u64> {
         let mut tx = self.store().begin_write().await?;
         let entity: Option<Option<String>> =
@@ -95,7 +97,7 @@ impl Engine {
         if let Some(entity_id) = &entity_id {
             kept = sqlx::query_scalar::<_, i64>(
                 "SELECT count(DISTINCT k.id) FROM relationships r JOIN knowledge k ON k.entity_id = r.source_id
-                  WHERE r.target_id = ? AND r.type = 'produced-by'",
+                  WHERE r.target_id = ? AND r.type = 'produced-by' AND r.valid_to IS NULL",
             )
             .bind(entity_id)
             .fetch_one(&mut *tx)
@@ -105,10 +107,14 @@ impl Engine {
         sqlx::query("DELETE FROM tasks WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if let Some(entity_id) = &entity_id {
             // Only the task's own entity: its edges go with it, the notes at their other end stay.
-            sqlx::query("DELETE FROM entities WHERE id = ? AND type = 'task'")
-                .bind(entity_id)
-                .execute(&mut *tx)
-                .await?;
+            let slug: Option<String> =
+                sqlx::query_scalar("DELETE FROM entities WHERE id = ? AND type = 'task' RETURNING slug")
+                    .bind(entity_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if let Some(slug) = slug {
+                tx.emit(EventDraft::new(event_kind::ENTITY_DELETED).entity(slug).correlation(id)).await?;
+            }
         }
         tx.emit(EventDraft::new(event_kind::TASK_DELETED).correlation(id).payload(json!({"knowledge_kept": kept})))
             .await?;
@@ -151,7 +157,10 @@ mod tests {
             .unwrap();
         assert_eq!(eng.entity_knowledge(&task_slug).await.unwrap().len(), 1);
 
+        let mut rx = eng.subscribe();
         let kept = eng.delete_task(&task.id).await.unwrap();
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind).collect();
+        assert_eq!(kinds, ["entity.deleted", "task.deleted"]);
         assert_eq!(kept, 1);
         assert!(eng.task(&task.id).await.is_err());
         assert!(eng.entity(&task_slug).await.is_err());

@@ -15,7 +15,13 @@ pub(crate) async fn engine() -> (tempfile::TempDir, Engine) {
 /// A directory that really cannot be written, holding an existing database made before it became
 /// read-only. For an ordinary user that is a `chmod 0555` directory; root ignores permissions, so
 /// for root it is a tmpfs remounted read-only. If neither is possible here, `new` says so and
-/// returns `None`.
+/// returns `None` — unless `OIKOS_REQUIRE_RO_TEST` is set (CI sets it), where that is a failure.
+fn cannot(why: &str) -> Option<ReadOnlyDir> {
+    assert!(std::env::var_os("OIKOS_REQUIRE_RO_TEST").is_none(), "read-only test cannot run here: {why}");
+    eprintln!("SKIP read-only case: {why}");
+    None
+}
+
 pub(crate) struct ReadOnlyDir {
     dir: tempfile::TempDir,
     mounted: bool,
@@ -51,8 +57,7 @@ impl ReadOnlyDir {
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
             if !ok {
-                eprintln!("SKIP read-only case: cannot remount the test tmpfs read-only");
-                return None;
+                return cannot("cannot remount the test tmpfs read-only");
             }
         } else {
             set_mode(&ro.existing_db(), 0o444);
@@ -61,9 +66,8 @@ impl ReadOnlyDir {
             }
             set_mode(ro.path(), 0o555);
             if std::fs::write(ro.path().join("probe"), b"x").is_ok() {
-                eprintln!("SKIP read-only case: running as root without the right to mount a tmpfs");
                 set_mode(ro.path(), 0o755);
-                return None;
+                return cannot("running as root without the right to mount a tmpfs");
             }
         }
         Some(ro)

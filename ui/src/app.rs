@@ -62,11 +62,25 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    let latest_info = Rc::new(Cell::new(0u64));
     Effect::new(move |_| {
         revision.track();
+        let n = latest_info.get() + 1;
+        latest_info.set(n);
+        let latest_info = latest_info.clone();
         spawn_local(async move {
             let result = ipc::store_info().await;
-            info.set(Some(result));
+            if latest_info.get() != n {
+                return;
+            }
+            match result {
+                // A passing error (the database busy under a long import) must not replace a working
+                // view with "could not be opened"; only a store that never opened does that.
+                Err(e) if e.code != "store_unavailable" && matches!(info.get_untracked(), Some(Ok(_))) => {
+                    web_sys::console::warn_1(&format!("store_info: {}", e.message).into());
+                }
+                result => info.set(Some(result)),
+            }
         });
     });
 
@@ -200,6 +214,10 @@ fn Explorer(revision: RwSignal<u64>) -> impl IntoView {
                 page.try_set(Some(result));
             }
         });
+    });
+    // The type counts change only with the data, not with the filter.
+    Effect::new(move |_| {
+        revision.track();
         spawn_local(async move {
             if let Ok(t) = ipc::entity_types().await {
                 types.try_set(t);
@@ -235,7 +253,10 @@ fn Explorer(revision: RwSignal<u64>) -> impl IntoView {
                                 .into_iter()
                                 .map(|t| {
                                     let label = format!("{} ({})", t.entity_type, t.count);
-                                    view! { <option value=t.entity_type>{label}</option> }
+                                    let this = t.entity_type.clone();
+                                    // Bound per option: re-rendered options keep showing the filter in use.
+                                    let selected = move || entity_type.get() == this;
+                                    view! { <option value=t.entity_type selected=selected>{label}</option> }
                                 })
                                 .collect_view()
                         }}
@@ -271,6 +292,8 @@ fn EntityList(page: Page<EntityListItem>, selected: RwSignal<Option<String>>, of
     let shown = page.items.len() as u64;
     let summary = if total == 0 {
         "No entities match.".to_string()
+    } else if shown == 0 {
+        format!("Nothing on this page ({total} entities).")
     } else if shown < total {
         format!("{}–{} of {} entities", start + 1, start + shown, total)
     } else {
@@ -329,14 +352,23 @@ fn show_value(v: &Json) -> String {
 fn EntityDetail(slug: String, revision: RwSignal<u64>, selected: RwSignal<Option<String>>) -> impl IntoView {
     let explain = RwSignal::new(None::<Result<Explain, IpcError>>);
     let blast = RwSignal::new(None::<Result<BlastRadius, IpcError>>);
+    let latest = Rc::new(Cell::new(0u64));
     Effect::new(move |_| {
         revision.track();
         let slug = slug.clone();
+        let n = latest.get() + 1;
+        latest.set(n);
+        let latest = latest.clone();
         spawn_local(async move {
             let e = ipc::explain_entity(&slug).await;
+            if latest.get() != n {
+                return;
+            }
             explain.try_set(Some(e));
             let b = ipc::blast_radius(&slug, None).await;
-            blast.try_set(Some(b));
+            if latest.get() == n {
+                blast.try_set(Some(b));
+            }
         });
     });
 

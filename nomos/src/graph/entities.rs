@@ -75,6 +75,15 @@ impl NewEntity {
     }
 }
 
+/// What to do when an entity with the slug already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfExists {
+    /// Merge into it (attributes shallowly, name and state replaced).
+    Merge,
+    /// Refuse: creating something that exists is a conflict.
+    Fail,
+}
+
 /// What an upsert did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
@@ -89,6 +98,7 @@ pub(crate) async fn upsert_entity_in(
     tx: &mut WriteTx,
     ontology: &Ontology,
     new: &NewEntity,
+    if_exists: IfExists,
 ) -> Result<(Entity, Change)> {
     ontology.check_entity_type(&new.entity_type)?;
     let slug = new.resolved_slug()?;
@@ -102,7 +112,7 @@ pub(crate) async fn upsert_entity_in(
         None => {
             let state = new.state.unwrap_or(EntityState::Active);
             let sql = format!(
-                "INSERT INTO entities (id, slug, type, name, attributes, state) VALUES (?, ?, ?, ?, ?, ?)
+                "INSERT INTO entities (id, slug, type, name, attributes, state, search) VALUES (?, ?, ?, ?, ?, ?, ?)
                  RETURNING {}",
                 ENTITY_COLUMNS.replace("e.", "")
             );
@@ -113,6 +123,7 @@ pub(crate) async fn upsert_entity_in(
                 .bind(new.name.trim())
                 .bind(new.attributes.to_string())
                 .bind(state.as_str())
+                .bind(search_text(&slug, new.name.trim()))
                 .fetch_one(&mut **tx)
                 .await?;
             let entity = entity_from_row(&row)?;
@@ -124,6 +135,7 @@ pub(crate) async fn upsert_entity_in(
             .await?;
             Ok((entity, Change::Created))
         }
+        Some(_) if if_exists == IfExists::Fail => Err(Error::Conflict(format!("entity `{slug}` already exists"))),
         Some(existing) => {
             if existing.entity_type != new.entity_type {
                 return Err(Error::Conflict(format!(
@@ -151,12 +163,13 @@ async fn write_entity(
     state: EntityState,
 ) -> Result<Entity> {
     let sql = format!(
-        "UPDATE entities SET name = ?, attributes = ?, state = ?, updated_at = {} WHERE id = ? RETURNING {}",
+        "UPDATE entities SET name = ?, search = ?, attributes = ?, state = ?, updated_at = {} WHERE id = ? RETURNING {}",
         now_sql!(),
         ENTITY_COLUMNS.replace("e.", "")
     );
     let row = sqlx::query(&sql)
         .bind(name)
+        .bind(search_text(&existing.slug, name))
         .bind(attributes.to_string())
         .bind(state.as_str())
         .bind(&existing.id)
@@ -180,18 +193,24 @@ async fn write_entity(
     Ok(entity)
 }
 
-fn push_filters<'a>(qb: &mut QueryBuilder<'a, Sqlite>, q: &'a EntityQuery, types: &'a Option<String>) {
+/// What the text filter matches: slug and name, case-folded (Unicode, not just ASCII).
+fn search_text(slug: &str, name: &str) -> String {
+    format!("{slug}\n{name}").to_lowercase()
+}
+
+fn push_filters<'a>(
+    qb: &mut QueryBuilder<'a, Sqlite>,
+    q: &'a EntityQuery,
+    types: &'a Option<String>,
+    text: &'a Option<String>,
+) {
     qb.push(" WHERE 1 = 1");
     if let Some(types) = types {
         qb.push(" AND e.type IN (SELECT value FROM json_each(").push_bind(types.as_str()).push("))");
     }
-    if let Some(text) = q.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        // instr() needs no escaping of % or _; both sides lowered so the match ignores case.
-        qb.push(" AND (instr(lower(e.slug), lower(")
-            .push_bind(text)
-            .push(")) > 0 OR instr(lower(e.name), lower(")
-            .push_bind(text)
-            .push(")) > 0)");
+    if let Some(text) = text {
+        // instr() needs no escaping of % or _; `search` holds slug and name folded the same way.
+        qb.push(" AND instr(e.search, ").push_bind(text.as_str()).push(") > 0");
     }
     if let Some(h) = q.health {
         qb.push(" AND ifnull(s.health, 'unknown') = ").push_bind(h.as_str());
@@ -201,12 +220,8 @@ fn push_filters<'a>(qb: &mut QueryBuilder<'a, Sqlite>, q: &'a EntityQuery, types
 impl Engine {
     /// Creates an entity; an existing slug is a conflict.
     pub async fn create_entity(&self, new: NewEntity) -> Result<Entity> {
-        let slug = new.resolved_slug()?;
         let mut tx = self.store().begin_write().await?;
-        if find_entity(&mut tx, &slug).await?.is_some() {
-            return Err(Error::Conflict(format!("entity `{slug}` already exists")));
-        }
-        let (entity, _) = upsert_entity_in(&mut tx, self.ontology(), &new).await?;
+        let (entity, _) = upsert_entity_in(&mut tx, self.ontology(), &new, IfExists::Fail).await?;
         tx.commit().await?;
         Ok(entity)
     }
@@ -214,7 +229,7 @@ impl Engine {
     /// Creates the entity or merges into the existing one with the same slug.
     pub async fn upsert_entity(&self, new: NewEntity) -> Result<(Entity, Change)> {
         let mut tx = self.store().begin_write().await?;
-        let out = upsert_entity_in(&mut tx, self.ontology(), &new).await?;
+        let out = upsert_entity_in(&mut tx, self.ontology(), &new, IfExists::Merge).await?;
         tx.commit().await?;
         Ok(out)
     }
@@ -227,16 +242,9 @@ impl Engine {
 
     /// An entity's current status (health and freshness).
     pub async fn entity_status(&self, key: &str) -> Result<EntityStatus> {
-        let sql = format!(
-            "SELECT {STATUS_COLUMNS} FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id
-             WHERE e.slug = ?1 OR e.id = ?1"
-        );
-        let row = sqlx::query(&sql)
-            .bind(key)
-            .fetch_optional(self.store().pool())
-            .await?
-            .ok_or_else(|| Error::not_found("entity", key))?;
-        status_from_row(&row)
+        let mut conn = self.store().pool().acquire().await?;
+        let entity = require_entity(&mut conn, key).await?;
+        status_in(&mut conn, &entity.id).await
     }
 
     /// Lists entities with filters, ordered by slug. `total` counts every match, not just this page.
@@ -245,33 +253,26 @@ impl Engine {
         // A type filter includes the types below it, so `compute` lists hosts, LXCs and VMs.
         let types = match q.entity_type.as_deref().filter(|t| !t.is_empty()) {
             None => None,
-            Some(t) => {
-                if self.ontology().entity_type(t).is_none() {
-                    self.ontology().check_entity_type(t)?;
-                }
-                let below: Vec<&str> = self
-                    .ontology()
-                    .entity_types()
-                    .filter(|d| self.ontology().is_a(&d.name, t))
-                    .map(|d| d.name.as_str())
-                    .collect();
-                Some(serde_json::to_string(&below).unwrap_or_else(|_| "[]".into()))
-            }
+            Some(t) => Some(serde_json::to_string(&self.ontology().types_below(t)?).unwrap_or_else(|_| "[]".into())),
         };
+        let text = q.text.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_lowercase);
         let from = " FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id";
 
+        // One read transaction: the total and the page come from the same snapshot.
+        let mut read = self.store().pool().begin().await?;
         let mut count = QueryBuilder::<Sqlite>::new(format!("SELECT count(*){from}"));
-        push_filters(&mut count, q, &types);
-        let total: i64 = count.build_query_scalar().fetch_one(self.store().pool()).await?;
+        push_filters(&mut count, q, &types, &text);
+        let total: i64 = count.build_query_scalar().fetch_one(&mut *read).await?;
 
         let mut select = QueryBuilder::<Sqlite>::new(format!("SELECT {ENTITY_COLUMNS}, {STATUS_COLUMNS}{from}"));
-        push_filters(&mut select, q, &types);
+        push_filters(&mut select, q, &types, &text);
         select
             .push(" ORDER BY e.slug LIMIT ")
             .push_bind(i64::from(limit))
             .push(" OFFSET ")
             .push_bind(i64::from(q.offset));
-        let rows = select.build().fetch_all(self.store().pool()).await?;
+        let rows = select.build().fetch_all(&mut *read).await?;
+        read.commit().await?;
         let items = rows
             .iter()
             .map(|row| Ok(EntityListItem { entity: entity_from_row(row)?, status: status_from_row(row)? }))
@@ -351,6 +352,20 @@ impl Engine {
         tx.commit().await?;
         self.entity_status(&entity.id).await
     }
+}
+
+/// Renames an entity inside a transaction (announced like any update).
+pub(crate) async fn rename_entity_in(tx: &mut WriteTx, entity: &Entity, name: &str) -> Result<Entity> {
+    write_entity(tx, entity, name, &entity.attributes, entity.state).await
+}
+
+/// An entity's status read on the given connection.
+pub(crate) async fn status_in(conn: &mut SqliteConnection, entity_id: &str) -> Result<EntityStatus> {
+    let sql = format!(
+        "SELECT {STATUS_COLUMNS} FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id WHERE e.id = ?"
+    );
+    let row = sqlx::query(&sql).bind(entity_id).fetch_optional(conn).await?;
+    row.as_ref().map(status_from_row).transpose()?.ok_or_else(|| Error::not_found("entity", entity_id))
 }
 
 /// Resolves many slugs at once (one query, not one per slug); unknown slugs are absent.
@@ -478,6 +493,10 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(hits.total, 10);
+        eng.create_entity(NewEntity::new("service", "Küchenradio").slug("service:kuechenradio")).await.unwrap();
+        let umlaut =
+            eng.list_entities(&EntityQuery { text: Some("KÜCHEN".into()), ..Default::default() }).await.unwrap();
+        assert_eq!(umlaut.total, 1, "case folding is not limited to ASCII");
         let pct = eng.list_entities(&EntityQuery { text: Some("%".into()), ..Default::default() }).await.unwrap();
         assert_eq!(pct.total, 0, "% is a literal, not a wildcard");
     }

@@ -12,6 +12,7 @@ use nomos_types::{Entity, EntityRef, EntityStatus, Freshness, Health, Json};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
+use crate::store::now_sql;
 use crate::{Error, Result};
 
 const MAX_SLUG_NAME: usize = 200;
@@ -27,14 +28,9 @@ pub fn slugify(name: &str) -> String {
         }
         out.push(c);
     }
-    while out.ends_with('-') || out.ends_with('.') {
-        out.pop();
-    }
-    while out.starts_with('.') || out.starts_with('_') {
-        out.remove(0);
-    }
     out.truncate(MAX_SLUG_NAME);
-    out
+    // A slug name starts and ends with a letter or digit ("... and more" → "and-more").
+    out.trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_string()
 }
 
 /// Checks that `slug` is `<entity_type>:<name>` with a well-formed name.
@@ -69,8 +65,9 @@ pub(crate) const ENTITY_COLUMNS: &str =
 pub(crate) const STATUS_COLUMNS: &str = concat!(
     "ifnull(s.health, 'unknown') AS health, s.last_check_at, ifnull(s.detail, '') AS status_detail, ",
     "CASE WHEN s.last_check_at IS NULL THEN 'never' ",
-    "WHEN s.last_check_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || s.stale_after_s || ' seconds') THEN 'stale' ",
-    "ELSE 'fresh' END AS freshness"
+    "WHEN s.last_check_at < ",
+    now_sql!("'-' || s.stale_after_s || ' seconds'"),
+    " THEN 'stale' ELSE 'fresh' END AS freshness"
 );
 
 pub(crate) fn entity_from_row(row: &SqliteRow) -> Result<Entity> {
@@ -146,6 +143,14 @@ mod tests {
         assert_eq!(slugify("git.home.arpa"), "git.home.arpa");
         assert_eq!(slugify("Docker on Debian 13 (trixie)!"), "docker-on-debian-13-trixie");
         assert_eq!(slugify("***"), "");
+        assert_eq!(slugify("... and more"), "and-more");
+        assert_eq!(slugify("_internal_"), "internal");
+        assert_eq!(slugify("Küche"), "k-che");
+        let long = slugify(&format!("{}-x", "a".repeat(MAX_SLUG_NAME - 1)));
+        assert!(check_slug(&format!("host:{long}"), "host").is_ok(), "{long}");
+        for name in ["... and more", "_x", "a--b", "-.-v1.2-.-"] {
+            assert!(check_slug(&format!("host:{}", slugify(name)), "host").is_ok(), "{name}");
+        }
     }
 
     #[test]

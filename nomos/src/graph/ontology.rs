@@ -237,6 +237,18 @@ impl Ontology {
         self.entity_types.values().filter(|d| !d.is_abstract).map(|d| d.name.clone()).collect()
     }
 
+    /// The type and every type below it (for filters: `compute` → host, lxc, vm); unknown names
+    /// are an error naming the allowed ones.
+    pub fn types_below(&self, name: &str) -> Result<Vec<&str>, OntologyError> {
+        if !self.entity_types.contains_key(name) {
+            return Err(OntologyError::UnknownEntityType {
+                name: name.to_string(),
+                allowed: self.entity_types.keys().cloned().collect(),
+            });
+        }
+        Ok(self.entity_types.keys().filter(|t| self.is_a(t, name)).map(String::as_str).collect())
+    }
+
     /// Checks that entities of this type may be created.
     pub fn check_entity_type(&self, name: &str) -> Result<&EntityTypeDef, OntologyError> {
         match self.entity_types.get(name) {
@@ -488,5 +500,24 @@ mod tests {
         assert_eq!(r1, count("SELECT count(*) FROM relationship_types").await);
         assert_eq!(e1 as usize, o.entity_types().count());
         assert_eq!(r1 as usize, o.relationship_types().count());
+
+        // A changed definition is written over the stored one.
+        let changed =
+            Ontology::from_yaml(&BUILTIN_YAML.replace(
+                "description: A Proxmox node runs a guest.",
+                "description: A node runs a guest.\n    # changed",
+            ))
+            .unwrap();
+        changed.sync(&store).await.unwrap();
+        let desc: String = sqlx::query_scalar("SELECT description FROM relationship_types WHERE name = 'hosts'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(desc, "A node runs a guest.");
+        let inverse: String = sqlx::query_scalar("SELECT inverse FROM relationship_types WHERE name = 'hosts'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(inverse, "hosted-by");
     }
 }

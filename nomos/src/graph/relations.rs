@@ -1,10 +1,10 @@
 //! Temporal relationships: create (idempotent, validated against the ontology and its
 //! cardinality), end (history kept), and read from either endpoint.
 
-use nomos_types::{event_kind, Direction, Entity, EntityRef, Json, Relation, Relationship};
+use nomos_types::{event_kind, Direction, Entity, EntityRef, EntityState, Json, Relation, Relationship};
 use serde_json::json;
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use super::entities::Change;
 use super::{merge_object, new_id, require_entity};
@@ -93,6 +93,10 @@ pub(crate) async fn link_in(
     if source.id == target.id {
         return Err(Error::Invalid(format!("`{}` cannot be related to itself", source.slug)));
     }
+    // Destroyed entities stay for history; nothing new may hang off them.
+    if let Some(gone) = [source, target].into_iter().find(|e| e.state == EntityState::Destroyed) {
+        return Err(Error::Invalid(format!("`{}` is destroyed; it cannot gain relationships", gone.slug)));
+    }
     if !properties.is_object() {
         return Err(Error::Invalid("relationship properties must be a JSON object".into()));
     }
@@ -108,6 +112,10 @@ pub(crate) async fn link_in(
             .bind(&existing.id)
             .execute(&mut **tx)
             .await?;
+        tx.emit(EventDraft::new(event_kind::RELATIONSHIP_UPDATED).entity(&source.slug).payload(
+            json!({"id": existing.id, "type": rel, "source": source.slug, "target": target.slug, "properties": merged}),
+        ))
+        .await?;
         let mut updated = existing.clone();
         updated.properties = merged;
         return Ok(Linked { relationship: updated, change: Change::Updated, ended: 0 });
@@ -156,6 +164,46 @@ pub(crate) async fn link_in(
     Ok(Linked { relationship, change: Change::Created, ended })
 }
 
+/// The relationships of `entity` read on the given connection (see [`Engine::relations`]).
+pub(crate) async fn relations_in(conn: &mut SqliteConnection, entity: &Entity, history: bool) -> Result<Vec<Relation>> {
+    let current = if history { "" } else { " AND r.valid_to IS NULL" };
+    let sql = format!(
+        "SELECT r.id, r.type, 'outgoing' AS direction, r.type AS label, o.id AS o_id, o.slug AS o_slug,
+                o.type AS o_type, o.name AS o_name, r.properties, r.valid_from, r.valid_to
+           FROM relationships r JOIN entities o ON o.id = r.target_id
+          WHERE r.source_id = ?1{current}
+         UNION ALL
+         SELECT r.id, r.type, 'incoming', rt.inverse, o.id, o.slug, o.type, o.name, r.properties, r.valid_from,
+                r.valid_to
+           FROM relationships r JOIN entities o ON o.id = r.source_id
+           JOIN relationship_types rt ON rt.name = r.type
+          WHERE r.target_id = ?1{current}
+         ORDER BY 3 DESC, 4, 6, 10"
+    );
+    let rows = sqlx::query(&sql).bind(&entity.id).fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            let direction: String = row.try_get("direction")?;
+            let properties: String = row.try_get("properties")?;
+            Ok(Relation {
+                id: row.try_get("id")?,
+                rel_type: row.try_get("type")?,
+                direction: if direction == "incoming" { Direction::Incoming } else { Direction::Outgoing },
+                label: row.try_get("label")?,
+                other: EntityRef {
+                    id: row.try_get("o_id")?,
+                    slug: row.try_get("o_slug")?,
+                    entity_type: row.try_get("o_type")?,
+                    name: row.try_get("o_name")?,
+                },
+                properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
+                valid_from: row.try_get("valid_from")?,
+                valid_to: row.try_get("valid_to")?,
+            })
+        })
+        .collect()
+}
+
 impl Engine {
     /// Creates `source —rel→ target`. Creating a relationship that is already current changes
     /// nothing (properties are merged). Returns the relationship and whether it was new.
@@ -194,42 +242,7 @@ impl Engine {
     pub async fn relations(&self, key: &str, history: bool) -> Result<Vec<Relation>> {
         let mut conn = self.store().pool().acquire().await?;
         let entity = require_entity(&mut conn, key).await?;
-        let current = if history { "" } else { " AND r.valid_to IS NULL" };
-        let sql = format!(
-            "SELECT r.id, r.type, 'outgoing' AS direction, r.type AS label, o.id AS o_id, o.slug AS o_slug,
-                    o.type AS o_type, o.name AS o_name, r.properties, r.valid_from, r.valid_to
-               FROM relationships r JOIN entities o ON o.id = r.target_id
-              WHERE r.source_id = ?1{current}
-             UNION ALL
-             SELECT r.id, r.type, 'incoming', rt.inverse, o.id, o.slug, o.type, o.name, r.properties, r.valid_from,
-                    r.valid_to
-               FROM relationships r JOIN entities o ON o.id = r.source_id
-               JOIN relationship_types rt ON rt.name = r.type
-              WHERE r.target_id = ?1{current}
-             ORDER BY 3 DESC, 4, 6, 10"
-        );
-        let rows = sqlx::query(&sql).bind(&entity.id).fetch_all(&mut *conn).await?;
-        rows.iter()
-            .map(|row| {
-                let direction: String = row.try_get("direction")?;
-                let properties: String = row.try_get("properties")?;
-                Ok(Relation {
-                    id: row.try_get("id")?,
-                    rel_type: row.try_get("type")?,
-                    direction: if direction == "incoming" { Direction::Incoming } else { Direction::Outgoing },
-                    label: row.try_get("label")?,
-                    other: EntityRef {
-                        id: row.try_get("o_id")?,
-                        slug: row.try_get("o_slug")?,
-                        entity_type: row.try_get("o_type")?,
-                        name: row.try_get("o_name")?,
-                    },
-                    properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
-                    valid_from: row.try_get("valid_from")?,
-                    valid_to: row.try_get("valid_to")?,
-                })
-            })
-            .collect()
+        relations_in(&mut conn, &entity, history).await
     }
 }
 
@@ -273,6 +286,34 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn properties_merge_into_the_current_edge_and_announce_it() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({"port": 443})).await.unwrap();
+        let mut rx = eng.subscribe();
+        let (r, created) =
+            eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({"why": "tls"})).await.unwrap();
+        assert!(!created);
+        assert_eq!(r.properties, json!({"port": 443, "why": "tls"}));
+        let ev = rx.try_recv().unwrap();
+        assert_eq!(ev.kind, "relationship.updated");
+        assert_eq!(ev.payload["properties"], json!({"port": 443, "why": "tls"}));
+        assert_eq!(eng.relations("lxc:gitea", false).await.unwrap()[0].properties, r.properties);
+        eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({"why": "tls"})).await.unwrap();
+        assert!(rx.try_recv().is_err(), "no change, no event");
+    }
+
+    #[tokio::test]
+    async fn destroyed_entities_gain_no_relationships() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        eng.set_entity_state("lxc:gitea", EntityState::Destroyed).await.unwrap();
+        let err =
+            eng.create_relationship("hosts", "host:strong", "lxc:gitea", &json!({})).await.unwrap_err().to_string();
+        assert_eq!(err, "`lxc:gitea` is destroyed; it cannot gain relationships");
+    }
+
+    #[tokio::test]
     async fn cardinality_is_enforced() {
         let (_dir, eng) = engine().await;
         lab(&eng).await;
@@ -282,6 +323,11 @@ mod tests {
         assert!(err.to_string().contains("one-to-many"), "{err}");
         // But a host has many guests.
         eng.create_relationship("hosts", "host:strong", "lxc:gitea", &json!({})).await.unwrap();
+        // Many-to-one: a service runs on one machine.
+        eng.create_entity(NewEntity::new("service", "web")).await.unwrap();
+        eng.create_relationship("runs-on", "service:web", "lxc:caddy", &json!({})).await.unwrap();
+        let err = eng.create_relationship("runs-on", "service:web", "lxc:gitea", &json!({})).await.unwrap_err();
+        assert!(err.to_string().contains("many-to-one: service:web —runs-on→ lxc:caddy already exists"), "{err}");
     }
 
     #[tokio::test]

@@ -134,12 +134,6 @@ string_enum!(
     }
 );
 
-impl TaskStatus {
-    pub fn is_terminal(self) -> bool {
-        matches!(self, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Abandoned)
-    }
-}
-
 string_enum!(
     TaskOutcome {
         Success => "success",
@@ -204,17 +198,6 @@ pub struct EntityStatus {
     pub freshness: Freshness,
     pub last_check_at: Option<String>,
     pub detail: String,
-}
-
-impl Default for EntityStatus {
-    fn default() -> Self {
-        EntityStatus {
-            health: Health::Unknown,
-            freshness: Freshness::Never,
-            last_check_at: None,
-            detail: String::new(),
-        }
-    }
 }
 
 /// One row of an entity listing: the entity and its current status.
@@ -406,12 +389,6 @@ pub struct ImportReport {
     pub relationships_ended: u32,
 }
 
-impl ImportReport {
-    pub fn changed(&self) -> bool {
-        self.entities.created + self.entities.updated + self.relationships.created + self.relationships_ended > 0
-    }
-}
-
 /// Something that changed in the engine. Ids are monotonic; consumers apply events oldest-first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineEvent {
@@ -428,7 +405,9 @@ pub struct EngineEvent {
 pub mod event_kind {
     pub const ENTITY_CREATED: &str = "entity.created";
     pub const ENTITY_UPDATED: &str = "entity.updated";
+    pub const ENTITY_DELETED: &str = "entity.deleted";
     pub const RELATIONSHIP_CREATED: &str = "relationship.created";
+    pub const RELATIONSHIP_UPDATED: &str = "relationship.updated";
     pub const RELATIONSHIP_ENDED: &str = "relationship.ended";
     pub const KNOWLEDGE_UPSERTED: &str = "knowledge.upserted";
     pub const INVENTORY_IMPORTED: &str = "inventory.imported";

@@ -1,0 +1,177 @@
+//! The `nomos` command line against real database files: output contracts, `--json`, exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seeds/demo-inventory.yaml");
+
+fn nomos(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("OIKOS_DB")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn ok_json(db: &Path, args: &[&str]) -> Value {
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let out = nomos(db, &with_json);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"))
+}
+
+fn one_line_error(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(1), "stdout: {}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr: {err:?}");
+    assert!(err.starts_with("nomos: "), "{err}");
+    err
+}
+
+#[test]
+fn import_list_show_and_blast_radius() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oikos.db");
+
+    let migrated = ok_json(&db, &["db", "migrate"]);
+    assert_eq!(migrated["entities"], 0);
+    assert_eq!(migrated["schema_version"], 5);
+
+    let first = ok_json(&db, &["inventory", "import", DEMO]);
+    let created = first["entities"]["created"].as_u64().unwrap();
+    assert!(created >= 30);
+    let second = ok_json(&db, &["inventory", "import", DEMO]);
+    assert_eq!(second["entities"]["created"], 0);
+    assert_eq!(second["entities"]["updated"], 0);
+    assert_eq!(second["entities"]["unchanged"].as_u64(), Some(created));
+
+    let page = ok_json(&db, &["entity", "list", "--limit", "5"]);
+    assert_eq!(page["total"].as_u64(), Some(created), "the total counts every entity, not the page");
+    assert_eq!(page["items"].as_array().unwrap().len(), 5);
+
+    let lxcs = ok_json(&db, &["entity", "list", "--type", "lxc", "--filter", "CAD"]);
+    assert_eq!(lxcs["total"], 1);
+    assert_eq!(lxcs["items"][0]["slug"], "lxc:caddy");
+    assert_eq!(lxcs["items"][0]["status"]["health"], "unknown");
+
+    let text = nomos(&db, &["entity", "list", "--limit", "3"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(&format!("showing 1–3 of {created}")), "{text}");
+    let past = nomos(&db, &["entity", "list", "--offset", "1000"]);
+    let past = String::from_utf8(past.stdout).unwrap();
+    assert!(past.contains(&format!("offset 1000 is past the end ({created} entities)")), "{past}");
+
+    let shown = ok_json(&db, &["entity", "show", "lxc:caddy"]);
+    assert_eq!(shown["entity"]["attributes"]["pve_id"], 101);
+    assert!(shown["relations"].as_array().unwrap().iter().any(|r| r["label"] == "hosted-by"));
+
+    let rels = ok_json(&db, &["graph", "relations", "host:strong"]);
+    assert!(rels.as_array().unwrap().iter().any(|r| r["label"] == "hosts" && r["other"]["slug"] == "lxc:caddy"));
+
+    let blast = ok_json(&db, &["graph", "blast-radius", "lxc:postgres", "--depth", "2"]);
+    assert_eq!(blast["depth"], 2);
+    let hits: Vec<&str> =
+        blast["hits"].as_array().unwrap().iter().map(|h| h["entity"]["slug"].as_str().unwrap()).collect();
+    assert!(hits.contains(&"service:postgres") && hits.contains(&"service:gitea"), "{hits:?}");
+    let gitea = blast["hits"].as_array().unwrap().iter().find(|h| h["entity"]["slug"] == "service:gitea").unwrap();
+    assert_eq!(gitea["path"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn knowledge_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oikos.db");
+    ok_json(&db, &["inventory", "import", DEMO]);
+    let added = ok_json(
+        &db,
+        &[
+            "knowledge",
+            "add",
+            "--kind",
+            "runbook",
+            "--title",
+            "Restart caddy",
+            "--about",
+            "lxc:caddy",
+            "--tag",
+            "caddy",
+            "--content",
+            "Run `systemctl restart caddy`; check <b>journalctl -u caddy</b>.",
+        ],
+    );
+    assert_eq!(added["created"], true);
+    // Markup in a note comes back escaped; only the match is bold.
+    let hits = ok_json(&db, &["knowledge", "search", "journalctl"]);
+    let snippet = hits[0]["snippet"].as_str().unwrap();
+    assert!(snippet.contains("&lt;b&gt;<b>journalctl</b>"), "{snippet}");
+    let again = ok_json(
+        &db,
+        &["knowledge", "add", "--kind", "runbook", "--title", "restart CADDY", "--content", "systemctl reload caddy"],
+    );
+    assert_eq!(again["created"], false, "same kind and title updates");
+
+    // Content can come from stdin.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .args(["--db"])
+        .arg(&db)
+        .args(["knowledge", "add", "--kind", "investigation", "--title", "Why gitea was slow"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"postgres autovacuum was starved").unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+
+    let hits = ok_json(&db, &["knowledge", "search", "autovacuum"]);
+    assert_eq!(hits.as_array().unwrap().len(), 1);
+    assert!(hits[0]["snippet"].as_str().unwrap().contains("<b>autovacuum</b>"));
+    let hits = ok_json(&db, &["knowledge", "search", "reload"]);
+    assert_eq!(hits[0]["title"], "restart CADDY");
+
+    let recent = ok_json(&db, &["knowledge", "recent", "--limit", "1"]);
+    assert_eq!(recent.as_array().unwrap().len(), 1);
+    assert_eq!(recent[0]["title"], "Why gitea was slow");
+    let stats = ok_json(&db, &["knowledge", "stats"]);
+    assert_eq!(stats["total"], 2);
+    let shown = ok_json(&db, &["entity", "show", "lxc:caddy"]);
+    assert_eq!(shown["knowledge"][0]["title"], "restart CADDY");
+}
+
+#[test]
+fn errors_are_one_line_and_usage_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oikos.db");
+
+    let err = one_line_error(&nomos(&db, &["entity", "show", "host:nope"]));
+    assert_eq!(err.trim_end(), "nomos: entity `host:nope` not found");
+
+    let err = one_line_error(&nomos(&db, &["entity", "list", "--type", "toaster"]));
+    assert!(err.contains("unknown entity type `toaster` (allowed:"), "{err}");
+
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "lxcs:\n  - { name: x, pve_id: 1, host: nowhere }\n").unwrap();
+    let err = one_line_error(&nomos(&db, &["inventory", "import", bad.to_str().unwrap()]));
+    assert!(err.contains("lxcs[0] (x)"), "{err}");
+
+    let err = one_line_error(&nomos(&db, &["knowledge", "add", "--title", "x"]));
+    assert_eq!(err.trim_end(), "nomos: the note is empty: give its content with --content, --file or on stdin");
+
+    let corrupt = dir.path().join("corrupt.db");
+    std::fs::write(&corrupt, vec![b'x'; 4096]).unwrap();
+    let err = one_line_error(&nomos(&corrupt, &["entity", "list"]));
+    assert!(err.contains("is not an Oikos database"), "{err}");
+
+    for usage in [&["entity"][..], &["entity", "list", "--limit", "many"], &["frobnicate"], &["graph", "blast-radius"]]
+    {
+        let out = nomos(&db, usage);
+        assert_eq!(out.status.code(), Some(2), "{usage:?}");
+    }
+}
