@@ -63,17 +63,23 @@ $(WASM): FORCE
 
 FORCE:
 
-# Installs what building needs, only where it is missing: system packages (Debian/Ubuntu), the
-# wasm32 target and the wasm-bindgen CLI at the version in Cargo.lock.
-setup:
+# Installs the Debian/Ubuntu packages named in $(1) that are missing (nothing elsewhere).
+define apt_install
 	@if [ "$(UNAME)" = Linux ] && command -v apt-get >/dev/null; then \
-		missing=$$(for p in $(APT_BUILD); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+		missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 		if [ -n "$$missing" ]; then \
-			echo "installing: $$missing"; \
+			echo "installing:" $$missing; \
 			$(SUDO) apt-get update -qq; \
 			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 		fi; \
-	elif [ "$(UNAME)" = Darwin ]; then \
+	fi
+endef
+
+# Installs what building needs, only where it is missing: system packages, the wasm32 target and
+# the wasm-bindgen CLI at the version in Cargo.lock.
+setup:
+	$(call apt_install,$(APT_BUILD))
+	@if [ "$(UNAME)" = Darwin ]; then \
 		xcode-select -p >/dev/null 2>&1 || { echo "install the Xcode command line tools: xcode-select --install"; exit 1; }; \
 	fi
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
@@ -82,17 +88,11 @@ setup:
 		$(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
 	fi
 
-# What the tests need beyond building: a virtual display, WebKit's WebDriver and tauri-driver.
+# What the tests need beyond building: a virtual display, WebKit's WebDriver and tauri-driver
+# (Linux only: there is no WebDriver for macOS's WKWebView).
 setup-test:
-	@if [ "$(UNAME)" = Linux ] && command -v apt-get >/dev/null; then \
-		missing=$$(for p in $(APT_TEST); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-		if [ -n "$$missing" ]; then \
-			echo "installing: $$missing"; \
-			$(SUDO) apt-get update -qq; \
-			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-		fi; \
-		command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked; \
-	fi
+	$(call apt_install,$(APT_TEST))
+	@if [ "$(UNAME)" = Linux ]; then command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked; fi
 
 clean:
 	$(CARGO) clean

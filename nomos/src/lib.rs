@@ -29,6 +29,14 @@ use tokio::sync::broadcast;
 pub use graph::ontology::{Ontology, OntologyError};
 pub use store::{Store, StoreError};
 
+/// Sends `tracing` output to stderr, filtered by the environment variable `var` (EnvFilter syntax),
+/// else by `default`. For binaries; call once.
+pub fn init_logging(var: &str, default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env(var)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
 /// Errors of the engine's operations. Each carries a one-line message fit for an operator.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

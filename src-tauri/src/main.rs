@@ -43,13 +43,7 @@ fn open_engine() -> Result<Engine, String> {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("OIKOS_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    nomos::init_logging("OIKOS_LOG", "info");
 
     let result = tauri::Builder::default()
         .setup(|app| {

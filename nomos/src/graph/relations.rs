@@ -33,23 +33,23 @@ const REL_SELECT: &str = "SELECT r.id, r.type, r.properties, r.valid_from, r.val
         t.id AS t_id, t.slug AS t_slug, t.type AS t_type, t.name AS t_name
     FROM relationships r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id";
 
+/// An entity's short form from columns `<prefix>_id`, `_slug`, `_type`, `_name`.
+fn ref_from_row(row: &SqliteRow, prefix: &str) -> Result<EntityRef> {
+    Ok(EntityRef {
+        id: row.try_get(format!("{prefix}_id").as_str())?,
+        slug: row.try_get(format!("{prefix}_slug").as_str())?,
+        entity_type: row.try_get(format!("{prefix}_type").as_str())?,
+        name: row.try_get(format!("{prefix}_name").as_str())?,
+    })
+}
+
 fn relationship_from_row(row: &SqliteRow) -> Result<Relationship> {
     let properties: String = row.try_get("properties")?;
     Ok(Relationship {
         id: row.try_get("id")?,
         rel_type: row.try_get("type")?,
-        source: EntityRef {
-            id: row.try_get("s_id")?,
-            slug: row.try_get("s_slug")?,
-            entity_type: row.try_get("s_type")?,
-            name: row.try_get("s_name")?,
-        },
-        target: EntityRef {
-            id: row.try_get("t_id")?,
-            slug: row.try_get("t_slug")?,
-            entity_type: row.try_get("t_type")?,
-            name: row.try_get("t_name")?,
-        },
+        source: ref_from_row(row, "s")?,
+        target: ref_from_row(row, "t")?,
         properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
         valid_from: row.try_get("valid_from")?,
         valid_to: row.try_get("valid_to")?,
@@ -190,12 +190,7 @@ pub(crate) async fn relations_in(conn: &mut SqliteConnection, entity: &Entity, h
                 rel_type: row.try_get("type")?,
                 direction: if direction == "incoming" { Direction::Incoming } else { Direction::Outgoing },
                 label: row.try_get("label")?,
-                other: EntityRef {
-                    id: row.try_get("o_id")?,
-                    slug: row.try_get("o_slug")?,
-                    entity_type: row.try_get("o_type")?,
-                    name: row.try_get("o_name")?,
-                },
+                other: ref_from_row(row, "o")?,
                 properties: serde_json::from_str(&properties).unwrap_or(Json::Null),
                 valid_from: row.try_get("valid_from")?,
                 valid_to: row.try_get("valid_to")?,
