@@ -13,6 +13,7 @@ pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
+pub mod policy;
 pub mod store;
 pub mod tasks;
 

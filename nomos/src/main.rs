@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use nomos::policy::{self, Policy, Risk};
 use nomos::types::{
     Author, BlastRadius, Direction, Entity, EntityListItem, EntityQuery, Health, KnowledgeInput, KnowledgeKind,
     KnowledgeSummary, Page, Relation,
@@ -44,6 +45,19 @@ enum Command {
     /// The knowledge base
     #[command(subcommand)]
     Knowledge(KnowledgeCommand),
+    /// Classify shell commands by risk: one per line on stdin, or one after `--`. Writes one JSON
+    /// object per command: {"command", "risk", "reasons"}.
+    Classify {
+        /// What the caller declares the command to be; can only raise the result
+        #[arg(long, value_parser = parse_risk)]
+        declared: Option<Risk>,
+        /// The command (words are joined with spaces); without it, commands are read from stdin
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
+    /// {"message", "assent", "typed_confirmation"}.
+    Assent,
 }
 
 #[derive(Subcommand)]
@@ -137,6 +151,10 @@ enum KnowledgeCommand {
     Show { slug: String },
 }
 
+fn parse_risk(s: &str) -> Result<Risk, String> {
+    s.parse().map_err(|e: nomos::types::UnknownValue| e.to_string())
+}
+
 fn parse_health(s: &str) -> Result<Health, String> {
     s.parse().map_err(|e: nomos::types::UnknownValue| e.to_string())
 }
@@ -166,6 +184,12 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    // The gate's judgement needs no database.
+    match cli.command {
+        Command::Classify { declared, command } => return classify(declared, &command),
+        Command::Assent => return assent(),
+        _ => {}
+    }
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
     let engine = Engine::open(&path).await.map_err(|e| e.to_string())?;
     let out = Out { json: cli.json };
@@ -176,6 +200,69 @@ async fn run(cli: Cli) -> Result<(), String> {
 
 struct Out {
     json: bool,
+}
+
+/// Calls `each` with every line of stdin (bytes that are not UTF-8 are replaced, never fatal), and
+/// writes its JSON result as one line.
+fn per_line<T: Serialize>(mut each: impl FnMut(&str) -> T) -> Result<(), String> {
+    use std::io::BufRead;
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    let mut line = Vec::new();
+    let mut reader = stdin.lock();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(|e| format!("reading stdin: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let json = serde_json::to_string(&each(text)).map_err(|e| e.to_string())?;
+        if writeln!(stdout, "{json}").is_err() {
+            // The reader went away (`| head`): stop quietly.
+            return Ok(());
+        }
+    }
+}
+
+fn classify(declared: Option<Risk>, command: &[String]) -> Result<(), String> {
+    let policy = Policy::load().map_err(|e| e.to_string())?;
+    let judge = |c: &str| {
+        let v = policy.classify(c, declared);
+        Classified { command: c.to_string(), risk: v.risk, reasons: v.reasons }
+    };
+    if command.is_empty() {
+        per_line(judge)
+    } else {
+        println!("{}", serde_json::to_string(&judge(&command.join(" "))).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+}
+
+/// `nomos classify` output, fields in the documented order.
+#[derive(Serialize)]
+struct Classified {
+    command: String,
+    risk: Risk,
+    reasons: Vec<String>,
+}
+
+/// `nomos assent` output, fields in the documented order.
+#[derive(Serialize)]
+struct Judged {
+    message: String,
+    assent: bool,
+    typed_confirmation: bool,
+}
+
+fn assent() -> Result<(), String> {
+    per_line(|m| Judged {
+        message: m.to_string(),
+        assent: policy::is_assent(m),
+        typed_confirmation: policy::is_typed_confirmation(m),
+    })
 }
 
 impl Out {
@@ -256,6 +343,7 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
             out.print(&b, render_blast)
         }
         Command::Knowledge(k) => knowledge(engine, k, out).await,
+        Command::Classify { .. } | Command::Assent => Ok(()),
     }
 }
 

@@ -167,6 +167,25 @@ pub struct Task {
     pub last_active_at: String,
 }
 
+string_enum!(
+    /// How much a shell command can change, in increasing order. The gate lets `read_only` run at
+    /// once, needs the operator's assent for `reversible_low` and `config_mutation`, and a typed
+    /// confirmation naming the target for `destructive`.
+    Risk {
+        ReadOnly => "read_only",
+        ReversibleLow => "reversible_low",
+        ConfigMutation => "config_mutation",
+        Destructive => "destructive",
+    }
+);
+
+/// The classifier's judgement of a command: its risk and short human-readable reasons.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub risk: Risk,
+    pub reasons: Vec<String>,
+}
+
 /// A node of the knowledge graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entity {
@@ -454,6 +473,14 @@ mod tests {
         }
         let err = "sick".parse::<Health>().unwrap_err();
         assert_eq!(err.to_string(), "unknown Health `sick` (allowed: healthy, degraded, down, unknown)");
+    }
+
+    #[test]
+    fn risks_are_ordered_by_severity() {
+        assert!(Risk::ReadOnly < Risk::ReversibleLow);
+        assert!(Risk::ReversibleLow < Risk::ConfigMutation);
+        assert!(Risk::ConfigMutation < Risk::Destructive);
+        assert_eq!(Risk::ALL.iter().max(), Some(&Risk::Destructive));
     }
 
     #[test]

@@ -1,0 +1,263 @@
+//! The gate's judgement: a shell-aware, escalate-only command classifier and chat-assent detection.
+//!
+//! [`classify`] parses a command with a real bash grammar and judges every program it would run —
+//! inside lists, pipelines, substitutions, wrappers (`sudo`, `env`, `timeout`, `pct exec`, `ssh`, …)
+//! and nested scripts (`bash -c`). Read-only is an allowlist of program, subcommand and flags;
+//! anything unknown, computed at run time or unparseable is at least `config_mutation`; irreversible
+//! loss or outage is `destructive` however it is spelled. A declared risk can only raise the result.
+//! The classifier is a pure function: no I/O, the same answer for the same input.
+//!
+//! Operators extend it in `seeds/policy.yaml` and their own `policy.yaml`: programs that are
+//! read-only at their site, and patterns that are destructive there. Additions never lower a
+//! built-in verdict.
+
+pub mod assent;
+mod paths;
+mod rules;
+mod shell;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub use assent::{confirmation_names_target, is_assent, is_typed_confirmation};
+pub use nomos_types::{Risk, Verdict};
+use serde::Deserialize;
+
+use shell::{Analysis, Arg};
+
+/// The operator additions shipped with Oikos.
+pub const BUILTIN_POLICY_YAML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../seeds/policy.yaml"));
+
+/// Environment variable naming an operator policy file (default: `<config dir>/oikos/policy.yaml`).
+pub const POLICY_ENV: &str = "OIKOS_POLICY";
+
+/// At most this many reasons are given with a verdict.
+const MAX_REASONS: usize = 10;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("policy {source_name}: {message}")]
+    Invalid { source_name: String, message: String },
+    #[error("policy {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+}
+
+/// A program that is read-only at this site (a tool the built-in rules do not know).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadOnlyProgram {
+    pub program: String,
+    /// When given, only these first arguments are read-only (`mytool show`, `mytool list`).
+    #[serde(default)]
+    pub subcommands: Vec<String>,
+}
+
+/// Words that make a command destructive at this site: the program, then its leading operands;
+/// `*` matches any one word.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DestructivePattern {
+    pub words: Vec<String>,
+    #[serde(default)]
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    #[serde(default)]
+    read_only: Vec<ReadOnlyProgram>,
+    #[serde(default)]
+    destructive: Vec<DestructivePattern>,
+}
+
+impl Policy {
+    /// The built-in rules with the additions shipped in `seeds/policy.yaml`.
+    pub fn builtin() -> &'static Policy {
+        static BUILTIN: OnceLock<Policy> = OnceLock::new();
+        // The shipped file is checked by a test; were it ever unreadable, no additions is the safe
+        // fallback (additions only widen read-only at sites and add destructive patterns).
+        BUILTIN.get_or_init(|| Policy::from_yaml(BUILTIN_POLICY_YAML, "seeds/policy.yaml").unwrap_or_default())
+    }
+
+    pub fn from_yaml(text: &str, source_name: &str) -> Result<Policy, PolicyError> {
+        let invalid = |message: String| PolicyError::Invalid { source_name: source_name.to_string(), message };
+        if text.trim().is_empty() {
+            return Ok(Policy::default());
+        }
+        let policy: Policy = serde_yaml_ng::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        for p in &policy.read_only {
+            if p.program.is_empty() || p.program.contains('/') {
+                return Err(invalid(format!("read_only program `{}` must be a bare program name", p.program)));
+            }
+        }
+        for d in &policy.destructive {
+            if d.words.first().is_none_or(|w| w.is_empty() || w == "*") {
+                return Err(invalid("a destructive pattern must start with a program name".into()));
+            }
+        }
+        Ok(policy)
+    }
+
+    /// The built-in policy plus the operator's file: `$OIKOS_POLICY`, else
+    /// `<config dir>/oikos/policy.yaml` when it exists.
+    pub fn load() -> Result<Policy, PolicyError> {
+        let explicit = std::env::var_os(POLICY_ENV).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let path = explicit.clone().or_else(|| dirs::config_dir().map(|d| d.join("oikos").join("policy.yaml")));
+        match path {
+            Some(p) if explicit.is_some() || p.exists() => Policy::with_file(&p),
+            _ => Ok(Policy::builtin().clone()),
+        }
+    }
+
+    /// The built-in policy plus the additions in `path`.
+    pub fn with_file(path: &Path) -> Result<Policy, PolicyError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| PolicyError::Read { path: path.to_path_buf(), source })?;
+        let extra = Policy::from_yaml(&text, &path.display().to_string())?;
+        let mut merged = Policy::builtin().clone();
+        merged.read_only.extend(extra.read_only);
+        merged.destructive.extend(extra.destructive);
+        Ok(merged)
+    }
+
+    /// Classifies a command (see [`classify`]) with this policy's additions.
+    pub fn classify(&self, command: &str, declared: Option<Risk>) -> Verdict {
+        let mut analysis = Analysis::new(self);
+        if command.trim().is_empty() {
+            analysis.raise(Risk::ConfigMutation, "empty command");
+        } else {
+            analysis.script(command);
+        }
+        if analysis.max_risk().is_none() {
+            // Comments only, or only shell variable assignments.
+            if command.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+                analysis.raise(Risk::ConfigMutation, "nothing to run");
+            } else {
+                analysis.raise(Risk::ReadOnly, "runs no programs");
+            }
+        }
+        verdict(analysis.into_findings(), declared)
+    }
+
+    pub(crate) fn destructive_matches(&self, program: &str, args: &[Arg]) -> Vec<String> {
+        let operands: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
+        self.destructive
+            .iter()
+            .filter(|d| {
+                d.words[0] == program
+                    && d.words.len() - 1 <= operands.len()
+                    && d.words[1..].iter().zip(&operands).all(|(p, w)| p == "*" || p == w)
+            })
+            .map(|d| {
+                if d.reason.is_empty() {
+                    format!("`{}` is destructive at this site", d.words.join(" "))
+                } else {
+                    d.reason.clone()
+                }
+            })
+            .collect()
+    }
+
+    pub(crate) fn extra_read_only(&self, program: &str, args: &[Arg]) -> Option<String> {
+        let first = args.iter().filter_map(Arg::as_static).find(|w| !w.starts_with('-'));
+        self.read_only
+            .iter()
+            .find(|p| {
+                p.program == program
+                    && (p.subcommands.is_empty() || first.is_some_and(|f| p.subcommands.iter().any(|s| s == f)))
+            })
+            .map(|_| format!("`{program}` is read-only at this site"))
+    }
+}
+
+/// Classifies a shell command with the built-in policy. `declared` (what the caller says the command
+/// is) can only raise the result.
+pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
+    Policy::builtin().classify(command, declared)
+}
+
+fn verdict(findings: Vec<(Risk, String)>, declared: Option<Risk>) -> Verdict {
+    let found = findings.iter().map(|(r, _)| *r).max().unwrap_or(Risk::ConfigMutation);
+    let risk = declared.map_or(found, |d| d.max(found));
+    let mut reasons: Vec<String> = Vec::new();
+    if risk > found {
+        reasons.push(format!("declared {risk}"));
+    }
+    for (r, reason) in findings {
+        if r == found && !reasons.contains(&reason) && reasons.len() < MAX_REASONS {
+            reasons.push(reason);
+        }
+    }
+    Verdict { risk, reasons }
+}
+
+#[cfg(test)]
+mod corpus;
+#[cfg(test)]
+mod props;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_policy_file_parses() {
+        let p = Policy::from_yaml(BUILTIN_POLICY_YAML, "seeds/policy.yaml").unwrap();
+        assert!(!p.read_only.is_empty() && !p.destructive.is_empty());
+        assert_eq!(Policy::builtin(), &p);
+    }
+
+    #[test]
+    fn additions_widen_read_only_only_for_unknown_programs_and_never_lower_destructive() {
+        let p = Policy::from_yaml(
+            "read_only:\n  - program: labtool\n    subcommands: [show]\n  - program: rm\n  - program: systemctl\ndestructive:\n  - words: [labtool, wipe]\n    reason: labtool wipe erases the NAS\n  - words: [ceph, osd, '*', purge]\n",
+            "test",
+        )
+        .unwrap();
+        assert_eq!(p.classify("labtool show x", None).risk, Risk::ReadOnly);
+        assert_eq!(p.classify("labtool set x", None).risk, Risk::ConfigMutation);
+        let wipe = p.classify("labtool wipe --all", None);
+        assert_eq!(wipe.risk, Risk::Destructive);
+        assert_eq!(wipe.reasons, ["labtool wipe erases the NAS"]);
+        assert_eq!(p.classify("ceph osd 3 purge", None).risk, Risk::Destructive);
+        assert_eq!(p.classify("sudo labtool wipe", None).risk, Risk::Destructive, "patterns apply behind wrappers");
+        // Declaring a built-in program read-only changes nothing.
+        assert_eq!(p.classify("rm -rf /srv", None).risk, Risk::Destructive);
+        assert_eq!(p.classify("rm /tmp/x", None).risk, Risk::ConfigMutation);
+        assert_eq!(p.classify("systemctl restart caddy", None).risk, Risk::ReversibleLow);
+    }
+
+    #[test]
+    fn malformed_additions_are_rejected() {
+        for (yaml, expect) in [
+            ("read_only: [{program: /bin/x}]", "bare program name"),
+            ("destructive: [{words: []}]", "must start with a program"),
+            ("destructive: [{words: ['*', x]}]", "must start with a program"),
+            ("read_only: [{program: x, colour: red}]", "unknown field"),
+        ] {
+            let err = Policy::from_yaml(yaml, "bad.yaml").unwrap_err().to_string();
+            assert!(err.starts_with("policy bad.yaml: ") && err.contains(expect), "{yaml}: {err}");
+        }
+    }
+
+    #[test]
+    fn declared_risk_only_raises() {
+        let v = classify("cat /etc/hostname", Some(Risk::Destructive));
+        assert_eq!(v.risk, Risk::Destructive);
+        assert_eq!(v.reasons[0], "declared destructive");
+        assert_eq!(classify("systemctl restart caddy", Some(Risk::ReadOnly)).risk, Risk::ReversibleLow);
+        assert_eq!(classify("rm -rf /", Some(Risk::ReadOnly)).risk, Risk::Destructive);
+    }
+
+    #[test]
+    fn reasons_explain_the_verdict() {
+        let v = classify("echo hi | tee /etc/motd", None);
+        assert_eq!(v.risk, Risk::ConfigMutation);
+        assert_eq!(v.reasons, ["`tee` writes /etc/motd"]);
+        let v = classify("bash -c 'rm -rf /tmp/x'", None);
+        assert!(v.reasons.iter().any(|r| r.contains("rm -rf")), "{v:?}");
+        let v = classify("systemctl status caddy", None);
+        assert_eq!(v.reasons, ["`systemctl status` only reports"]);
+    }
+}
