@@ -26,7 +26,7 @@ APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyr
 help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
-	@echo "make bench  blast-radius benchmark"
+	@echo "make bench  blast-radius and classifier benchmarks"
 	@echo "make fmt    format the code"
 
 run: setup ui
@@ -39,7 +39,7 @@ test: setup setup-test ui
 	$(CARGO) test --workspace
 
 bench: setup
-	$(CARGO) bench -p nomos --bench blast_radius
+	$(CARGO) bench -p nomos --bench blast_radius --bench classify
 
 fmt:
 	$(CARGO) fmt --all

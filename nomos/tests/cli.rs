@@ -175,3 +175,119 @@ fn errors_are_one_line_and_usage_is_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{usage:?}");
     }
 }
+
+fn nomos_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .args(args)
+        .env_remove("OIKOS_POLICY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn classify_writes_one_json_object_per_line_in_order() {
+    let input = b"ls -la\nrm -rf /\n\ntee /etc/motd\nbad \xff byte\r\nsystemctl restart caddy";
+    let out = nomos_stdin(&["classify"], input);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    let parsed: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(&str, &str)> =
+        parsed.iter().map(|v| (v["command"].as_str().unwrap(), v["risk"].as_str().unwrap())).collect();
+    assert_eq!(
+        got,
+        [
+            ("ls -la", "read_only"),
+            ("rm -rf /", "destructive"),
+            ("", "config_mutation"),
+            ("tee /etc/motd", "config_mutation"),
+            ("bad \u{fffd} byte", "config_mutation"),
+            ("systemctl restart caddy", "reversible_low"),
+        ]
+    );
+    for v in &parsed {
+        assert!(!v["reasons"].as_array().unwrap().is_empty());
+        assert_eq!(v.as_object().unwrap().len(), 3);
+    }
+    // The documented field order.
+    assert!(lines[0].starts_with(r#"{"command":"ls -la","risk":"read_only","reasons":["#), "{}", lines[0]);
+}
+
+#[test]
+fn classify_one_command_and_declared_risk() {
+    let out = nomos_stdin(&["classify", "--", "bash -c 'reboot'"], b"");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["risk"], "destructive");
+    let out = nomos_stdin(&["classify", "--declared", "config_mutation", "--", "cat", "/etc/hostname"], b"");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["command"].as_str(), v["risk"].as_str()), (Some("cat /etc/hostname"), Some("config_mutation")));
+    let out = nomos_stdin(&["classify", "--declared", "read_only", "--", "rm -rf /srv"], b"");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["risk"], "destructive", "a declaration cannot lower the verdict");
+    let out = nomos_stdin(&["classify", "--declared", "harmless", "--", "ls"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn classify_reads_the_operator_policy_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, "read_only:\n  - program: labtool\ndestructive:\n  - words: [labtool, wipe]\n").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nomos"));
+    let out = cmd.args(["classify", "--", "labtool status"]).env("OIKOS_POLICY", &policy).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["risk"], "read_only");
+    let out = Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .args(["classify", "--", "sudo labtool wipe"])
+        .env("OIKOS_POLICY", &policy)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["risk"], "destructive");
+    std::fs::write(&policy, "read_only: [{program: /x}]").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .args(["classify", "--", "ls"])
+        .env("OIKOS_POLICY", &policy)
+        .output()
+        .unwrap();
+    let err = one_line_error(&out);
+    assert!(err.contains("bare program name"), "{err}");
+}
+
+#[test]
+fn assent_writes_one_json_object_per_line() {
+    let input = "yes\n\ngo ahead, this is not risky\nI haven’t confirmed anything yet, let me think\nI confirm destroy 135 in strong\nnot sure, maybe yesterday's logs show something useful\n";
+    let out = nomos_stdin(&["assent"], input.as_bytes());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<(String, bool, bool)> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["message"].as_str().unwrap().to_string(),
+                v["assent"].as_bool().unwrap(),
+                v["typed_confirmation"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("yes".to_string(), true, false),
+            ("".to_string(), false, false),
+            ("go ahead, this is not risky".to_string(), false, false),
+            ("I haven’t confirmed anything yet, let me think".to_string(), false, false),
+            ("I confirm destroy 135 in strong".to_string(), true, true),
+            ("not sure, maybe yesterday's logs show something useful".to_string(), false, false),
+        ]
+    );
+    assert!(text.lines().next().unwrap().starts_with(r#"{"message":"yes","assent":true,"typed_confirmation":false}"#));
+}
