@@ -5,47 +5,21 @@
 //! first and win (including contracted forms and a bare "not"), and a destructive approval needs an
 //! explicit "confirm"/"confirmed" — and, stricter still, must name its target.
 
-/// Phrases that withdraw or withhold consent; any of them anywhere makes the message not assent.
+/// Words that withdraw, withhold or postpone consent, or make it conditional; any of them anywhere
+/// makes the message not assent (Nomos asks again). Contracted negatives are listed with and
+/// without their apostrophe.
+#[rustfmt::skip]
 const NEGATIONS: &[&str] = &[
-    "no",
-    "nope",
-    "nah",
-    "not",
-    "don't",
-    "dont",
-    "do not",
-    "stop",
-    "wait",
-    "hold on",
-    "hold off",
-    "not yet",
-    "cancel",
-    "abort",
-    "nevermind",
-    "never mind",
-    "skip that",
-    "haven't",
-    "hasn't",
-    "isn't",
-    "wasn't",
-    "aren't",
-    "can't",
-    "cannot",
-    "won't",
-    "wouldn't",
-    "shouldn't",
-    "didn't",
-    "doesn't",
-    "mustn't",
-    "weren't",
-    "hadn't",
-    "needn't",
-    "never",
-    "negative",
-    "refuse",
-    "deny",
-    "denied",
-    "reject",
+    "no", "nope", "nah", "not", "don't", "dont", "do not", "stop", "wait", "hold on", "hold off", "not yet",
+    "cancel", "abort", "nevermind", "never mind", "skip that", "haven't", "havent", "hasn't", "hasnt", "isn't",
+    "isnt", "wasn't", "wasnt", "aren't", "arent", "can't", "cant", "cannot", "won't", "wont", "wouldn't",
+    "wouldnt", "shouldn't", "shouldnt", "didn't", "didnt", "doesn't", "doesnt", "mustn't", "mustnt", "weren't",
+    "werent", "hadn't", "hadnt", "needn't", "neednt", "never", "negative", "refuse", "deny", "denied", "reject",
+    "nein", "nicht", "non", "nee", "niet",
+    // Postponing or attaching conditions is not consent to run now.
+    "but", "first", "later", "let me", "check", "explain", "before", "after", "once", "if", "unless", "pause",
+    "tomorrow", "maybe", "perhaps", "think", "back", "undo", "revert", "hmm", "unsure", "not sure", "what",
+    "why", "how", "which", "instead",
 ];
 
 /// Phrases that give consent, checked only when no negation matched.
@@ -82,16 +56,34 @@ const ASSENTS: &[&str] = &[
     "absolutely",
 ];
 
-/// Lowercase word tokens; apostrophes (straight or curly) stay inside their word, so "don't" and
-/// "haven’t" are one token each.
+/// Lowercase word tokens; apostrophes (any look-alike) stay inside their word, so "don't" and
+/// "haven’t" are one token each. Letters repeated more than twice collapse ("noooo" is "no").
 fn tokens(message: &str) -> Vec<String> {
-    let lowered = message.to_lowercase().replace(['\u{2019}', '\u{2018}', '`'], "'");
+    let lowered = message
+        .to_lowercase()
+        .replace(['\u{2019}', '\u{2018}', '`', '\u{b4}', '\u{2032}', '\u{2bc}', '\u{2035}', '\u{ff07}'], "'");
     lowered
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .map(|t| t.trim_matches('\''))
         .filter(|t| !t.is_empty())
-        .map(str::to_string)
+        .map(squeeze)
         .collect()
+}
+
+fn squeeze(word: &str) -> String {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = String::with_capacity(word.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let mut j = i;
+        while j < chars.len() && chars[j] == chars[i] {
+            j += 1;
+        }
+        let keep = if j - i > 2 { 1 } else { j - i };
+        out.extend(std::iter::repeat_n(chars[i], keep));
+        i = j;
+    }
+    out
 }
 
 /// Whether `phrase` (one or more words) appears as consecutive whole tokens.
@@ -100,21 +92,22 @@ fn contains_phrase(tokens: &[String], phrase: &str) -> bool {
     !words.is_empty() && tokens.windows(words.len()).any(|w| w.iter().zip(&words).all(|(t, p)| t == p))
 }
 
-fn negated(tokens: &[String]) -> bool {
-    NEGATIONS.iter().any(|n| contains_phrase(tokens, n))
+/// A question, a negation or a condition: not consent.
+fn withheld(message: &str, tokens: &[String]) -> bool {
+    message.contains('?') || NEGATIONS.iter().any(|n| contains_phrase(tokens, n))
 }
 
 /// Whether the message approves the proposal just made. Ambiguity is not assent.
 pub fn is_assent(message: &str) -> bool {
     let t = tokens(message);
-    !negated(&t) && ASSENTS.iter().any(|a| contains_phrase(&t, a))
+    !withheld(message, &t) && ASSENTS.iter().any(|a| contains_phrase(&t, a))
 }
 
 /// Whether the message is an explicit confirmation, the only chat message that may approve a
 /// destructive action. Loose assent ("yes", "go ahead") is not.
 pub fn is_typed_confirmation(message: &str) -> bool {
     let t = tokens(message);
-    !negated(&t) && (contains_phrase(&t, "confirm") || contains_phrase(&t, "confirmed"))
+    !withheld(message, &t) && (contains_phrase(&t, "confirm") || contains_phrase(&t, "confirmed"))
 }
 
 /// Whether a typed confirmation names what it confirms: the target's slug (`lxc:caddy`), its name
@@ -233,6 +226,42 @@ mod tests {
 
     /// Deliberate difference from the original: a bare "not" is a negation (pitfall 1), so "go ahead,
     /// this is not risky" is not assent and Nomos asks again. Erring toward re-confirming is safe.
+    /// Found in review: questions, conditions, postponements and apostrophe-less negatives read as
+    /// assent; they must not.
+    #[test]
+    fn questions_conditions_and_loose_negatives_are_not_assent() {
+        for m in [
+            "are you sure?",
+            "is it ok to run this?",
+            "should I approve this?",
+            "yes?",
+            "ok, let me check with my team first",
+            "yes, but first take a snapshot",
+            "Noooo, go back!",
+            "pause, then continue tomorrow",
+            "sure, explain it first",
+            "I wont approve this",
+            "don´t proceed",
+            "don′t proceed",
+            "donʼt proceed",
+            "ok nein",
+            "yes if the backup finished",
+        ] {
+            assert!(!is_assent(m), "{m:?}");
+        }
+        for m in [
+            "can you confirm what this deletes first?",
+            "Could you confirm which container that is?",
+            "confirm?",
+            "I'll confirm later",
+            "I cant confirm that yet",
+            "i havent confirmed anything",
+        ] {
+            assert!(!is_typed_confirmation(m), "{m:?}");
+        }
+        assert!(is_assent("yesss, go ahead"));
+    }
+
     #[test]
     fn bare_not_negates() {
         assert!(!is_assent("go ahead, this is not risky"));

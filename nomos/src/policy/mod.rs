@@ -145,9 +145,12 @@ impl Policy {
         self.destructive
             .iter()
             .filter(|d| {
+                // Anywhere among the operands: options' values sit between them
+                // (`ipmitool -I lanplus -H bmc chassis power off`).
+                let rest = &d.words[1..];
                 d.words[0] == program
-                    && d.words.len() - 1 <= operands.len()
-                    && d.words[1..].iter().zip(&operands).all(|(p, w)| p == "*" || p == w)
+                    && (rest.is_empty()
+                        || operands.windows(rest.len()).any(|w| w.iter().zip(rest).all(|(o, p)| p == "*" || p == o)))
             })
             .map(|d| {
                 if d.reason.is_empty() {

@@ -1,61 +1,134 @@
-//! What the classifier knows about paths: secrets, block devices, harmless sinks and "broad" places
-//! where a recursive operation means losing a system.
+//! What the classifier knows about paths: secrets, block devices, harmless sinks, "broad" places
+//! where a recursive operation means losing a system, and "precious" data directories.
+//!
+//! Paths are compared after lexical normalisation (`//`, `/./`, `/../`, `$HOME`). Globs are
+//! honoured on both sides: a pattern such as `/e?c/sha*` is a secret if it could match one.
 
-/// Files that hold secrets: reading, copying or sending them is never routine.
+/// Secret files, as patterns: `*` and `?` match within one path component, `**` any number of
+/// components, `~` any home directory.
+const SECRET_FILES: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+    "/var/backups/shadow.bak",
+    "/var/backups/gshadow.bak",
+    "/etc/ssh/ssh_host_*_key",
+    "~/.ssh/**",
+    "/etc/pve/priv/**",
+    "/etc/pve/**/*.key",
+    "/etc/ssl/private/**",
+    "/etc/letsencrypt/archive/**",
+    "/etc/letsencrypt/keys/**",
+    "/etc/letsencrypt/live/*/privkey*",
+    "/etc/wireguard/**",
+    "/etc/corosync/authkey",
+    "/var/lib/pve-cluster/config.db*",
+    "/etc/ceph/*.keyring",
+    "/etc/proxmox-backup/shadow.json",
+    "/etc/proxmox-backup/*.key",
+    "/etc/proxmox-backup/*.pem",
+    "/var/lib/proxmox-backup/priv/**",
+    "/etc/mysql/debian.cnf",
+    "~/.my.cnf",
+    "~/.pgpass",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.kube/config",
+    "~/.aws/credentials",
+    "~/.docker/config.json",
+    "~/.gnupg/private-keys-v1.d/**",
+    "~/.gnupg/secring.gpg",
+    "~/.config/sops/age/**",
+    "~/.config/proxmox-backup/**",
+    "**/encryption-key.json",
+    "**/*.key",
+    "**/privkey*.pem",
+    "**/*-key.pem",
+    "**/*_key.pem",
+    "**/*.age",
+    "**/*.keyring",
+];
+
+/// Files under `~/.ssh` that are public.
+const SSH_PUBLIC: &[&str] = &["authorized_keys", "authorized_keys2", "known_hosts", "known_hosts.old", "config"];
+
+/// Directories where deleting files loses guests' or services' data.
+const PRECIOUS: &[&str] = &[
+    "/var/lib/vz/images",
+    "/var/lib/vz/private",
+    "/var/lib/vz/dump",
+    "/var/lib/vz/template",
+    "/rpool/data",
+    "/var/lib/postgresql",
+    "/var/lib/mysql",
+    "/var/lib/docker/volumes",
+    "/var/lib/pve-cluster",
+    "/etc/pve",
+    "/mnt/pve",
+];
+
+/// Whether `path` (which may hold globs) names, or could name, a file holding secrets.
 pub fn is_secret(path: &str) -> bool {
-    let p = normalise(path);
-    let p = p.as_str();
-    let name = p.rsplit('/').next().unwrap_or(p);
-    let has_glob = name.contains(['*', '?', '[']);
-
-    // SSH private keys (anyone's) and host keys; a glob in those directories may match one.
-    // The key directories themselves: a recursive read of them reads the keys.
-    if p.trim_end_matches('/').ends_with("/.ssh")
-        || p.trim_end_matches('/') == ".ssh"
-        || p.trim_end_matches('/') == "/etc/ssh"
-    {
-        return true;
-    }
-    if let Some(rest) = after_dir(p, ".ssh") {
-        let public = rest.ends_with(".pub")
-            || matches!(rest, "authorized_keys" | "authorized_keys2" | "known_hosts" | "config" | "");
-        return (rest.starts_with("id_") && !rest.ends_with(".pub")) || rest.contains(['*', '?', '[']) || {
-            // Custom key names: anything that is not a known public file.
-            !public && !rest.contains('/')
-        };
-    }
-    if let Some(rest) = p.strip_prefix("/etc/ssh/") {
-        return (rest.starts_with("ssh_host_") && !rest.ends_with(".pub")) || rest.contains(['*', '?', '[']);
-    }
-    if matches!(p, "/etc/shadow" | "/etc/shadow-" | "/etc/gshadow" | "/etc/gshadow-" | "/etc/security/opasswd") {
-        return true;
-    }
-    if has_glob && matches!(p.rsplit_once('/').map(|(d, _)| d), Some("/etc")) && glob_could_match(name, "shadow") {
-        return true;
-    }
-    // Proxmox cluster secrets, TLS private keys, age/sops and GnuPG keys, WireGuard configs.
-    const SECRET_DIRS: &[&str] = &[
-        "/etc/pve/priv",
-        "/etc/ssl/private",
-        "/etc/letsencrypt/keys",
-        "/etc/letsencrypt/archive",
-        "/etc/wireguard",
-        "/root/.gnupg",
-        "/var/lib/proxmox-backup/priv",
+    // Most words are nowhere near a secret: skip the pattern matching for them.
+    const HINTS: &[&str] = &[
+        "shadow",
+        "ssh",
+        "priv",
+        "pve",
+        "ssl",
+        "letsencrypt",
+        "wireguard",
+        "corosync",
+        "ceph",
+        "proxmox",
+        "mysql",
+        ".my.cnf",
+        "pgpass",
+        "netrc",
+        "credentials",
+        ".kube",
+        ".docker",
+        "gnupg",
+        "sops",
+        "key",
+        ".age",
     ];
-    if SECRET_DIRS.iter().any(|d| p == *d || p.starts_with(&format!("{d}/"))) {
+    if !has_glob(path) && !HINTS.iter().any(|h| path.contains(h)) {
+        return false;
+    }
+    let p = normalise(path);
+    if p.is_empty() {
+        return false;
+    }
+    // ~/.ssh: everything but the public files (a glob in there may match a key).
+    if let Some(rest) = p.strip_prefix("~/.ssh/").or_else(|| p.find("/.ssh/").map(|i| &p[i + 6..])) {
+        if !rest.contains('/') && SSH_PUBLIC.contains(&rest) && !has_glob(rest) {
+            return false;
+        }
+        if rest.ends_with(".pub") && !has_glob(rest) {
+            return false;
+        }
+        return !rest.is_empty();
+    }
+    SECRET_FILES.iter().any(|pattern| matches_pattern(&p, pattern))
+}
+
+/// Whether `path` is a directory that holds secret files (a recursive read of it reads them).
+pub fn holds_secrets(path: &str) -> bool {
+    let p = normalise(path);
+    let p = p.trim_end_matches('/');
+    if p.is_empty() || p == "~" || p == "." || p == ".." {
         return true;
     }
-    if p.contains("/.gnupg/private-keys") || p.ends_with("/.gnupg/secring.gpg") || p.contains("/sops/age/") {
-        return true;
-    }
-    name.ends_with(".key")
-        || name.starts_with("privkey")
-        || name.ends_with("-key.pem")
-        || name.ends_with("_key.pem")
-        || name == "pve-root-ca.key"
-        || name.ends_with(".age")
-        || (has_glob && p.starts_with("/etc/letsencrypt/live/"))
+    SECRET_FILES.iter().filter(|s| !s.starts_with("**")).any(|pattern| {
+        let dir_parts: Vec<&str> = components(p);
+        let pat_parts: Vec<&str> = components(pattern);
+        // A proper prefix of the pattern's directories.
+        dir_parts.len() < pat_parts.len()
+            && dir_parts.iter().zip(&pat_parts).all(|(d, q)| *q == "**" || globs_intersect(d, q))
+    })
 }
 
 /// Block devices and raw memory: writing to them destroys data at once.
@@ -68,22 +141,33 @@ pub fn is_block_device(path: &str) -> bool {
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "mapper/", "disk/", "zd", "zvol/", "loop", "nbd",
         "rbd", "pve/", "sr", "ram", "mem", "kmem", "port", "fd0",
     ];
-    PREFIXES.iter().any(|pre| dev.starts_with(pre))
+    PREFIXES.iter().any(|pre| dev.starts_with(pre) || (has_glob(dev) && globs_intersect(dev, &format!("{pre}*"))))
         // `/dev/<vg>/<lv>`: a volume group's logical volume.
         || (dev.contains('/') && !dev.starts_with("fd/") && !dev.starts_with("shm/") && !dev.starts_with("pts/"))
 }
 
-/// Where writing changes nothing that persists.
+/// Where writing changes nothing that persists. Exact names only: `/dev/fd/../..` is not a sink.
 pub fn is_harmless_sink(path: &str) -> bool {
-    let p = normalise(path);
-    matches!(p.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero" | "-")
-        || p.starts_with("/dev/fd/")
-        || p.starts_with("/proc/self/fd/")
+    let p = path.trim();
+    if p.contains("/.") || p.contains("//") {
+        return false;
+    }
+    matches!(p, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-")
+        || p.strip_prefix("/dev/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || p.strip_prefix("/proc/self/fd/").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A path whose meaning depends on symlinks the classifier cannot follow (`..` after `/dev/fd`,
+/// `/proc/self`): writing there is judged as the worst it could be.
+pub fn is_unresolvable(path: &str) -> bool {
+    let p = path.trim();
+    (p.starts_with("/dev/") || p.starts_with("/proc/") || p.starts_with("/sys/")) && p.split('/').any(|c| c == "..")
 }
 
 /// Writing here takes the machine down (magic SysRq: reboot, crash, kill all).
 pub fn is_power_trigger(path: &str) -> bool {
-    normalise(path) == "/proc/sysrq-trigger"
+    let p = normalise(path);
+    p == "/proc/sysrq-trigger" || (has_glob(&p) && matches_pattern("/proc/sysrq-trigger", &p))
 }
 
 /// Places where a recursive removal or permission change amounts to breaking the system: the root,
@@ -92,7 +176,7 @@ pub fn is_power_trigger(path: &str) -> bool {
 pub fn is_broad(path: &str) -> bool {
     let p = normalise(path);
     let p = p.trim_end_matches(['*', '/']);
-    if p.is_empty() || matches!(p, "." | ".." | "~" | "./" | "$HOME" | "${HOME}") {
+    if p.is_empty() || matches!(p, "." | ".." | "~") {
         return true;
     }
     if let Some(rest) = p.strip_prefix('/') {
@@ -107,67 +191,159 @@ pub fn is_broad(path: &str) -> bool {
         "/usr/lib",
         "/usr/bin",
         "/usr/sbin",
-        "/etc/pve",
         "/etc/ssh",
         "/etc/systemd",
         "/var/lib/vz",
-        "/var/lib/docker",
-        "/var/lib/postgresql",
-        "/var/lib/mysql",
         "/var/lib/lxc",
-        "/var/lib/pve-cluster",
-        "/rpool/data",
-        "/mnt/pve",
     ];
-    IMPORTANT.contains(&p)
+    IMPORTANT.contains(&p) || is_precious(p)
 }
 
-/// Collapses doubled slashes and a trailing `/.`, and strips quotes left over from partial
-/// evaluation. Does not resolve `..` (a path with `..` is judged as written).
-fn normalise(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.trim().chars() {
-        if c == '/' && out.ends_with('/') {
-            continue;
+/// Inside a directory that holds guests' or services' data.
+pub fn is_precious(path: &str) -> bool {
+    let p = normalise(path);
+    PRECIOUS.iter().any(|d| p == *d || p.starts_with(&format!("{d}/")))
+}
+
+fn has_glob(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// Collapses `//`, resolves `.` and `..` lexically, maps `$HOME`/`/root` home forms to `~`.
+pub fn normalise(path: &str) -> String {
+    let path = path.trim();
+    let (prefix, rest) = if let Some(r) = path.strip_prefix("$HOME").or_else(|| path.strip_prefix("${HOME}")) {
+        ("~", r)
+    } else if let Some(r) = path.strip_prefix('~') {
+        // `~` or `~user`: some home directory.
+        let r = r.find('/').map_or("", |i| &r[i..]);
+        ("~", r)
+    } else if let Some(r) = path.strip_prefix("/root").filter(|r| r.is_empty() || r.starts_with('/')) {
+        ("~", r)
+    } else if let Some(r) = path.strip_prefix("/home/") {
+        ("~", r.find('/').map_or("", |i| &r[i..]))
+    } else {
+        ("", path)
+    };
+    let absolute = !prefix.is_empty() || rest.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for c in rest.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            other => parts.push(other),
         }
-        out.push(c);
     }
-    while out.len() > 1 && out.ends_with("/.") {
-        out.truncate(out.len() - 2);
+    let joined = parts.join("/");
+    match (prefix, absolute) {
+        ("~", _) if joined.is_empty() => "~".into(),
+        ("~", _) => format!("~/{joined}"),
+        (_, true) => format!("/{joined}"),
+        _ if joined.is_empty() && !rest.is_empty() => ".".into(),
+        _ => joined,
     }
-    if let Some(rest) = out.strip_prefix("$HOME/").or_else(|| out.strip_prefix("${HOME}/")) {
-        return format!("~/{rest}");
-    }
-    out
 }
 
-/// The part of `p` after a `<dir>/` component (`~/.ssh/id_rsa` → `id_rsa`).
-fn after_dir<'a>(p: &'a str, dir: &str) -> Option<&'a str> {
-    let needle = format!("{dir}/");
-    if let Some(rest) = p.strip_prefix(&needle) {
-        return Some(rest);
-    }
-    p.find(&format!("/{needle}")).map(|i| &p[i + needle.len() + 1..])
+fn components(p: &str) -> Vec<&str> {
+    p.split('/').filter(|c| !c.is_empty()).collect()
 }
 
-/// Whether a simple glob (only `*` and `?`) could match `name`.
-fn glob_could_match(glob: &str, name: &str) -> bool {
-    fn m(g: &[u8], n: &[u8]) -> bool {
-        match (g.first(), n.first()) {
+/// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
+fn matches_pattern(path: &str, pattern: &str) -> bool {
+    fn go(p: &[&str], q: &[&str], literal: bool) -> bool {
+        match (p.first(), q.first()) {
             (None, None) => true,
-            (Some(b'*'), _) => m(&g[1..], n) || (!n.is_empty() && m(g, &n[1..])),
-            (Some(b'?'), Some(_)) => m(&g[1..], &n[1..]),
-            (Some(b'['), Some(_)) => true,
-            (Some(a), Some(b)) if a == b => m(&g[1..], &n[1..]),
+            (_, Some(&"**")) => go(p, &q[1..], literal) || (!p.is_empty() && go(&p[1..], q, literal)),
+            (Some(a), Some(b)) => {
+                let fits = if literal { globs_intersect(&escape_glob(a), b) } else { globs_intersect(a, b) };
+                fits && go(&p[1..], &q[1..], literal)
+            }
             _ => false,
         }
     }
-    m(glob.as_bytes(), name.as_bytes())
+    let p = components(path);
+    let q = components(pattern);
+    // Patterns that hold anywhere (`**/*.key`) are matched against the path as written: a glob
+    // such as `/tmp/*` is not taken to mean "maybe a key". Patterns naming a secret place are
+    // matched glob against glob (`/e?c/sha*` is `/etc/shadow`).
+    go(&p, &q, pattern.starts_with("**"))
+}
+
+/// A path component with its glob characters made literal.
+fn escape_glob(s: &str) -> String {
+    s.chars().map(|c| if matches!(c, '*' | '?' | '[') { 'X' } else { c }).collect()
+}
+
+/// Whether two glob patterns (literal characters, `?`, `*`, `[…]`) can match a common string.
+pub fn globs_intersect(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut memo = vec![vec![None; b.len() + 1]; a.len() + 1];
+    intersect(&a, &b, 0, 0, &mut memo)
+}
+
+fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Option<bool>>>) -> bool {
+    if let Some(v) = memo[i][j] {
+        return v;
+    }
+    let single = |p: &[char], k: usize| -> Option<usize> {
+        // Length of the single-character token at k: a literal, `?`, or a `[…]` class.
+        match p.get(k) {
+            Some('[') => p[k..].iter().position(|c| *c == ']').map(|e| e + 1).or(Some(1)),
+            Some(_) => Some(1),
+            None => None,
+        }
+    };
+    let result = match (a.get(i), b.get(j)) {
+        (None, None) => true,
+        (Some('*'), _) => {
+            intersect(a, b, i + 1, j, memo) || (j < b.len() && intersect(a, b, i, j + single(b, j).unwrap_or(1), memo))
+        }
+        (_, Some('*')) => {
+            intersect(a, b, i, j + 1, memo) || (i < a.len() && intersect(a, b, i + single(a, i).unwrap_or(1), j, memo))
+        }
+        (Some(x), Some(y)) => {
+            let (la, lb) = (single(a, i).unwrap_or(1), single(b, j).unwrap_or(1));
+            let wild = |c: &char| *c == '?' || *c == '[';
+            (wild(x) || wild(y) || x == y) && intersect(a, b, i + la, j + lb, memo)
+        }
+        _ => false,
+    };
+    memo[i][j] = Some(result);
+    result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalisation() {
+        assert_eq!(normalise("/etc/./shadow"), "/etc/shadow");
+        assert_eq!(normalise("/root/.ssh/../.ssh/id_rsa"), "~/.ssh/id_rsa");
+        assert_eq!(normalise("//etc//shadow"), "/etc/shadow");
+        assert_eq!(normalise("$HOME/.ssh/id_rsa"), "~/.ssh/id_rsa");
+        assert_eq!(normalise("/home/ops/.ssh/key"), "~/.ssh/key");
+        assert_eq!(normalise("~ops/.ssh/key"), "~/.ssh/key");
+        assert_eq!(normalise("/../../etc/shadow"), "/etc/shadow");
+        assert_eq!(normalise("a/../b"), "b");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(globs_intersect("sha*", "shadow"));
+        assert!(globs_intersect("???dow", "shadow"));
+        assert!(globs_intersect("ss[h]", "ssh"));
+        assert!(globs_intersect("ssh_host_*", "ssh_host_*_key"));
+        assert!(!globs_intersect("*.conf", "ssh_host_*_key"));
+        assert!(!globs_intersect("passwd", "shadow"));
+    }
 
     #[test]
     fn secrets() {
@@ -176,21 +352,28 @@ mod tests {
             "/root/.ssh/id_ed25519",
             "/home/ops/.ssh/deploy_key",
             "~/.ssh/*",
-            ".ssh/id_ecdsa",
             "/etc/ssh/ssh_host_ed25519_key",
             "/etc/shadow",
             "/etc/sha*",
+            "/???/shadow",
+            "/e?c/shadow",
+            "/etc/./shadow",
+            "/root/.ss[h]/id_rsa",
+            "/etc/ss?/ssh_host_ed25519_key",
             "/etc/pve/priv/authkey.key",
             "/etc/pve/priv/token.cfg",
             "/etc/ssl/private/ssl-cert-snakeoil.key",
             "/etc/letsencrypt/live/home.arpa/privkey.pem",
             "/etc/pve/local/pve-ssl.key",
             "/etc/wireguard/wg0.conf",
+            "/var/backups/shadow.bak",
+            "/etc/corosync/authkey",
+            "/var/lib/pve-cluster/config.db",
+            "/etc/ceph/ceph.client.admin.keyring",
+            "/etc/proxmox-backup/shadow.json",
+            "/root/.config/proxmox-backup/encryption-key.json",
+            "/etc/mysql/debian.cnf",
             "$HOME/.ssh/id_rsa",
-            "//root//.ssh/id_rsa",
-            "/root/.ssh/",
-            "~/.ssh",
-            "/etc/ssh",
         ] {
             assert!(is_secret(p), "{p}");
         }
@@ -199,6 +382,7 @@ mod tests {
             "~/.ssh/authorized_keys",
             "~/.ssh/known_hosts",
             "/etc/ssh/sshd_config",
+            "/etc/ssh/sshd_config.d/*.conf",
             "/etc/ssh/ssh_host_ed25519_key.pub",
             "/etc/passwd",
             "/etc/hostname",
@@ -208,25 +392,46 @@ mod tests {
         ] {
             assert!(!is_secret(p), "{p}");
         }
+        for d in ["/etc", "/", "/root", "~", "/etc/ssh", "/etc/pve", "/var/backups"] {
+            assert!(holds_secrets(d), "{d}");
+        }
+        for d in ["/etc/nginx", "/var/log", "/srv/app"] {
+            assert!(!holds_secrets(d), "{d}");
+        }
     }
 
     #[test]
     fn devices_sinks_and_broad_paths() {
-        for p in
-            ["/dev/sda", "/dev/nvme0n1p1", "/dev/mapper/pve-root", "/dev/pve/data", "/dev/disk/by-id/x", "/dev/zd16"]
-        {
+        for p in [
+            "/dev/sda",
+            "/dev/nvme0n1p1",
+            "/dev/mapper/pve-root",
+            "/dev/pve/data",
+            "/dev/disk/by-id/x",
+            "/dev/zd16",
+            "/dev/sd*",
+        ] {
             assert!(is_block_device(p), "{p}");
         }
         for p in ["/dev/null", "/dev/stdout", "/dev/fd/2", "/tmp/x", "/dev/tty", "/dev/pts/0"] {
             assert!(!is_block_device(p), "{p}");
         }
         assert!(is_harmless_sink("/dev/null") && is_harmless_sink("/dev/stderr") && !is_harmless_sink("/tmp/x"));
-        assert!(is_power_trigger("/proc/sysrq-trigger"));
-        for p in ["/", "/*", "/etc", "/etc/", "/var/lib", "~", "~/*", ".", "/home", "/etc/pve"] {
+        assert!(!is_harmless_sink("/dev/fd/../../sysrq-trigger") && !is_harmless_sink("/dev/./null"));
+        assert!(is_unresolvable("/dev/fd/../../sysrq-trigger") && !is_unresolvable("/tmp/../x"));
+        assert!(
+            is_power_trigger("/proc/sysrq-trigger")
+                && is_power_trigger("/proc/./sysrq-trigger")
+                && is_power_trigger("/proc/sysrq*")
+        );
+        for p in
+            ["/", "/*", "/etc", "/etc/", "/var/lib", "~", "~/*", ".", "/home", "/etc/pve", "/var/lib/vz/images/100"]
+        {
             assert!(is_broad(p), "{p}");
         }
         for p in ["/tmp/build", "/var/tmp/x", "/srv/app/cache", "./node_modules/x", "~/build"] {
             assert!(!is_broad(p), "{p}");
         }
+        assert!(is_precious("/var/lib/vz/images/100/vm-100-disk-0.qcow2"));
     }
 }

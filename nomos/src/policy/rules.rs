@@ -4,292 +4,80 @@
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO, ReversibleLow as RL};
 
-use super::paths::{is_block_device, is_broad, is_harmless_sink, is_secret};
-use super::shell::{Analysis, Arg, Stdin};
+use super::paths::{holds_secrets, is_block_device, is_broad, is_harmless_sink, is_precious};
+use super::shell::{dangerous_variable, Analysis, Arg, Stdin};
 
 /// Directories whose programs are the system's own (`/usr/bin/cat` is `cat`; `./cat` is not).
-const TRUSTED_DIRS: &[&str] = &["/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"];
+#[rustfmt::skip]
+const TRUSTED_DIRS: &[&str] = &[
+    "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+];
 
 /// Programs that look at paths without reading what is in them; secret paths are fine there.
+#[rustfmt::skip]
 const METADATA_ONLY: &[&str] = &[
-    "ls",
-    "stat",
-    "file",
-    "du",
-    "find",
-    "test",
-    "[",
-    "[[",
-    "chmod",
-    "chown",
-    "chgrp",
-    "lsattr",
-    "getfacl",
-    "namei",
-    "realpath",
-    "readlink",
-    "basename",
-    "dirname",
-    "ssh-add",
-    "ssh-keygen",
-    "touch",
-    "mkdir",
+    "ls", "stat", "file", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
+    "realpath", "readlink", "basename", "dirname", "ssh-add", "ssh-keygen", "touch", "mkdir", "cd", "pushd", "popd",
 ];
 
 /// Programs that only read the files named by their operands (and standard input).
+#[rustfmt::skip]
 const FILE_READERS: &[&str] = &[
-    "cat",
-    "tac",
-    "head",
-    "tail",
-    "less",
-    "more",
-    "nl",
-    "wc",
-    "cut",
-    "paste",
-    "join",
-    "comm",
-    "column",
-    "fold",
-    "fmt",
-    "expand",
-    "unexpand",
-    "rev",
-    "grep",
-    "egrep",
-    "fgrep",
-    "zgrep",
-    "zegrep",
-    "zfgrep",
-    "rg",
-    "ag",
-    "ack",
-    "zcat",
-    "zless",
-    "zmore",
-    "bzcat",
-    "xzcat",
-    "zstdcat",
-    "lzcat",
-    "diff",
-    "diff3",
-    "cmp",
-    "md5sum",
-    "sha1sum",
-    "sha224sum",
-    "sha256sum",
-    "sha384sum",
-    "sha512sum",
-    "b2sum",
-    "cksum",
-    "sum",
-    "base32",
-    "od",
-    "hexdump",
-    "strings",
-    "jq",
-    "look",
-    "tr",
-    "iconv",
-    "cat-file",
+    "cat", "tac", "head", "tail", "less", "more", "nl", "wc", "cut", "paste", "join", "comm", "column", "fold",
+    "fmt", "expand", "unexpand", "rev", "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "rg", "ag", "ack",
+    "zcat", "zless", "zmore", "bzcat", "xzcat", "zstdcat", "lzcat", "diff", "diff3", "cmp", "md5sum", "sha1sum",
+    "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base32", "od", "hexdump",
+    "strings", "jq", "look", "tr", "cat-file",
 ];
 
 /// Programs that report on the system and change nothing, whatever their arguments.
+#[rustfmt::skip]
 const INSPECTORS: &[&str] = &[
-    "echo",
-    "printf",
-    "true",
-    "false",
-    ":",
-    "test",
-    "[",
-    "[[",
-    "sleep",
-    "which",
-    "whereis",
-    "type",
-    "basename",
-    "dirname",
-    "seq",
-    "expr",
-    "uname",
-    "whoami",
-    "id",
-    "groups",
-    "who",
-    "w",
-    "users",
-    "last",
-    "lastb",
-    "lastlog",
-    "uptime",
-    "free",
-    "nproc",
-    "lscpu",
-    "lsmem",
-    "lsblk",
-    "lspci",
-    "lsusb",
-    "lsmod",
-    "modinfo",
-    "lsof",
-    "lshw",
-    "lsns",
-    "lslocks",
-    "lsipc",
-    "lslogins",
-    "dmidecode",
-    "blkid",
-    "findmnt",
-    "ps",
-    "pgrep",
-    "pidof",
-    "pstree",
-    "vmstat",
-    "iostat",
-    "mpstat",
-    "pidstat",
-    "sensors",
-    "printenv",
-    "readlink",
-    "realpath",
-    "getent",
-    "ss",
-    "netstat",
-    "ping",
-    "ping6",
-    "traceroute",
-    "traceroute6",
-    "tracepath",
-    "mtr",
-    "dig",
-    "nslookup",
-    "host",
-    "whois",
-    "ls",
-    "dir",
-    "vdir",
-    "tree",
-    "du",
-    "df",
-    "stat",
-    "file",
-    "locale",
-    "tty",
-    "hostid",
-    "factor",
-    "uuidgen",
-    "cal",
-    "ncal",
-    "pveversion",
-    "pvereport",
-    "pveperf",
-    "lsattr",
-    "getfacl",
-    "namei",
-    "arch",
-    "top",
-    "htop",
-    "btop",
-    "atop",
-    "iotop",
-    "iftop",
-    "nethogs",
-    "glances",
-    "smem",
-    "numfmt",
-    "env_dump",
-    "ssh-keyscan",
-    "systemd-analyze",
-    "systemd-cgls",
-    "systemd-cgtop",
-    "systemd-detect-virt",
-    "coredumpctl",
-    "iperf3",
-    "ethtool-dump",
-    "lsinitramfs",
-    "dpkg-query",
-    "apt-cache",
-    "yes",
-    "tput",
-    "clear",
-    "help",
-    "history",
-    "jobs",
-    "dirs",
-    "caller",
-    "times",
-    "fc",
-    "cd",
-    "pushd",
-    "popd",
-    "set",
-    "shopt",
-    "unset",
-    "read",
-    "wait",
-    "exit",
-    "return",
-    "shift",
-    "let",
-    "local",
-    "declare",
-    "typeset",
-    "readonly",
-    "export",
-    "getopts",
-    "hash",
-    "ulimit",
-    "umask",
-    "fg",
-    "bg",
-    "disown",
-    "logout",
-    "complete",
-    "compgen",
-    "enable",
-    "unalias",
-    "mapfile",
-    "readarray",
-    "cd-",
-    "nvidia-smi-query",
+    "echo", "true", "false", ":", "test", "[", "[[", "sleep", "which", "whereis", "type", "basename", "dirname",
+    "seq", "expr", "uname", "whoami", "id", "groups", "who", "w", "users", "last", "lastb", "uptime", "free",
+    "nproc", "lscpu", "lsmem", "lsblk", "lspci", "lsusb", "lsmod", "modinfo", "lsof", "lshw", "lsns", "lslocks",
+    "lsipc", "lslogins", "dmidecode", "blkid", "findmnt", "ps", "pgrep", "pidof", "pstree", "vmstat", "iostat",
+    "mpstat", "pidstat", "sensors", "printenv", "readlink", "realpath", "netstat", "ping", "ping6", "traceroute",
+    "traceroute6", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "ls", "dir", "vdir", "du", "df",
+    "stat", "file", "locale", "tty", "hostid", "factor", "uuidgen", "cal", "ncal", "pveversion", "pvereport",
+    "pveperf", "lsattr", "getfacl", "namei", "arch", "top", "htop", "btop", "atop", "iotop", "iftop", "nethogs",
+    "glances", "smem", "numfmt", "ssh-keyscan", "systemd-cgls", "systemd-cgtop", "systemd-detect-virt",
+    "lsinitramfs", "dpkg-query", "yes", "tput", "clear", "help", "jobs", "dirs", "caller", "times", "wait", "exit",
+    "return", "shift", "getopts", "ulimit", "umask", "fg", "bg", "disown", "logout", "unalias", "complete",
+    "arcstat", "arc_summary", "arcstat.py", "lsb_release", "aa-status", "apparmor_status", "sestatus", "virt-what",
+];
+
+/// Builtins that store into variables or move the working directory: safe unless the variable
+/// changes what later programs run (`read BASH_ENV`, `export 'PATH=…'`).
+#[rustfmt::skip]
+const SETTERS: &[&str] = &[
+    "read", "declare", "typeset", "local", "export", "readonly", "let", "unset", "set", "shopt", "cd", "pushd",
+    "popd", "mapfile", "readarray",
 ];
 
 /// Shells that run a script given with `-c`, by path, or on standard input.
-const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "rbash", "fish", "busybox-sh"];
+#[rustfmt::skip]
+const SHELLS: &[&str] = &[
+    "bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "rbash", "fish", "busybox-sh",
+];
 
 /// Interpreters whose inline code cannot be judged.
+#[rustfmt::skip]
 const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "php",
-    "lua",
-    "luajit",
-    "Rscript",
-    "tclsh",
-    "wish",
-    "pwsh",
-    "powershell",
-    "osascript",
-    "groovy",
-    "julia",
-    "expect",
+    "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua",
+    "luajit", "Rscript", "tclsh", "wish", "pwsh", "powershell", "osascript", "groovy", "julia", "expect",
 ];
 
 /// Programs that are dangerous to the machine as a whole.
-const POWER: &[&str] = &["reboot", "shutdown", "poweroff", "halt", "killall5"];
+#[rustfmt::skip]
+const POWER: &[&str] = &[
+    "reboot", "shutdown", "poweroff", "halt", "killall5",
+];
 
-const SQL_CLIENTS: &[&str] = &["psql", "mysql", "mariadb", "sqlite3", "cockroach"];
+#[rustfmt::skip]
+const SQL_CLIENTS: &[&str] = &[
+    "psql", "mysql", "mariadb", "sqlite3", "cockroach",
+];
 
 /// The argument list with the helpers every rule needs.
 struct Args<'a> {
@@ -316,23 +104,29 @@ impl<'a> Args<'a> {
         })
     }
 
-    /// A long option, bare or with `=value`.
+    /// A long option, bare or with `=value`, also abbreviated: getopt accepts any unique prefix
+    /// (`--se` for `--set`). A prefix that is not unique is an error for the program, so treating
+    /// every prefix as a match never misses an option that takes effect.
     fn long(&self, name: &str) -> bool {
-        self.options().any(|o| o == name || o.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
+        self.options().any(|o| long_matches(o, name))
     }
 
     fn flag(&self, short: char, long: &str) -> bool {
         self.short(short) || self.long(long)
     }
 
-    /// Any of these exact words before `--`.
+    /// Any of these words before `--` (long ones also abbreviated).
     fn any(&self, words: &[&str]) -> bool {
-        self.options().any(|o| words.contains(&o))
+        self.options().any(|o| words.iter().any(|w| o == *w || (w.starts_with("--") && long_matches(o, w))))
     }
 
-    /// A long option starting with this prefix (`--vacuum-` matches `--vacuum-size=1G`).
+    /// A long option starting with this prefix (`--vacuum-` matches `--vacuum-size=1G`), or an
+    /// abbreviation that could stand for one (`--del` for `--delete-after`).
     fn long_prefix(&self, prefix: &str) -> bool {
-        self.options().any(|o| o.starts_with(prefix))
+        self.options().any(|o| {
+            let key = o.split('=').next().unwrap_or(o);
+            o.starts_with("--") && (key.starts_with(prefix) || (key.len() >= 3 && prefix.starts_with(key)))
+        })
     }
 
     /// Words that are not options, skipping the values of `valued` options. Everything after `--`
@@ -375,26 +169,41 @@ impl<'a> Args<'a> {
 
     fn values(&self, names: &[&str]) -> Vec<Arg> {
         let mut out = Vec::new();
+        let next = |i: usize| self.all.get(i + 1).cloned();
         for (i, a) in self.all.iter().enumerate() {
             let Some(s) = a.as_static() else { continue };
             if s == "--" {
                 break;
             }
             for n in names {
-                if s == *n {
-                    if let Some(v) = self.all.get(i + 1) {
-                        out.push(v.clone());
+                if n.starts_with("--") {
+                    if s.starts_with("--") && long_matches(s, n) {
+                        match s.split_once('=') {
+                            Some((_, v)) => out.push(Arg::Static(v.to_string())),
+                            None => out.extend(next(i)),
+                        }
                     }
-                } else if let Some(rest) = s.strip_prefix(n) {
-                    // `--out=X` and `-oX` carry the value inline.
-                    let inline = if n.starts_with("--") {
-                        rest.strip_prefix('=')
-                    } else {
-                        (n.len() == 2 && !rest.is_empty()).then_some(rest)
-                    };
-                    if let Some(v) = inline {
-                        out.push(Arg::Static(v.to_string()));
+                } else if s == *n {
+                    out.extend(next(i));
+                } else if n.len() == 2 && s.starts_with('-') && !s.starts_with("--") && s.len() > 2 {
+                    // A short option in a cluster takes the rest of the word, or the next word if
+                    // it comes last: `-oFILE`, `-so FILE`, `-fsSLo FILE`, `-Fa=@FILE`.
+                    let flag = n.as_bytes()[1] as char;
+                    if let Some(pos) = s[1..].find(flag).map(|p| p + 1) {
+                        let rest = &s[pos + 1..];
+                        if rest.is_empty() {
+                            out.extend(next(i));
+                        } else {
+                            out.push(Arg::Static(rest.to_string()));
+                        }
                     }
+                } else if s.len() > n.len()
+                    && s.starts_with(n)
+                    && !n.starts_with("--")
+                    && n.len() > 2
+                    && s.as_bytes()[n.len()] == b'='
+                {
+                    out.push(Arg::Static(s[n.len() + 1..].to_string()));
                 }
             }
         }
@@ -404,6 +213,12 @@ impl<'a> Args<'a> {
     fn tail_from(&self, index: usize) -> &'a [Arg] {
         self.all.get(index..).unwrap_or(&[])
     }
+}
+
+/// Whether the long option `o` (maybe `--name=value`, maybe abbreviated) names `name`.
+fn long_matches(o: &str, name: &str) -> bool {
+    let key = o.split('=').next().unwrap_or(o);
+    key == name || (key.starts_with("--") && key.len() >= 3 && name.starts_with(key))
 }
 
 /// The program's name as the system knows it, and whether it is the system's program at all.
@@ -452,8 +267,14 @@ fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 _ => value,
             };
             let path = value.trim_start_matches('@').trim_start_matches('<');
-            let path = path.rsplit_once("=@").map(|(_, p)| p).or_else(|| path.strip_prefix("if=")).unwrap_or(path);
-            if is_secret(path) {
+            // `--file=/etc/shadow`, `name=@/etc/shadow`, `if=/etc/shadow`.
+            let path = path
+                .rsplit_once("=@")
+                .map(|(_, p)| p)
+                .or_else(|| path.strip_prefix("if="))
+                .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
+                .unwrap_or(path);
+            if an.is_secret(path) {
                 an.raise(DE, format!("`{base}` touches secret material `{path}`"));
             }
         }
@@ -479,8 +300,78 @@ fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, valued: &[&str]) {
         if let Arg::Dynamic { text, .. } = op {
             an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)"));
         }
+        if op.values().iter().any(|p| is_block_device(p)) {
+            an.raise(CM, format!("`{base}` reads a raw disk ({}), secrets and all", op.shown()));
+        }
+    }
+    // A recursive read of a directory that holds secrets reads them too.
+    let recursive = matches!(base, "rg" | "ag" | "ack")
+        || a.flag('r', "--recursive")
+        || a.short('R')
+        || a.long("--dereference-recursive");
+    if recursive {
+        let ops = a.operands(valued);
+        // A long literal pattern cannot pull key material out; anything broader reads it all.
+        let pattern = a.value(&["-e", "--regexp"]).or_else(|| ops.first().map(|o| (*o).clone()));
+        let literal = pattern
+            .as_ref()
+            .and_then(Arg::as_static)
+            .is_some_and(|p| p.len() >= 6 && p.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-')));
+        let specific = matches!(base, "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack")
+            && literal
+            && !a.flag('v', "--invert-match");
+        if !specific {
+            recursive_read(an, base, &ops);
+        }
     }
     ro(an, format!("`{base}` only reads"));
+}
+
+/// Reading (or copying) a whole tree that holds secrets is never routine.
+fn recursive_read(an: &mut Analysis<'_>, base: &str, paths: &[&Arg]) {
+    for p in paths {
+        for v in p.values() {
+            if an.resolve(v).iter().any(|r| holds_secrets(r)) {
+                an.raise(CM, format!("`{base}` reads the whole of {v}, which holds secrets"));
+            }
+        }
+    }
+}
+
+/// Builtins that set variables or move the working directory: judged by the variables they set.
+fn setter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
+    match base {
+        "cd" | "pushd" => an.change_dir(a.operands(&[]).first().copied()),
+        "popd" => an.change_dir(Some(&Arg::Dynamic { text: "popd".into(), candidates: Vec::new() })),
+        _ => {}
+    }
+    let mut names: Vec<String> = Vec::new();
+    for arg in a.operands(&["-p", "-d", "-n", "-t", "-u", "-N", "-i", "-O", "-s", "-c", "-C"]) {
+        match arg {
+            Arg::Static(s) => names.push(s.split('=').next().unwrap_or(s).to_string()),
+            Arg::Dynamic { text, .. } if !matches!(base, "cd" | "pushd" | "unset" | "set" | "shopt" | "let") => {
+                an.raise(CM, format!("`{base}` sets a variable named at run time (`{text}`)"));
+            }
+            Arg::Dynamic { .. } => {}
+        }
+    }
+    if matches!(base, "mapfile" | "readarray") {
+        if let Some(callback) = a.value(&["-C"]) {
+            an.raise(CM, format!("`{base} -C` runs a callback"));
+            an.script(callback.shown());
+        }
+    }
+    if base == "set" && a.all.iter().any(|x| x.shown().contains("history")) {
+        an.raise(CM, "`set -o history` records commands that can be replayed");
+    }
+    if !matches!(base, "cd" | "pushd" | "popd" | "set" | "shopt" | "unset") {
+        for name in names {
+            if let Some(reason) = dangerous_variable(&name) {
+                an.raise(CM, format!("`{base}` {reason}"));
+            }
+        }
+    }
+    ro(an, format!("`{base}` only sets shell state"));
 }
 
 fn unknown(an: &mut Analysis<'_>, base: &str) {
@@ -556,10 +447,136 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                 an.raise(DE, format!("`{base}` takes the machine down"));
             }
         }
+        _ if SETTERS.contains(&base) => setter(an, base, a),
         _ if FILE_READERS.contains(&base) => {
             reader(an, base, a, &["-e", "-f", "-m", "-A", "-B", "-C", "-n", "-c", "-d"])
         }
         _ if INSPECTORS.contains(&base) => ro(an, format!("`{base}` only reports")),
+        "printf" => match a.value(&["-v"]) {
+            None => ro(an, "`printf` only prints"),
+            Some(Arg::Static(name)) => match dangerous_variable(&name) {
+                Some(reason) => an.raise(CM, format!("`printf -v` {reason}")),
+                None => ro(an, "`printf -v` only sets a variable"),
+            },
+            Some(Arg::Dynamic { .. }) => an.raise(CM, "`printf -v` sets a variable named at run time"),
+        },
+        "hash" => {
+            if a.short('p') {
+                an.raise(CM, "`hash -p` makes a name run another program");
+            } else {
+                ro(an, "`hash` only reports");
+            }
+        }
+        "compgen" => {
+            if a.short('C') || a.short('F') || a.short('W') {
+                an.raise(CM, "`compgen -C/-F/-W` runs or expands commands");
+                for v in a.values(&["-C", "-F"]) {
+                    an.script(v.shown());
+                }
+            } else {
+                ro(an, "`compgen` only lists");
+            }
+        }
+        "fc" => an.raise(CM, "`fc` re-runs commands from history"),
+        "history" => {
+            if a.options().any(|o| o.contains(['s', 'w', 'r', 'a', 'n', 'p'])) {
+                an.raise(CM, "`history` with this option writes or replays history");
+            } else {
+                ro(an, "`history` only lists or clears this shell's history");
+            }
+        }
+        "enable" => {
+            if a.short('f') {
+                an.raise(CM, "`enable -f` loads code into the shell");
+            } else {
+                ro(an, "`enable` only lists builtins");
+            }
+        }
+        "getent" => match a.operands(&["-s", "--service"]).first().map(|o| o.shown()) {
+            Some("shadow" | "gshadow") => an.raise(DE, "`getent shadow` prints password hashes"),
+            _ => ro(an, "`getent` only looks up"),
+        },
+        "ss" => {
+            if a.flag('K', "--kill") {
+                an.raise(CM, "`ss -K` kills connections");
+            } else {
+                ro(an, "`ss` only reports");
+            }
+        }
+        "lastlog" => {
+            if a.flag('C', "--clear") || a.flag('S', "--set") {
+                an.raise(CM, "`lastlog -C/-S` changes login records");
+            } else {
+                ro(an, "`lastlog` only reports");
+            }
+        }
+        "iperf3" | "iperf" => {
+            if a.flag('s', "--server") || a.flag('D', "--daemon") {
+                an.raise(CM, format!("`{base} -s` starts a network server"));
+            } else {
+                ro(an, format!("`{base}` measures throughput"));
+            }
+        }
+        "systemd-analyze" => match a.sub(&["--root", "--image", "-H", "--host", "-M", "--machine"]).map(|(_, s)| s) {
+            Some("set-log-level" | "set-log-target") => an.raise(CM, "`systemd-analyze set-log-*` changes the manager"),
+            Some("log-level" | "log-target" | "service-watchdogs") if a.operands(&[]).len() > 1 => {
+                an.raise(CM, "`systemd-analyze log-level X` changes the manager")
+            }
+            _ => ro(an, "`systemd-analyze` only reports"),
+        },
+        "coredumpctl" => match a.sub(&["-o", "--output", "-F", "--field", "-D", "--directory"]).map(|(_, s)| s) {
+            Some("debug" | "gdb") => an.raise(CM, "`coredumpctl debug` runs a debugger"),
+            _ => {
+                if let Some(out) = a.value(&["-o", "--output"]) {
+                    an.write_target(&out, "`coredumpctl -o`");
+                }
+                ro(an, "`coredumpctl` only reports");
+            }
+        },
+        "sshd" => {
+            if a.short('T') || a.short('t') || a.short('V') {
+                ro(an, "`sshd -T` only checks the configuration");
+            } else {
+                an.raise(CM, "`sshd` starts an SSH server");
+            }
+        }
+        "chronyc" => match a.sub(&["-h", "-p"]).map(|(_, s)| s) {
+            None
+            | Some(
+                "tracking" | "sources" | "sourcestats" | "activity" | "ntpdata" | "clients" | "serverstats" | "rtcdata"
+                | "smoothing" | "waitsync" | "authdata" | "selectdata",
+            ) => ro(an, "`chronyc tracking` only reports"),
+            Some(_) => an.raise(CM, "`chronyc` changes time sources"),
+        },
+        "efibootmgr" => {
+            if a.options().all(|o| matches!(o, "-v" | "--verbose" | "-q" | "--quiet")) {
+                ro(an, "`efibootmgr` only lists boot entries");
+            } else {
+                an.raise(CM, "`efibootmgr` changes boot entries");
+            }
+        }
+        "multipath" => {
+            if !a.all.is_empty() && a.options().all(|o| matches!(o, "-l" | "-ll" | "-v2" | "-v3" | "-d")) {
+                ro(an, "`multipath -ll` only lists");
+            } else {
+                an.raise(CM, "`multipath` changes device maps");
+            }
+        }
+        "apt-cache" => {
+            if a.value(&["-o", "--option", "-c", "--config-file"]).is_some() {
+                an.raise(CM, "`apt-cache -o` can rewrite caches");
+            }
+            match a.sub(&["-o", "--option", "-c", "--config-file"]).map(|(_, s)| s) {
+                Some("gencaches") => an.raise(CM, "`apt-cache gencaches` writes caches"),
+                _ => ro(an, "`apt-cache` only queries"),
+            }
+        }
+        "iconv" | "tree" => {
+            for out in a.values(&["-o", "--output"]) {
+                an.write_target(&out, &format!("`{base} -o`"));
+            }
+            reader(an, base, a, &["-f", "-t", "--from-code", "--to-code", "-o", "--output", "-L", "-P", "-I"]);
+        }
         _ if SHELLS.contains(&base) => shell(an, base, a, stdin),
         _ if INTERPRETERS.contains(&family) || family.starts_with("python") => interpreter(an, base, a),
         _ if SQL_CLIENTS.contains(&base) => sql_client(an, base, a, stdin),
@@ -634,6 +651,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                     "--smart-relinquish-var",
                     "--setup-keys",
                     "--update-catalog",
+                    "--cursor-file",
                 ])
             {
                 an.raise(CM, "`journalctl` maintenance changes the journal");
@@ -656,6 +674,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         "sysctl" => {
             let sets = a.flag('w', "--write")
                 || a.flag('p', "--load")
+                || a.short('f')
                 || a.long("--system")
                 || a.operands(&[]).iter().any(|o| o.shown().contains('='));
             if sets {
@@ -665,19 +684,23 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "kill" | "pkill" | "killall" | "skill" => {
-            let ops = a.operands(&["-s", "-n", "-u", "-g", "-t", "-P", "-U", "-G"]);
-            if a.flag('l', "--list")
-                || a.short('L')
-                || a.any(&["-0"])
-                || (base == "kill" && a.all.first().and_then(Arg::as_static) == Some("-0"))
-            {
+            let ops = a.operands(&["-s", "-n", "-u", "-g", "-t", "-P", "-U", "-G", "--signal"]);
+            // Numbers as the kernel reads them: `-01` is -1 (every process), `01` is init.
+            let pid = |s: &str| s.parse::<i64>().ok();
+            let everything = match base {
+                "kill" => {
+                    a.all.iter().skip(1).chain(ops.iter().copied()).any(|x| matches!(pid(x.shown()), Some(1 | -1)))
+                }
+                _ => {
+                    a.flag('v', "--inverse")
+                        || a.values(&["-u", "--euid", "-U", "--uid"]).iter().any(|u| matches!(u.shown(), "root" | "0"))
+                        || ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd" | "-"))
+                }
+            };
+            if a.flag('l', "--list") || a.short('L') || a.all.first().and_then(Arg::as_static) == Some("-0") {
                 ro(an, "`kill -l`/`-0` only checks");
-            } else if (base == "kill"
-                && (ops.iter().any(|o| o.shown() == "1") || a.all.iter().skip(1).any(|x| x.as_static() == Some("-1"))))
-                || (base != "kill"
-                    && ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd")))
-            {
-                an.raise(DE, "`kill` aimed at init or every process takes the machine down");
+            } else if everything {
+                an.raise(DE, format!("`{base}` aimed at init or every process takes the machine down"));
             } else {
                 an.raise(RL, format!("`{base}` signals processes"));
             }
@@ -804,8 +827,16 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "strace" | "ltrace" | "perf" | "valgrind" => {
-            if a.value(&["-o"]).is_some() {
-                an.raise(CM, format!("`{base} -o` writes a file"));
+            for out in a.values(&["-o", "--output"]) {
+                an.write_target(&out, &format!("`{base} -o`"));
+            }
+            if a.values(&["-e", "--inject", "--fault"])
+                .iter()
+                .any(|v| v.shown().contains("inject") || v.shown().contains("fault"))
+                || a.long("--inject")
+                || a.long("--fault")
+            {
+                an.raise(CM, format!("`{base}` injects faults into a process"));
             }
             if a.flag('p', "--pid") {
                 ro(an, format!("`{base} -p` observes a running process"));
@@ -883,6 +914,9 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         }
         "alias" => {
             ro(an, "`alias` defines a shorthand");
+            if a.all.iter().any(|x| x.as_static().is_none()) {
+                an.raise(CM, "`alias` defines a shorthand built at run time");
+            }
             for arg in a.all {
                 if let Some((_, value)) = arg.as_static().and_then(|s| s.split_once('=')) {
                     an.script(value);
@@ -919,6 +953,19 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             rule(an, "rsync-files", &Args::new(&rest), stdin);
         }
         "rsync" | "rsync-files" => {
+            let ops = a.operands(&[
+                "-e",
+                "--rsh",
+                "--rsync-path",
+                "--exclude",
+                "--include",
+                "--filter",
+                "-f",
+                "--log-file",
+                "--password-file",
+                "--port",
+            ]);
+            recursive_read(an, "rsync", &ops[..ops.len().saturating_sub(1)]);
             if a.long_prefix("--delete") || a.long("--remove-source-files") {
                 an.raise(DE, "`rsync --delete` removes files at the destination");
             } else if a.flag('n', "--dry-run") || a.long("--list-only") {
@@ -932,7 +979,12 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         "rm" | "srm" => rm(an, base, a),
         "shred" | "wipe" => an.raise(DE, format!("`{base}` destroys file contents")),
         "rmdir" | "unlink" => an.raise(CM, format!("`{base}` removes files")),
-        "mv" | "cp" | "install" | "ln" => {
+        "cp" if a.flag('r', "--recursive") || a.short('R') || a.flag('a', "--archive") => {
+            let ops = a.operands(&["-t", "--target-directory", "-S", "--suffix"]);
+            recursive_read(an, base, &ops[..ops.len().saturating_sub(1)]);
+            rule(an, "cp-files", a, stdin);
+        }
+        "mv" | "cp" | "cp-files" | "install" | "ln" => {
             let ops = a.operands(&[
                 "-t",
                 "--target-directory",
@@ -1045,13 +1097,37 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "sfdisk" => {
-            if a.flag('l', "--list")
-                || a.flag('d', "--dump")
-                || a.flag('s', "--show-size")
-                || a.flag('V', "--verify")
-                || a.flag('J', "--json")
-                || a.flag('g', "--show-geometry")
-                || a.long("--list-free")
+            let read_opts = [
+                "-l",
+                "--list",
+                "-d",
+                "--dump",
+                "-s",
+                "--show-size",
+                "-V",
+                "--verify",
+                "-J",
+                "--json",
+                "-g",
+                "--show-geometry",
+                "--list-free",
+                "-F",
+                "-q",
+                "--quiet",
+                "-X",
+                "--label",
+                "-o",
+                "--output",
+            ];
+            if a.options().next().is_some()
+                && a.options().all(|o| {
+                    read_opts.iter().any(|r| {
+                        o == *r
+                            || (r.starts_with("--") && long_matches(o, r))
+                            || o.starts_with("--output=")
+                            || o.starts_with("--label=")
+                    })
+                })
             {
                 ro(an, "`sfdisk --list` only reads");
             } else {
@@ -1059,7 +1135,19 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "fdisk" => {
-            if a.flag('l', "--list") || a.long("--list-details") {
+            let read_opts =
+                ["-l", "--list", "-x", "--list-details", "-o", "--output", "-u", "--units", "-b", "--sector-size"];
+            if a.options().next().is_some()
+                && a.options().all(|o| {
+                    read_opts.iter().any(|r| {
+                        o == *r
+                            || (r.starts_with("--") && long_matches(o, r))
+                            || o.starts_with("--output=")
+                            || o.starts_with("--units")
+                    })
+                })
+                && (a.flag('l', "--list") || a.flag('x', "--list-details"))
+            {
                 ro(an, "`fdisk -l` only reads");
             } else {
                 an.raise(DE, "`fdisk` edits a partition table");
@@ -1115,9 +1203,10 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "nvme" => match a.sub(&[]).map(|(_, s)| s) {
-            Some("format" | "sanitize" | "delete-ns" | "detach-ns") => {
-                an.raise(DE, "`nvme format`/`sanitize` erases the drive")
-            }
+            Some(
+                "format" | "sanitize" | "delete-ns" | "detach-ns" | "write-zeroes" | "dsm" | "write-uncor" | "write"
+                | "fw-download" | "fw-commit",
+            ) => an.raise(DE, "`nvme` erases, overwrites or reflashes the drive"),
             Some(
                 "list" | "smart-log" | "id-ctrl" | "id-ns" | "error-log" | "list-ns" | "list-subsys" | "fw-log"
                 | "show-regs" | "version" | "help",
@@ -1155,11 +1244,12 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             an.raise(DE, format!("`{base}` destroys volume data"))
         }
         "lvresize" => {
-            let shrinks = a.values(&["-L", "--size", "-l", "--extents"]).iter().any(|v| v.shown().starts_with('-'));
-            if shrinks {
-                an.raise(DE, "`lvresize` to a smaller size cuts data off");
+            let sizes = a.values(&["-L", "--size", "-l", "--extents"]);
+            // Without a leading `+` the size is absolute and may be smaller than the volume.
+            if sizes.iter().any(|v| !v.shown().starts_with('+')) {
+                an.raise(DE, "`lvresize` to a size that may be smaller cuts data off");
             } else {
-                an.raise(CM, "`lvresize` changes a logical volume");
+                an.raise(CM, "`lvresize` grows a logical volume");
             }
         }
         "lvcreate" | "lvextend" | "lvchange" | "lvrename" | "lvconvert" | "vgcreate" | "vgextend" | "vgreduce"
@@ -1186,7 +1276,10 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "mount" => {
-            if a.operands(&["-t", "-o", "-O", "-L", "-U"]).is_empty() && !a.flag('a', "--all") {
+            let listing = a.options().all(|o| {
+                matches!(o, "-l" | "--show-labels" | "-t" | "--types" | "-v" | "--verbose") || o.starts_with("--types=")
+            });
+            if listing && a.operands(&["-t", "--types"]).is_empty() {
                 ro(an, "`mount` without arguments only lists");
             } else {
                 an.raise(CM, "`mount` changes what is mounted");
@@ -1368,8 +1461,24 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             if a.flag('f', "--flash") || a.flag('E', "--change-eeprom") {
                 an.raise(DE, "`ethtool` writes NIC firmware or EEPROM");
             } else if a.options().any(|o| {
-                matches!(o, "-s" | "-K" | "-G" | "-A" | "-C" | "-L" | "-r" | "-X" | "-N" | "-U" | "-W" | "-p")
-                    || o.starts_with("--change")
+                matches!(
+                    o,
+                    "-s" | "-K"
+                        | "-G"
+                        | "-A"
+                        | "-C"
+                        | "-L"
+                        | "-r"
+                        | "-X"
+                        | "-N"
+                        | "-U"
+                        | "-W"
+                        | "-p"
+                        | "-t"
+                        | "--test"
+                        | "--reset"
+                        | "--identify"
+                ) || o.starts_with("--change")
                     || o.starts_with("--set")
                     || o == "--features"
                     || o == "--offload"
@@ -1458,8 +1567,16 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft" | "ip6tables-nft"
         | "ebtables" | "arptables" => iptables(an, base, a),
         "iptables-save" | "ip6tables-save" | "nft-list" => ro(an, format!("`{base}` only prints rules")),
-        "iptables-restore" | "ip6tables-restore" => an.raise(CM, format!("`{base}` replaces firewall rules")),
-        "nft" => nft(an, a),
+        "iptables-restore" | "ip6tables-restore" => {
+            if a.flag('t', "--test") {
+                ro(an, format!("`{base} --test` only checks"));
+            } else if a.flag('n', "--noflush") {
+                an.raise(CM, format!("`{base} --noflush` adds firewall rules"));
+            } else {
+                an.raise(DE, format!("`{base}` flushes and replaces every firewall rule"));
+            }
+        }
+        "nft" => nft(an, a, stdin),
         "ufw" => match a.sub(&[]).map(|(_, s)| s) {
             Some("disable" | "reset") => an.raise(DE, "`ufw disable`/`reset` drops the firewall"),
             Some("status" | "show" | "version" | "--version") | None => ro(an, "`ufw status` only reports"),
@@ -1499,7 +1616,12 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             if let Some(out) = a.value(&["-O", "--output-document"]).filter(|v| v.shown() != "-") {
                 an.write_target(&out, "`wget -O`");
             }
-            if a.long("--spider") || to_stdout {
+            for log in a.values(&["-o", "--output-file", "-a", "--append-output"]) {
+                an.write_target(&log, "`wget -o`");
+            }
+            if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
+                an.raise(CM, "`wget` sends data");
+            } else if a.long("--spider") || to_stdout {
                 ro(an, "`wget` to standard output only reads");
             } else if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
                 an.raise(CM, "`wget` sends data");
@@ -1549,6 +1671,11 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         },
         "wg" => match a.sub(&[]).map(|(_, s)| s) {
             Some("showconf") => an.raise(DE, "`wg showconf` prints private keys"),
+            _ if a.all.iter().any(|x| x.shown().contains("private-key") || x.shown() == "preshared-keys")
+                && matches!(a.sub(&[]).map(|(_, s)| s), Some("show")) =>
+            {
+                an.raise(DE, "`wg show … private-key` prints private keys")
+            }
             Some("show" | "genpsk" | "pubkey") | None => ro(an, "`wg show` only reports"),
             Some(_) => an.raise(CM, "`wg` changes WireGuard"),
         },
@@ -1720,11 +1847,22 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "vzdump" => an.raise(CM, "`vzdump` writes a backup"),
-        "pvesh" => match a.sub(&["--output-format", "--noproxy"]).map(|(_, s)| s) {
-            Some("get" | "ls" | "usage" | "help") | None => ro(an, "`pvesh get` only reads the API"),
-            Some("delete") => an.raise(DE, "`pvesh delete` removes cluster objects (guests, storage, users)"),
-            Some(_) => an.raise(CM, "`pvesh` changes cluster configuration"),
-        },
+        "pvesh" => {
+            let path =
+                a.operands(&["--output-format", "--noproxy"]).get(1).map(|p| p.shown().to_string()).unwrap_or_default();
+            let command = a.value(&["--command"]).map(|c| c.shown().to_string()).unwrap_or_default();
+            match a.sub(&["--output-format", "--noproxy"]).map(|(_, s)| s) {
+                Some("get" | "ls" | "usage" | "help") | None => ro(an, "`pvesh get` only reads the API"),
+                Some("delete") => an.raise(DE, "`pvesh delete` removes cluster objects (guests, storage, users)"),
+                _ if path.contains("wipedisk") || path.contains("/disks/") && path.contains("init") => {
+                    an.raise(DE, "`pvesh` wipes or initialises a disk")
+                }
+                _ if path.ends_with("/status") && matches!(command.as_str(), "reboot" | "shutdown" | "stop") => {
+                    an.raise(DE, "`pvesh … /status --command reboot` takes a node down")
+                }
+                Some(_) => an.raise(CM, "`pvesh` changes cluster configuration"),
+            }
+        }
         "pveam" => match a.sub(&[]).map(|(_, s)| s) {
             Some("list" | "available" | "help") | None => ro(an, "`pveam list` only reports"),
             Some(_) => an.raise(CM, "`pveam` downloads or removes templates"),
@@ -1753,6 +1891,11 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         | "proxmox-boot-tool"
         | "pvescheduler"
         | "pveupgrade" => proxmox_tool(an, base, a),
+        "ceph-volume" => match a.operands(&[]).iter().map(|o| o.shown()).collect::<Vec<_>>().as_slice() {
+            [_, "zap", ..] => an.raise(DE, "`ceph-volume lvm zap` wipes a disk"),
+            [_, "list", ..] | ["inventory", ..] => ro(an, "`ceph-volume list` only reports"),
+            _ => an.raise(CM, "`ceph-volume` changes OSD volumes"),
+        },
         "lxc-ls" | "lxc-info" | "lxc-config" | "lxc-checkconfig" | "lxc-top" => {
             ro(an, format!("`{base}` only reports"))
         }
@@ -1773,6 +1916,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         "virsh" => virsh(an, a),
         "kubectl" | "oc" => kubectl(an, base, a, stdin),
         "helm" => match a.sub(&["-n", "--namespace", "--kube-context"]).map(|(_, s)| s) {
+            _ if a.long("--post-renderer") => an.raise(CM, "`helm --post-renderer` runs a program"),
             Some("list" | "ls" | "status" | "get" | "history" | "show" | "version" | "template" | "search" | "env") => {
                 ro(an, "`helm list` only reports")
             }
@@ -1780,14 +1924,14 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             _ => an.raise(CM, "`helm` changes releases"),
         },
         "terraform" | "tofu" => match a.sub(&["-chdir"]).map(|(_, s)| s) {
+            _ if a.any(&["-destroy", "--destroy"]) => an.raise(DE, "`terraform -destroy` deletes infrastructure"),
             Some("plan" | "show" | "output" | "validate" | "version" | "providers" | "graph") => {
                 ro(an, "`terraform plan` only reports")
             }
-            Some("fmt") if a.long("-check") || a.any(&["-check"]) => ro(an, "`terraform fmt -check` only checks"),
+            Some("fmt") if a.any(&["-check"]) => ro(an, "`terraform fmt -check` only checks"),
             Some("destroy") => an.raise(DE, "`terraform destroy` deletes infrastructure"),
             _ => an.raise(CM, "`terraform` changes infrastructure"),
         },
-
         // ─── Version control and databases ────────────────────────────────────────────────
         "git" => git(an, a),
         "pg_dump" | "pg_dumpall" | "mysqldump" | "mariadb-dump" => {
@@ -1902,7 +2046,7 @@ fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
     let runs =
         ["system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call("].iter().any(|w| code.contains(w));
     for literal in quoted_literals(code) {
-        if is_secret(literal.trim()) {
+        if an.is_secret(literal.trim()) {
             an.raise(DE, format!("`{base}` code touches secret material `{}`", literal.trim()));
         }
         if is_block_device(literal.trim()) {
@@ -2016,9 +2160,18 @@ fn env(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
                 script_arg(an, "env -S", a.all.get(i + 1));
                 return;
             }
-            Some(s) if s.starts_with("--split-string=") || (s.starts_with("-S") && s.len() > 2) => {
-                let rest = s.trim_start_matches("--split-string=").trim_start_matches("-S");
-                an.script(rest);
+            Some(s) if s.starts_with("--split-string=") => {
+                an.script(&s["--split-string=".len()..]);
+                return;
+            }
+            // `-S` may sit inside a cluster (`-iS'cmd'`), taking the rest or the next word.
+            Some(s) if s.starts_with('-') && !s.starts_with("--") && s[1..].contains('S') => {
+                let rest = &s[s.find('S').map_or(s.len(), |p| p + 1)..];
+                if rest.is_empty() {
+                    script_arg(an, "env -S", a.all.get(i + 1));
+                } else {
+                    an.script(rest);
+                }
                 return;
             }
             Some("-u" | "--unset" | "-C" | "--chdir" | "-P") => i += 2,
@@ -2074,9 +2227,15 @@ fn ssh(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
             }
         }
     }
-    let ops = a.operands(&valued);
+    if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
+        an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
+    }
     if a.short('O') {
         return an.raise(RL, "`ssh -O` controls a master connection");
+    }
+    let ops = a.operands(&valued);
+    if stdin.unknown {
+        an.raise(CM, "`ssh` sends data from this machine to another");
     }
     match ops.split_first() {
         None => an.raise(CM, "`ssh` without a host"),
@@ -2115,6 +2274,8 @@ fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
         an.raise(DE, format!("`{base} -r` removes directories and everything in them"));
     } else if let Some(p) = broad.first() {
         an.raise(DE, format!("`{base}` removes files from a system directory ({p})"));
+    } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_precious(p)) {
+        an.raise(DE, format!("`{base}` removes guest or service data ({p})"));
     } else if ops.iter().any(|o| o.as_static().is_none()) {
         an.raise(CM, format!("`{base}` removes files named at run time"));
     } else {
@@ -2187,7 +2348,13 @@ fn find(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
                     .map(|p| i + 1 + p)
                     .unwrap_or(a.all.len());
                 let inner = &a.all[i + 1..end];
-                let runs_rm = inner.first().and_then(Arg::as_static).map(|n| identity(n).0) == Some("rm");
+                let inner_name = inner.first().and_then(Arg::as_static).map(|n| identity(n).0).unwrap_or("");
+                let runs_rm = inner_name == "rm";
+                // What the command does with each file it is given: reading files under a tree that
+                // holds secrets reads those secrets.
+                if !METADATA_ONLY.contains(&inner_name) && !INSPECTORS.contains(&inner_name) {
+                    recursive_read(an, &format!("find {action} {inner_name}"), &starts);
+                }
                 if runs_rm && broad {
                     an.raise(DE, format!("`find {action} rm` removes files under a system directory"));
                 }
@@ -2211,8 +2378,7 @@ fn find(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
 
 fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     let in_place = a.options().any(|o| {
-        o == "--in-place"
-            || o.starts_with("--in-place=")
+        long_matches(o, "--in-place")
             || (!o.starts_with("--") && o.starts_with('-') && o[1..].contains('i') && !o.contains('='))
     });
     let mut scripts: Vec<Arg> = a.values(&["-e", "--expression"]);
@@ -2351,7 +2517,7 @@ fn sed_script(an: &mut Analysis<'_>, base: &str, script: &str) {
             }
             'r' | 'R' => {
                 let file = rest_of_line(&mut i);
-                if is_secret(&file) {
+                if an.is_secret(&file) {
                     an.raise(DE, format!("`{base}` reads secret material `{file}`"));
                 }
             }
@@ -2488,6 +2654,9 @@ fn tar(an: &mut Analysis<'_>, a: &Args<'_>) {
             an.script(&cmd);
         }
     }
+    if a.long("--remove-files") {
+        return an.raise(DE, "`tar --remove-files` deletes what it archives");
+    }
     if has('t', "--list") {
         return ro(an, "`tar -t` only lists");
     }
@@ -2500,6 +2669,20 @@ fn tar(an: &mut Analysis<'_>, a: &Args<'_>) {
         return an.raise(CM, "`tar` writes files");
     }
     if has('c', "--create") {
+        let sources: Vec<&Arg> = a.operands(&[
+            "-f",
+            "--file",
+            "-C",
+            "--directory",
+            "-T",
+            "--files-from",
+            "-X",
+            "--exclude-from",
+            "-b",
+            "-H",
+            "--format",
+        ]);
+        recursive_read(an, "tar", &sources);
         let to_stdout = a.value(&["-f", "--file"]).as_ref().map(Arg::shown) == Some("-") || (!has('f', "--file"));
         if to_stdout || bundled.ends_with('f') && a.all.get(1).map(Arg::shown) == Some("-") {
             return ro(an, "`tar -c` to standard output only reads");
@@ -2510,76 +2693,111 @@ fn tar(an: &mut Analysis<'_>, a: &Args<'_>) {
 }
 
 fn systemctl(an: &mut Analysis<'_>, a: &Args<'_>) {
+    #[rustfmt::skip]
     let valued = [
-        "-t",
-        "--type",
-        "-p",
-        "--property",
-        "-H",
-        "--host",
-        "-M",
-        "--machine",
-        "-n",
-        "--lines",
-        "-o",
-        "--output",
-        "--state",
-        "-s",
-        "--signal",
-        "--kill-whom",
-        "--kill-value",
-        "--root",
-        "--image",
-        "--job-mode",
-        "--what",
-        "--timestamp",
-        "--message",
-        "--when",
-        "--boot-loader-menu",
-        "--boot-loader-entry",
-        "--reboot-argument",
-        "--drop-in",
+        "-t", "--type", "-p", "--property", "-P", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output",
+        "--state", "-s", "--signal", "--kill-whom", "--kill-value", "--root", "--image", "--job-mode", "--what",
+        "--timestamp", "--message", "--when", "--boot-loader-menu", "--boot-loader-entry", "--reboot-argument",
+        "--drop-in", "--preset-mode", "--check-inhibitors", "--image-policy", "--kill-signal",
     ];
     if a.value(&["-H", "--host", "-M", "--machine"]).is_some() {
         an.raise(CM, "`systemctl -H` acts on another machine");
     }
-    match a.sub(&valued).map(|(_, s)| s) {
-        None => ro(an, "`systemctl` without a command lists units"),
-        Some(s) => match s {
-            "status" | "show" | "cat" | "help" | "is-active" | "is-enabled" | "is-failed" | "is-system-running"
-            | "list-units" | "list-unit-files" | "list-sockets" | "list-timers" | "list-jobs" | "list-dependencies"
-            | "list-machines" | "list-automounts" | "list-paths" | "get-default" | "show-environment" | "--version"
-            | "whoami" => ro(an, format!("`systemctl {s}` only reports")),
-            "start"
-            | "stop"
-            | "restart"
-            | "reload"
-            | "try-restart"
-            | "reload-or-restart"
-            | "try-reload-or-restart"
-            | "condrestart"
-            | "force-reload"
-            | "kill"
-            | "reset-failed"
-            | "freeze"
-            | "thaw" => an.raise(RL, format!("`systemctl {s}` changes a running service")),
-            "reboot"
-            | "poweroff"
-            | "halt"
-            | "kexec"
-            | "emergency"
-            | "rescue"
-            | "default"
-            | "isolate"
-            | "soft-reboot"
-            | "suspend"
-            | "hibernate"
-            | "hybrid-sleep"
-            | "suspend-then-hibernate"
-            | "switch-root"
-            | "exit" => an.raise(DE, format!("`systemctl {s}` takes the machine down or out of its normal state")),
-            _ => an.raise(CM, format!("`systemctl {s}` changes the system's configuration")),
-        },
+    const READS: &[&str] = &[
+        "status",
+        "show",
+        "cat",
+        "help",
+        "is-active",
+        "is-enabled",
+        "is-failed",
+        "is-system-running",
+        "list-units",
+        "list-unit-files",
+        "list-sockets",
+        "list-timers",
+        "list-jobs",
+        "list-dependencies",
+        "list-machines",
+        "list-automounts",
+        "list-paths",
+        "get-default",
+        "show-environment",
+        "--version",
+        "whoami",
+    ];
+    const RUNTIME: &[&str] = &[
+        "start",
+        "stop",
+        "restart",
+        "reload",
+        "try-restart",
+        "reload-or-restart",
+        "try-reload-or-restart",
+        "condrestart",
+        "force-reload",
+        "kill",
+        "reset-failed",
+        "freeze",
+        "thaw",
+    ];
+    const DOWN: &[&str] = &[
+        "reboot",
+        "poweroff",
+        "halt",
+        "kexec",
+        "emergency",
+        "rescue",
+        "default",
+        "isolate",
+        "soft-reboot",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "switch-root",
+        "exit",
+    ];
+    // Units whose loss cuts the operator off or takes the cluster down.
+    const LIFELINES: &[&str] = &[
+        "ssh",
+        "sshd",
+        "networking",
+        "network",
+        "systemd-networkd",
+        "NetworkManager",
+        "pve-firewall",
+        "corosync",
+        "pve-cluster",
+        "ifupdown2-pre",
+        "nftables",
+        "iptables",
+        "ufw",
+        "firewalld",
+    ];
+    let ops = a.operands(&valued);
+    let Some(verb) = ops.first().map(|o| o.shown()) else {
+        return ro(an, "`systemctl` without a command lists units");
+    };
+    // An option whose arity the rules miss could shift the verb; a second word that is itself a
+    // verb counts too.
+    let second = ops.get(1).map(|o| o.shown()).filter(|w| DOWN.contains(w) || RUNTIME.contains(w));
+    for v in std::iter::once(verb).chain(second) {
+        if READS.contains(&v) {
+            ro(an, format!("`systemctl {v}` only reports"));
+        } else if DOWN.contains(&v) {
+            an.raise(DE, format!("`systemctl {v}` takes the machine down or out of its normal state"));
+        } else {
+            let units: Vec<&str> = ops.iter().skip(1).map(|o| o.shown().trim_end_matches(".service")).collect();
+            let lifeline = units.iter().find(|u| LIFELINES.contains(u));
+            match lifeline {
+                Some(u) if matches!(v, "stop" | "kill" | "disable" | "mask" | "freeze") => {
+                    an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"))
+                }
+                _ if RUNTIME.contains(&v) => an.raise(RL, format!("`systemctl {v}` changes a running service")),
+                _ => an.raise(CM, format!("`systemctl {v}` changes the system's configuration")),
+            }
+        }
     }
 }
 
@@ -2607,15 +2825,32 @@ fn ip(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
         }
     }
     // Actions may be abbreviated (`ip a s`, `ip r l`); anything that is not a way of showing is a change.
-    let action = words.get(1).copied().unwrap_or("show");
+    // `ip a s` is show, but `ip link s` is set: iproute2 resolves abbreviations per object.
+    let action = match (words.get(1).copied(), *object) {
+        (None, _) => "show",
+        (Some("s" | "sh"), o)
+            if ["address", "route", "neighbour", "rule", "maddress", "mroute", "xfrm"]
+                .iter()
+                .any(|x| x.starts_with(o)) =>
+        {
+            "show"
+        }
+        (Some(a), _) => a,
+    };
+    // A prefix that could also mean a change (`s` may be `set`, `l` may be… only list) is a change.
+    let mutating = [
+        "set", "add", "del", "delete", "change", "replace", "flush", "append", "prepend", "save", "restore", "update",
+        "test",
+    ];
     let showing =
-        ["show", "list", "lst", "ls", "get", "help", "monitor", "showdump"].iter().any(|v| v.starts_with(action));
-    if showing
-        && !words
-            .iter()
-            .skip(2)
-            .any(|w| matches!(*w, "add" | "del" | "delete" | "flush" | "set" | "change" | "replace"))
-    {
+        ["show", "list", "lst", "ls", "get", "help", "monitor", "showdump"].iter().any(|v| v.starts_with(action))
+            && !mutating.iter().any(|m| m.starts_with(action));
+    // Nested objects (`ip xfrm state list`): a showing verb anywhere, and no changing one.
+    let showing = showing
+        || (words.iter().skip(2).any(|w| matches!(*w, "show" | "list" | "ls" | "lst" | "get" | "count"))
+            && !mutating.contains(&action));
+    let changes = ["add", "del", "delete", "flush", "set", "change", "replace", "deleteall", "update"];
+    if showing && !words.iter().skip(2).any(|w| changes.contains(w)) {
         ro(an, format!("`ip {object} {action}` only reports"));
     } else {
         an.raise(CM, format!("`ip {object} {action}` changes the network"));
@@ -2629,25 +2864,25 @@ fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     if a.flag('P', "--policy") || a.flag('X', "--delete-chain") {
         return an.raise(DE, format!("`{base}` changes a default policy or deletes chains"));
     }
+    // A DROP/REJECT rule on incoming traffic that matches everything cuts this session off.
     let target = a.value(&["-j", "--jump"]);
     let chain = a.value(&["-A", "--append", "-I", "--insert"]);
-    let narrowed = a.options().any(|o| {
-        matches!(
-            o,
-            "-s" | "--source"
-                | "-p"
-                | "--protocol"
-                | "--dport"
-                | "--sport"
-                | "-i"
-                | "--in-interface"
-                | "-m"
-                | "--match"
-                | "-d"
-                | "--destination"
-        )
-    });
-    if chain.as_ref().is_some_and(|c| c.shown() == "INPUT")
+    let narrowing = [
+        "-s",
+        "--source",
+        "-d",
+        "--destination",
+        "--dport",
+        "--sport",
+        "--dports",
+        "-i",
+        "--in-interface",
+        "-m",
+        "--match",
+    ];
+    let protocol_all = a.value(&["-p", "--protocol"]).is_none_or(|p| p.shown() == "all" || p.shown() == "0");
+    let narrowed = !a.values(&narrowing).is_empty() || !protocol_all;
+    if chain.as_ref().is_some_and(|c| matches!(c.shown(), "INPUT" | "PREROUTING" | "FORWARD"))
         && target.as_ref().is_some_and(|t| matches!(t.shown(), "DROP" | "REJECT"))
         && !narrowed
     {
@@ -2679,19 +2914,28 @@ fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     }
 }
 
-fn nft(an: &mut Analysis<'_>, a: &Args<'_>) {
-    if a.value(&["-f", "--file"]).is_some() {
-        return an.raise(CM, "`nft -f` loads rules from a file");
+fn nft(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
+    let reads_input = a.value(&["-f", "--file"]).is_some() || a.flag('i', "--interactive");
+    let words: Vec<String> =
+        a.operands(&["-I", "--includepath", "-f", "--file"]).iter().map(|o| o.shown().to_string()).collect();
+    let mut texts = vec![words.join(" ")];
+    if reads_input {
+        an.raise(CM, "`nft -f/-i` loads rules it reads");
+        texts.extend(stdin.texts.iter().cloned());
     }
-    let words: Vec<String> = a.operands(&["-I", "--includepath"]).iter().map(|o| o.shown().to_string()).collect();
-    let joined = words.join(" ");
+    let flushes = texts.iter().any(|t| {
+        let t = t.to_lowercase();
+        t.contains("flush ruleset")
+            || t.contains("flush table")
+            || t.contains("delete table")
+            || t.contains("destroy table")
+    });
     let first = words.first().map(String::as_str);
-    if joined.starts_with("flush ruleset")
-        || joined.starts_with("flush table")
-        || (joined.starts_with("delete table") || joined.starts_with("destroy table"))
+    if flushes {
+        an.raise(DE, "`nft` drops firewall rules");
+    } else if !reads_input
+        && (matches!(first, Some("list" | "describe" | "monitor")) || a.flag('c', "--check") || words.is_empty())
     {
-        an.raise(DE, format!("`nft {joined}` drops firewall rules"));
-    } else if matches!(first, Some("list" | "describe" | "monitor")) || a.flag('c', "--check") || words.is_empty() {
         ro(an, "`nft list` only reports");
     } else {
         an.raise(CM, "`nft` changes firewall rules");
@@ -2699,46 +2943,26 @@ fn nft(an: &mut Analysis<'_>, a: &Args<'_>) {
 }
 
 fn curl(an: &mut Analysis<'_>, a: &Args<'_>) {
-    let sends = a.options().any(|o| {
-        o.starts_with("--data")
-            || o == "-d"
-            || (o.starts_with("-d") && o.len() > 2 && !o.starts_with("--"))
-            || o == "-F"
-            || o.starts_with("--form")
-            || o == "-T"
-            || o == "--upload-file"
-            || o == "--json"
-            || o == "--url-query-post"
-    });
+    #[rustfmt::skip]
+    let sending = [
+        "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
+        "--form-string", "-T", "--upload-file", "--json", "--url-query",
+    ];
     let method = a.value(&["-X", "--request"]).map(|m| m.shown().to_ascii_uppercase());
-    if sends || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD") {
+    if !a.values(&sending).is_empty() || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD") {
         an.raise(CM, "`curl` sends data or a changing request");
     }
-    for out in a.values(&[
-        "-o",
-        "--output",
-        "-D",
-        "--dump-header",
-        "-c",
-        "--cookie-jar",
-        "--trace",
-        "--trace-ascii",
-        "--stderr",
-        "--etag-save",
-        "--hsts",
-        "--alt-svc",
-        "--libcurl",
-    ]) {
+    #[rustfmt::skip]
+    let writing = [
+        "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr",
+        "--etag-save", "--hsts", "--alt-svc", "--libcurl", "--output-dir",
+    ];
+    for out in a.values(&writing) {
         if out.shown() != "-" {
             an.write_target(&out, "`curl`");
         }
     }
-    if a.flag('O', "--remote-name")
-        || a.long("--remote-name-all")
-        || a.short('J') && a.short('O')
-        || a.long("--output-dir")
-        || a.long("--create-dirs")
-    {
+    if a.flag('O', "--remote-name") || a.long("--remote-name-all") || a.long("--create-dirs") {
         an.raise(CM, "`curl -O` writes the download to a file");
     }
     if a.value(&["-K", "--config"]).is_some() {
@@ -2749,8 +2973,16 @@ fn curl(an: &mut Analysis<'_>, a: &Args<'_>) {
 
 fn openssl(an: &mut Analysis<'_>, a: &Args<'_>) {
     let sub = a.sub(&[]).map(|(_, s)| s);
-    if a.value(&["-out", "-keyout"]).is_some_and(|o| !is_harmless_sink(o.shown())) {
-        return an.raise(CM, "`openssl -out` writes a file");
+    let writes = a
+        .all
+        .iter()
+        .filter_map(Arg::as_static)
+        .any(|o| o.starts_with('-') && (o.contains("out") || o.contains("write")) && o != "-noout");
+    if writes {
+        for out in a.values(&["-out", "-keyout", "-writerand", "-sess_out", "-msgfile"]) {
+            an.write_target(&out, "`openssl`");
+        }
+        an.raise(CM, "`openssl` writes a file");
     }
     match sub {
         Some(
@@ -2932,6 +3164,9 @@ fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usize, stdin: 
         "--ansi",
         "--parallel",
     ];
+    if let Some(out) = rest.value(&["-o", "--output"]) {
+        an.write_target(&out, &format!("`{base} compose -o`"));
+    }
     match rest.sub(&valued) {
         Some((_, s @ ("ps" | "logs" | "config" | "ls" | "images" | "top" | "version" | "port" | "events"))) => {
             ro(an, format!("`{base} compose {s}` only reports"))
@@ -3007,6 +3242,15 @@ fn pct(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
 
 fn qm(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     match a.sub(&[]) {
+        Some((i, "agent")) => match a.all.get(i + 2).and_then(Arg::as_static) {
+            Some(c)
+                if c.starts_with("get-")
+                    || matches!(c, "info" | "ping" | "network-get-interfaces" | "fsfreeze-status") =>
+            {
+                ro(an, format!("`qm agent {c}` only reports"))
+            }
+            _ => an.raise(CM, "`qm agent` changes the guest"),
+        },
         Some((i, "guest")) => match a.all.get(i + 1).and_then(Arg::as_static) {
             Some("exec") => {
                 let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
@@ -3050,67 +3294,75 @@ fn qm(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     }
 }
 
+/// Proxmox and Ceph tools with verb paths: read-only only for the listed query paths (and then only
+/// when the next word is not a change), destructive for the listed destroying ones, and
+/// destructive when they print secrets.
 fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
-    let words: Vec<&str> = a.operands(&["--output-format"]).iter().map(|o| o.shown()).collect();
-    let joined = words.join(" ");
-    let destroys = [
-        "purge",
-        "destroy",
-        "forget",
-        "prune",
-        "osd purge",
-        "osd destroy",
-        "pool delete",
-        "pool rm",
-        "fs rm",
-        "remove",
-        "delete",
+    let words: Vec<&str> = a
+        .operands(&[
+            "--output-format",
+            "-f",
+            "--format",
+            "--cluster",
+            "-c",
+            "--conf",
+            "-n",
+            "--name",
+            "-k",
+            "--keyring",
+        ])
+        .iter()
+        .map(|o| o.shown())
+        .collect();
+    let starts = |path: &[&str]| words.len() >= path.len() && words.iter().zip(path).all(|(w, p)| w == p);
+    #[rustfmt::skip]
+    let reads: &[&[&str]] = match base {
+        "ceph" => &[&["status"], &["-s"], &["health"], &["df"], &["osd", "tree"], &["osd", "df"], &["osd", "stat"], &["osd", "perf"], &["osd", "pool", "ls"], &["osd", "pool", "stats"], &["osd", "pool", "get"], &["osd", "dump"], &["osd", "ls"], &["pg", "stat"], &["pg", "dump"], &["mon", "stat"], &["mon", "dump"], &["quorum_status"], &["versions"], &["version"], &["fs", "status"], &["fs", "ls"], &["mgr", "services"], &["mgr", "stat"], &["crash", "ls"], &["balancer", "status"]],
+        "pveceph" => &[&["status"], &["pool", "ls"], &["osd", "details"], &["help"]],
+        "pveum" => &[&["user", "list"], &["group", "list"], &["role", "list"], &["acl", "list"], &["pool", "list"], &["realm", "list"], &["user", "permissions"], &["user", "token", "list"], &["help"]],
+        "pvesr" => &[&["status"], &["list"], &["help"]],
+        "ha-manager" => &[&["status"], &["config"], &["groupconfig"], &["help"]],
+        "pvenode" => &[&["config", "get"], &["cert", "info"], &["task", "list"], &["task", "log"], &["task", "status"], &["help"]],
+        "pvesubscription" => &[&["get"], &["help"]],
+        "proxmox-backup-client" => &[&["list"], &["snapshots"], &["snapshot", "list"], &["status"], &["version"], &["catalog", "dump"], &["help"]],
+        "proxmox-backup-manager" => &[&["datastore", "list"], &["user", "list"], &["remote", "list"], &["sync-job", "list"], &["task", "list"], &["versions"], &["help"]],
+        "proxmox-boot-tool" => &[&["status"], &["kernel", "list"], &["help"]],
+        _ => &[],
+    };
+    #[rustfmt::skip]
+    let destroys: &[&[&str]] = match base {
+        "ceph" => &[&["osd", "purge"], &["osd", "destroy"], &["osd", "pool", "delete"], &["osd", "pool", "rm"], &["fs", "rm"], &["fs", "fail"], &["mon", "remove"], &["mon", "rm"]],
+        "pveceph" => &[&["osd", "destroy"], &["osd", "create"], &["pool", "destroy"], &["purge"], &["mon", "destroy"], &["fs", "destroy"], &["mds", "destroy"]],
+        "proxmox-backup-client" => &[&["forget"], &["snapshot", "forget"], &["prune"]],
+        "proxmox-backup-manager" => &[&["datastore", "remove"], &["prune-job", "run"], &["garbage-collection", "start"]],
+        "proxmox-boot-tool" => &[&["format"], &["init"]],
+        "pvecm" => &[&["delnode"]],
+        _ => &[],
+    };
+    #[rustfmt::skip]
+    let secret: &[&[&str]] = match base {
+        "ceph" => &[&["auth", "ls"], &["auth", "list"], &["auth", "get"], &["auth", "export"], &["auth", "print-key"], &["auth", "print_key"], &["config-key", "dump"], &["config-key", "get"]],
+        "proxmox-backup-client" => &[&["key", "show"], &["key", "paperkey"]],
+        _ => &[],
+    };
+    const CHANGES: &[&str] = &[
+        "set", "rm", "remove", "del", "delete", "reset", "mute", "unmute", "create", "add", "rename", "purge",
+        "destroy", "out", "in", "down", "up", "reweight", "repair", "enable", "disable", "clear", "import", "put",
+        "update", "modify", "start", "stop",
     ];
-    let reads = words.is_empty()
-        || words.iter().any(|w| {
-            matches!(
-                *w,
-                "status"
-                    | "list"
-                    | "ls"
-                    | "snapshots"
-                    | "version"
-                    | "health"
-                    | "df"
-                    | "tree"
-                    | "config"
-                    | "get"
-                    | "info"
-                    | "stat"
-                    | "help"
-                    | "groupconfig"
-                    | "dump"
-                    | "quorum_status"
-                    | "versions"
-                    | "show"
-            )
-        }) && !words.iter().any(|w| {
-            matches!(
-                *w,
-                "set"
-                    | "create"
-                    | "add"
-                    | "delete"
-                    | "remove"
-                    | "update"
-                    | "modify"
-                    | "purge"
-                    | "destroy"
-                    | "forget"
-                    | "prune"
-            )
-        });
-    if destroys.iter().any(|d| joined.contains(d)) && !reads {
-        an.raise(DE, format!("`{base} {joined}` deletes data or cluster members"));
-    } else if reads {
-        ro(an, format!("`{base}` query only reports"));
+    if let Some(path) = secret.iter().find(|p| starts(p)) {
+        return an.raise(DE, format!("`{base} {}` prints secret keys", path.join(" ")));
+    }
+    if let Some(path) = destroys.iter().find(|p| starts(p)) {
+        return an.raise(DE, format!("`{base} {}` destroys data, disks or cluster members", path.join(" ")));
+    }
+    let reading =
+        reads.iter().find(|p| starts(p)).is_some_and(|p| words.get(p.len()).is_none_or(|next| !CHANGES.contains(next)))
+            || (words.is_empty() && !matches!(base, "pveupgrade" | "pvescheduler"));
+    if reading {
+        ro(an, format!("`{base} {}` only reports", words.join(" ")));
     } else {
-        an.raise(CM, format!("`{base}` changes the cluster"));
+        an.raise(CM, format!("`{base} {}` changes the cluster or the system", words.join(" ")));
     }
 }
 
@@ -3173,20 +3425,28 @@ fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         "-f",
         "--filename",
     ];
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let output = a.value(&["-o", "--output"]).map(|o| o.shown().to_string()).unwrap_or_default();
+    let secrets = words.iter().any(|w| w.starts_with("secret"))
+        && (!output.is_empty() || matches!(words.first(), Some(&"describe")));
     match a.sub(&valued) {
+        _ if secrets => an.raise(DE, format!("`{base}` prints secret values")),
+        Some((_, "config")) if a.long("--raw") => {
+            an.raise(DE, format!("`{base} config view --raw` prints credentials"))
+        }
+        Some((_, "config"))
+            if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
+        {
+            ro(an, format!("`{base} config view` only reports"))
+        }
+        Some((_, "auth")) if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
+            ro(an, format!("`{base} auth can-i` only checks"))
+        }
         Some((
             _,
             s @ ("get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
-            | "explain" | "events" | "auth" | "diff"),
+            | "explain" | "events" | "diff"),
         )) => ro(an, format!("`{base} {s}` only reports")),
-        Some((_, "config"))
-            if matches!(
-                a.all.iter().filter_map(Arg::as_static).nth(1),
-                Some("view" | "get-contexts" | "current-context" | "get-clusters")
-            ) =>
-        {
-            ro(an, "`kubectl config view` only reports")
-        }
         Some((_, "delete")) => an.raise(DE, format!("`{base} delete` removes cluster objects")),
         Some((i, "exec")) => {
             let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
@@ -3214,11 +3474,15 @@ fn zfs(an: &mut Analysis<'_>, a: &Args<'_>) {
 }
 
 fn zpool(an: &mut Analysis<'_>, a: &Args<'_>) {
-    match a.sub(&["-o", "-O", "-R", "-d", "-c"]) {
+    // `-c SCRIPT` on status/iostat runs scripts (as root with ZPOOL_SCRIPTS_AS_ROOT).
+    if a.short('c') {
+        return an.raise(CM, "`zpool -c` runs scripts or clears events");
+    }
+    match a.sub(&["-o", "-O", "-R", "-d", "-T"]) {
         Some((_, s @ ("list" | "status" | "iostat" | "get" | "history" | "events" | "version" | "help"))) => {
             ro(an, format!("`zpool {s}` only reports"))
         }
-        Some((_, "import")) if a.operands(&["-o", "-d", "-c", "-R"]).len() <= 1 && !a.short('a') => {
+        Some((_, "import")) if a.operands(&["-o", "-d", "-R"]).len() <= 1 && !a.short('a') => {
             ro(an, "`zpool import` without a pool only lists")
         }
         Some((_, s @ ("destroy" | "labelclear" | "create"))) => an.raise(DE, format!("`zpool {s}` destroys pool data")),
@@ -3245,6 +3509,14 @@ fn git(an: &mut Analysis<'_>, a: &Args<'_>) {
         return ro(an, "`git` without a command prints help");
     };
     let rest = Args::new(a.tail_from(i + 1));
+    let runs = ["--open-files-in-pager", "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv"];
+    if rest.any(&runs)
+        || rest.all.iter().filter_map(Arg::as_static).any(|o| {
+            o.starts_with("-O") || (o == "-u" && matches!(sub, "ls-remote" | "fetch" | "clone" | "pull" | "archive"))
+        })
+    {
+        an.raise(CM, format!("`git {sub}` with this option runs another program"));
+    }
     if rest.long("--output") || rest.value(&["-o", "--output-directory"]).is_some() && sub == "format-patch" {
         an.raise(CM, format!("`git {sub} --output` writes a file"));
     }

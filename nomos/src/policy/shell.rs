@@ -82,6 +82,8 @@ pub(crate) struct Analysis<'p> {
     wrappers: u32,
     /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
     probing: bool,
+    /// The working directory after a literal `cd`, if known; relative paths are judged there.
+    cwd: Option<String>,
 }
 
 impl<'p> Analysis<'p> {
@@ -94,11 +96,41 @@ impl<'p> Analysis<'p> {
             parsed: 0,
             wrappers: 0,
             probing: false,
+            cwd: None,
         }
     }
 
     pub(crate) fn raise(&mut self, risk: Risk, reason: impl Into<String>) {
         self.findings.push((risk, reason.into()));
+    }
+
+    /// Where a path may point: itself if absolute, else relative to the known working directory,
+    /// or — not knowing it — to a home directory and to `/`.
+    pub(crate) fn resolve(&self, path: &str) -> Vec<String> {
+        let path = path.trim();
+        if path.starts_with('/') || path.starts_with('~') || path.starts_with('$') || path.is_empty() {
+            return vec![path.to_string()];
+        }
+        match &self.cwd {
+            Some(dir) => vec![format!("{dir}/{path}")],
+            None => vec![path.to_string(), format!("~/{path}"), format!("/{path}")],
+        }
+    }
+
+    /// Whether `path` names secret material, relative paths included.
+    pub(crate) fn is_secret(&self, path: &str) -> bool {
+        self.resolve(path).iter().any(|p| super::paths::is_secret(p))
+    }
+
+    /// Follows a literal `cd`, so later relative paths are judged where they point.
+    pub(crate) fn change_dir(&mut self, target: Option<&Arg>) {
+        self.cwd = match target {
+            None => Some("~".into()),
+            Some(Arg::Static(d)) if d == "-" => None,
+            Some(Arg::Static(d)) if d.starts_with('/') || d.starts_with('~') => Some(d.clone()),
+            Some(Arg::Static(d)) => self.cwd.as_ref().map(|c| format!("{c}/{d}")),
+            Some(Arg::Dynamic { .. }) => None,
+        };
     }
 
     pub(crate) fn max_risk(&self) -> Option<Risk> {
@@ -146,7 +178,14 @@ impl<'p> Analysis<'p> {
             self.raise(Risk::ConfigMutation, "the command does not parse as shell; it cannot be judged read-only");
         }
         self.walk(root, text, 0, &Stdin::default());
-        self.check_separators(root, text);
+        // Text-level cross-checks can only raise the verdict; once it is destructive they are moot
+        // (and on adversarially deep trees they would be slow).
+        if self.max_risk() != Some(Risk::Destructive) {
+            self.check_separators(root, text);
+        }
+        if self.max_risk() != Some(Risk::Destructive) {
+            self.check_substitutions(root, text);
+        }
         self.scripts -= 1;
     }
 
@@ -226,6 +265,92 @@ impl<'p> Analysis<'p> {
         }
     }
 
+    /// Command substitution syntax the walk did not reach as a substitution: backticks inside
+    /// `${…}`, `$(…)` in single quotes that a builtin later evaluates as an array subscript
+    /// (`printf -v 'a[$(cmd)]'`, `read`, `let`, `[[ … -eq … ]]`), a nested backtick. Bash may run
+    /// it, so it is never read-only, and a destructive command in it counts as destructive.
+    fn check_substitutions(&mut self, root: Node<'_>, text: &str) {
+        const WALKED: &[&str] = &["command_substitution", "process_substitution"];
+        const INERT: &[&str] = &["comment"];
+        let bytes = text.as_bytes();
+        let mut found = 0;
+        for i in 0..bytes.len() {
+            let opens = bytes[i] == b'`' || (bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'('));
+            if !opens {
+                continue;
+            }
+            // A backtick escaped inside backticks opens a nested substitution the grammar keeps as
+            // text.
+            let escaped_backtick = bytes[i] == b'`' && i > 0 && bytes[i - 1] == b'\\';
+            let Some(node) = root.descendant_for_byte_range(i, i + 1) else { continue };
+            let mut cur = Some(node);
+            let mut walked = false;
+            let mut single_quoted = false;
+            let mut evaluated = false;
+            while let Some(n) = cur {
+                match n.kind() {
+                    k if (WALKED.contains(&k) && !escaped_backtick) || INERT.contains(&k) => {
+                        walked = true;
+                        break;
+                    }
+                    "raw_string" => single_quoted = true,
+                    // Inside double quotes a `'` quotes nothing: `"${x:-'$(cmd)'}"` runs cmd.
+                    "string" => single_quoted = false,
+                    // Where bash evaluates text as arithmetic or as a variable name with a subscript.
+                    "test_command"
+                    | "arithmetic_expansion"
+                    | "variable_assignment"
+                    | "declaration_command"
+                    | "unset_command" => evaluated = true,
+                    "command" => {
+                        let name =
+                            n.child_by_field_name("name").map(|c| node_text(c, text).to_string()).unwrap_or_default();
+                        evaluated |= matches!(
+                            name.as_str(),
+                            "printf"
+                                | "read"
+                                | "let"
+                                | "test"
+                                | "["
+                                | "unset"
+                                | "declare"
+                                | "typeset"
+                                | "local"
+                                | "export"
+                                | "readonly"
+                                | "mapfile"
+                                | "readarray"
+                                | "eval"
+                                | "trap"
+                                | "alias"
+                        );
+                    }
+                    "compound_statement" if n.child(0).is_some_and(|c| c.kind() == "((") => evaluated = true,
+                    _ => {}
+                }
+                cur = n.parent();
+            }
+            // Single-quoted text is literal unless something evaluates it (a quoted `bash -c`
+            // script is parsed on its own and judged there).
+            if walked || (single_quoted && !evaluated) {
+                continue;
+            }
+            found += 1;
+            if found == 1 {
+                self.raise(Risk::ConfigMutation, "holds command substitution text that bash may evaluate");
+            }
+            if found > 16 {
+                return;
+            }
+            let start = if bytes[i] == b'`' { i + 1 } else { i + 2 };
+            if let Some(rest) = text.get(start..) {
+                let end = rest.find(['`', ')']).unwrap_or(rest.len());
+                let inner = rest[..end].to_string();
+                self.probe_destructive(&inner, "substitution text that bash may evaluate holds a destructive command");
+            }
+        }
+    }
+
     /// Arithmetic (`$((…))`, `((…))`) that reads like a command: bash would reject it, but a
     /// destructive command there is not waved through. Only a destructive finding is taken over.
     fn arithmetic(&mut self, node: Node<'_>, src: &str) {
@@ -262,6 +387,10 @@ impl<'p> Analysis<'p> {
             "redirected_statement" => self.redirected(node, src, depth, stdin),
             "pipeline" => self.pipeline(node, src, depth, stdin),
             "function_definition" => self.function(node, src, depth),
+            "declaration_command" => {
+                self.declaration(node, src);
+                self.walk_children(node, src, depth, stdin);
+            }
             "arithmetic_expansion" => {
                 self.arithmetic(node, src);
                 self.walk_children(node, src, depth, stdin);
@@ -409,7 +538,37 @@ impl<'p> Analysis<'p> {
         }
     }
 
+    /// `export "NAME=value"`, `declare -n r=…`: names given as words rather than assignments.
+    fn declaration(&mut self, node: Node<'_>, src: &str) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if matches!(child.kind(), "variable_assignment" | "variable_name") {
+                if child.kind() == "variable_name" {
+                    if let Some(reason) = dangerous_variable(text(child, src)) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                }
+                continue;
+            }
+            match self.word(child, src) {
+                Arg::Static(w) if !w.starts_with('-') => {
+                    if let Some(reason) = dangerous_variable(w.split('=').next().unwrap_or(&w)) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                }
+                Arg::Dynamic { text, .. } => {
+                    self.raise(Risk::ConfigMutation, format!("declares a variable named at run time (`{text}`)"))
+                }
+                Arg::Static(_) => {}
+            }
+        }
+    }
+
     fn assignment(&mut self, node: Node<'_>, src: &str, depth: usize) {
+        // `a[$(cmd)]=1`: the subscript is evaluated.
+        if let Some(n) = node.child_by_field_name("name") {
+            self.walk(n, src, depth + 1, &Stdin::default());
+        }
         let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
         if let Some(reason) = dangerous_variable(&name) {
             self.raise(Risk::ConfigMutation, reason);
@@ -543,8 +702,11 @@ impl<'p> Analysis<'p> {
                 match op.as_str() {
                     "<" => {
                         match &dest_arg {
-                            Some(Arg::Static(p)) if super::paths::is_secret(p) => {
+                            Some(Arg::Static(p)) if self.is_secret(p) => {
                                 self.raise(Risk::Destructive, format!("reads secret material `{p}`"))
+                            }
+                            Some(Arg::Static(p)) if super::paths::is_block_device(p) => {
+                                self.raise(Risk::ConfigMutation, format!("reads the raw device `{p}`"))
                             }
                             Some(Arg::Dynamic { text, .. }) => {
                                 self.raise(Risk::ConfigMutation, format!("reads a file named at run time (`{text}`)"))
@@ -587,9 +749,14 @@ impl<'p> Analysis<'p> {
             self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
         }
         for p in values {
-            if is_harmless_sink(p) {
+            if super::paths::is_unresolvable(p) {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} writes {p}, which could be a device or a kernel trigger"),
+                );
+            } else if is_harmless_sink(p) {
                 self.raise(Risk::ReadOnly, format!("{what} to {p} discards the output"));
-            } else if super::paths::is_secret(p) {
+            } else if self.is_secret(p) {
                 self.raise(Risk::Destructive, format!("{what} overwrites secret material {p}"));
             } else if is_power_trigger(p) {
                 self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
@@ -717,6 +884,10 @@ enum Input {
 }
 
 fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    node_text(node, src)
+}
+
+fn node_text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
     node.utf8_text(src.as_bytes()).unwrap_or("")
 }
 
@@ -751,7 +922,7 @@ fn count_calls(node: Node<'_>, src: &str, name: &str, depth: usize) -> usize {
 }
 
 /// Variables that change which programs run or how they load.
-fn dangerous_variable(name: &str) -> Option<String> {
+pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
     const NAMES: &[&str] = &[
         "PATH",
         "LD_PRELOAD",
@@ -783,8 +954,25 @@ fn dangerous_variable(name: &str) -> Option<String> {
         "LESSOPEN",
         "LESSCLOSE",
     ];
-    (NAMES.contains(&name) || name.starts_with("LD_") || name.starts_with("BASH_FUNC_"))
-        .then(|| format!("sets `{name}`, which changes what programs run"))
+    // Variables that name programs, scripts, configuration or trace files for the tools that read
+    // them (GIT_CONFIG_*, ZPOOL_SCRIPTS_*, KUBECTL_EXTERNAL_DIFF, GIT_TRACE=FILE …).
+    const HINTS: &[&str] = &[
+        "COMMAND", "SCRIPT", "EXEC", "EDITOR", "PAGER", "DEBUGGER", "CONFIG", "TRACE", "ASKPASS", "PRELOAD", "PROXY",
+        "HOOK", "DIFF", "SHELL", "_CMD", "OPTS", "OPTIONS",
+    ];
+    let name = name.split('[').next().unwrap_or(name);
+    let upper = name.to_ascii_uppercase();
+    let harmless = matches!(
+        name,
+        "GIT_DIR" | "GIT_WORK_TREE" | "GIT_NAMESPACE" | "GIT_CEILING_DIRECTORIES" | "SYSTEMD_COLORS" | "LESS"
+    );
+    (!harmless
+        && (NAMES.contains(&name)
+            || name.starts_with("LD_")
+            || name.starts_with("BASH_FUNC_")
+            || name.starts_with("GIT_")
+            || HINTS.iter().any(|h| upper.contains(h))))
+    .then(|| format!("sets `{name}`, which changes what programs run"))
 }
 
 /// A plain word: backslash escapes what follows; a backslash-newline disappears.
