@@ -285,7 +285,9 @@ fn assent_writes_one_json_object_per_line() {
             ("".to_string(), false, false),
             ("go ahead, this is not risky".to_string(), false, false),
             ("I haven’t confirmed anything yet, let me think".to_string(), false, false),
-            ("I confirm destroy 135 in strong".to_string(), true, true),
+            // A typed confirmation naming its target is not plain assent (the words beyond the
+            // assent vocabulary make it so); the destructive path checks it on its own.
+            ("I confirm destroy 135 in strong".to_string(), false, true),
             ("not sure, maybe yesterday's logs show something useful".to_string(), false, false),
         ]
     );

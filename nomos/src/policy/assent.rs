@@ -20,6 +20,25 @@ const NEGATIONS: &[&str] = &[
     "but", "first", "later", "let me", "check", "explain", "before", "after", "once", "if", "unless", "pause",
     "tomorrow", "maybe", "perhaps", "think", "back", "undo", "revert", "hmm", "unsure", "not sure", "what",
     "why", "how", "which", "instead",
+    "nvm", "halt", "hang on", "one sec", "a sec", "a second", "a minute", "brb", "scratch", "forget",
+    "second thought", "leave", "do'nt", "terrible", "nothing", "none", "rather", "dunno", "idk", "afraid",
+    "until", "when", "whether", "only", "except", "without", "careful", "wrong", "bad", "hold", "no way",
+];
+
+/// Words that may surround consent without changing it: fillers, pronouns, politeness and the
+/// verbs of the plan itself. Plain assent is only ever made of these and the assent phrases; any
+/// other word (a new target, a condition phrased in a way not listed above) makes the message
+/// ambiguous, and ambiguity is not assent.
+#[rustfmt::skip]
+const SURROUNDS: &[&str] = &[
+    "i", "we", "you", "it", "it's", "its", "that", "that's", "thats", "this", "them", "those", "these", "all",
+    "everything", "the", "a", "plan", "steps", "and", "now", "just", "then", "so", "please", "thanks", "thank",
+    "ty", "thx", "great", "perfect", "fine", "alright", "right", "cool", "nice", "good", "looks", "look", "me",
+    "to", "with", "let's", "lets", "let", "on", "ahead", "for", "is", "are", "as", "planned", "proposed",
+    "agreed", "agree", "works", "do", "go", "sure", "thing", "definitely", "totally", "here", "hi",
+    "restart", "reboot", "stop", "start", "apply", "update", "upgrade", "install", "run", "execute", "deploy",
+    "fix", "change", "make", "carry", "out", "move", "migrate", "snapshot", "backup", "delete", "remove",
+    "destroy", "clean", "up", "renew", "reload", "enable", "disable", "create", "add", "set", "resize",
 ];
 
 /// Phrases that give consent, checked only when no negation matched.
@@ -100,14 +119,28 @@ fn withheld(message: &str, tokens: &[String]) -> bool {
 /// Whether the message approves the proposal just made. Ambiguity is not assent.
 pub fn is_assent(message: &str) -> bool {
     let t = tokens(message);
-    !withheld(message, &t) && ASSENTS.iter().any(|a| contains_phrase(&t, a))
+    if withheld(message, &t) || !ASSENTS.iter().any(|a| contains_phrase(&t, a)) {
+        return false;
+    }
+    let assent_words: Vec<&str> = ASSENTS.iter().flat_map(|a| a.split_whitespace()).collect();
+    t.iter().all(|w| assent_words.contains(&w.as_str()) || SURROUNDS.contains(&w.as_str()))
 }
 
 /// Whether the message is an explicit confirmation, the only chat message that may approve a
-/// destructive action. Loose assent ("yes", "go ahead") is not.
+/// destructive action. Loose assent ("yes", "go ahead") is not, nor is "confirm" asked for ("you
+/// need to confirm", "please confirm") or reported ("the backup is confirmed").
 pub fn is_typed_confirmation(message: &str) -> bool {
+    const REQUESTS: &[&str] =
+        &["you", "please", "to", "need", "will", "ll", "i'll", "should", "can", "could", "would", "must", "gonna"];
+    const CLAIMS: &[&str] = &["is", "are", "was", "were", "has", "have", "had", "been", "be", "whether"];
     let t = tokens(message);
-    !withheld(message, &t) && (contains_phrase(&t, "confirm") || contains_phrase(&t, "confirmed"))
+    if withheld(message, &t) || t.iter().any(|w| CLAIMS.contains(&w.as_str())) {
+        return false;
+    }
+    let Some(at) = t.iter().position(|w| w == "confirm" || w == "confirmed") else {
+        return false;
+    };
+    !t[..at].iter().any(|w| REQUESTS.contains(&w.as_str()))
 }
 
 /// Whether a typed confirmation names what it confirms: the target's slug (`lxc:caddy`), its name
@@ -260,6 +293,56 @@ mod tests {
             assert!(!is_typed_confirmation(m), "{m:?}");
         }
         assert!(is_assent("yesss, go ahead"));
+    }
+
+    /// Found in a second review: anything beyond the assent vocabulary makes a message ambiguous,
+    /// and a confirmation asked for or reported is not one given.
+    #[test]
+    fn unknown_words_and_second_hand_confirmations_are_not_consent() {
+        for m in [
+            "yes, on gitea",
+            "yes for the other container",
+            "ok, I'd like to see the diff",
+            "nvm",
+            "hang on",
+            "one sec",
+            "brb",
+            "scratch that",
+            "forget it",
+            "on second thought, go",
+            "leave it",
+            "do'nt proceed",
+            "terrible idea, go ahead",
+            "go ahead with nothing",
+            "sure, when the backup is done",
+            "yes only the first step",
+            "yeah, I'd rather not",
+        ] {
+            assert!(!is_assent(m), "{m:?}");
+        }
+        for m in [
+            "yes, restart it",
+            "ok, go ahead and apply the plan",
+            "Sounds good, thanks!",
+            "lgtm, ship it",
+            "approved",
+            "yes please",
+        ] {
+            assert!(is_assent(m), "{m:?}");
+        }
+        for m in [
+            "you need to confirm the target",
+            "please confirm the vmid",
+            "I will confirm after lunch",
+            "the backup is confirmed",
+            "that was confirmed yesterday",
+            "has this been confirmed",
+            "I'll confirm",
+        ] {
+            assert!(!is_typed_confirmation(m), "{m:?}");
+        }
+        assert!(is_typed_confirmation("I confirm destroy 135 in strong"));
+        assert!(is_typed_confirmation("confirmed, destroy lxc:caddy"));
     }
 
     #[test]

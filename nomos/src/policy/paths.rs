@@ -49,7 +49,15 @@ const SECRET_FILES: &[&str] = &[
     "**/*_key.pem",
     "**/*.age",
     "**/*.keyring",
+    "**/*.keytab",
+    "/var/lib/ceph/**/keyring",
+    "/etc/proxmox-backup/token.shadow",
+    "/proc/kcore",
+    "/etc/krb5.keytab",
 ];
+
+/// Public files that live among secrets.
+const PUBLIC_AMONG_SECRETS: &[&str] = &["/etc/pve/priv/authorized_keys", "/etc/pve/priv/known_hosts"];
 
 /// Files under `~/.ssh` that are public.
 const SSH_PUBLIC: &[&str] = &["authorized_keys", "authorized_keys2", "known_hosts", "known_hosts.old", "config"];
@@ -94,11 +102,17 @@ pub fn is_secret(path: &str) -> bool {
         "sops",
         "key",
         ".age",
+        "kcore",
+        "keytab",
     ];
     if !has_glob(path) && !HINTS.iter().any(|h| path.contains(h)) {
         return false;
     }
-    let p = normalise(path);
+    // Globs may be matched case-insensitively (`shopt -s nocaseglob`): compare in lower case.
+    let p = if has_glob(path) { normalise(path).to_lowercase() } else { normalise(path) };
+    if PUBLIC_AMONG_SECRETS.contains(&p.as_str()) {
+        return false;
+    }
     if p.is_empty() {
         return false;
     }
@@ -170,6 +184,30 @@ pub fn is_power_trigger(path: &str) -> bool {
     p == "/proc/sysrq-trigger" || (has_glob(&p) && matches_pattern("/proc/sysrq-trigger", &p))
 }
 
+/// Files whose overwriting loses guest disks, backups or cluster state, or unplugs hardware: an
+/// edit there is not a routine configuration change.
+pub fn is_irreplaceable(path: &str) -> bool {
+    const IRREPLACEABLE: &[&str] = &[
+        "/var/lib/vz/images/**",
+        "/var/lib/vz/dump/**",
+        "/var/lib/pve-cluster/**",
+        "/var/lib/ceph/**",
+        "/etc/pve/storage.cfg",
+        "/etc/pve/corosync.conf",
+        "/etc/pve/user.cfg",
+        "/etc/pve/domains.cfg",
+        "/etc/corosync/**",
+        "/dev/zvol/**",
+        "/dev/pve/**",
+        "/sys/**/remove",
+        "/sys/**/delete",
+        "/sys/**/unbind",
+        "/sys/**/offline",
+    ];
+    let p = normalise(path);
+    IRREPLACEABLE.iter().any(|pattern| matches_pattern(&p, pattern))
+}
+
 /// Places where a recursive removal or permission change amounts to breaking the system: the root,
 /// top-level directories, home, the current directory, and a few data directories that matter on a
 /// Proxmox host.
@@ -205,6 +243,32 @@ pub fn is_precious(path: &str) -> bool {
     PRECIOUS.iter().any(|d| p == *d || p.starts_with(&format!("{d}/")))
 }
 
+/// The local path a `file:` URL names (`file:///etc/shadow`, `FILE://localhost/etc/sha%64ow`,
+/// `file:/etc/shadow`), if it is one.
+pub fn file_url_path(value: &str) -> Option<String> {
+    let lower = value.to_ascii_lowercase();
+    let rest = lower.strip_prefix("file:").map(|_| &value[5..])?;
+    let rest = rest.strip_prefix("//localhost").or_else(|| rest.strip_prefix("//")).unwrap_or(rest);
+    // Percent-decoding.
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        // Bytes, not a `str` slice: the two after `%` may be half of a multi-byte character.
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
 fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
@@ -212,6 +276,15 @@ fn has_glob(s: &str) -> bool {
 /// Collapses `//`, resolves `.` and `..` lexically, maps `$HOME`/`/root` home forms to `~`.
 pub fn normalise(path: &str) -> String {
     let path = path.trim();
+    // `/proc/self/root/etc/shadow` is `/etc/shadow`.
+    let owned;
+    let path = match path.strip_prefix("/proc/").and_then(|r| r.split_once("/root")) {
+        Some((pid, rest)) if !pid.contains('/') && (rest.is_empty() || rest.starts_with('/')) => {
+            owned = if rest.is_empty() { "/".to_string() } else { rest.to_string() };
+            owned.as_str()
+        }
+        _ => path,
+    };
     let (prefix, rest) = if let Some(r) = path.strip_prefix("$HOME").or_else(|| path.strip_prefix("${HOME}")) {
         ("~", r)
     } else if let Some(r) = path.strip_prefix('~') {
@@ -293,9 +366,31 @@ fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Opti
         return v;
     }
     let single = |p: &[char], k: usize| -> Option<usize> {
-        // Length of the single-character token at k: a literal, `?`, or a `[…]` class.
+        // Length of the single-character token at k: a literal, `?`, or a `[…]` class (which may
+        // hold `[:lower:]`-style names).
         match p.get(k) {
-            Some('[') => p[k..].iter().position(|c| *c == ']').map(|e| e + 1).or(Some(1)),
+            Some('[') => {
+                let mut j = k + 1;
+                if matches!(p.get(j), Some('!' | '^')) {
+                    j += 1;
+                }
+                if p.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < p.len() {
+                    if p[j] == '[' && p.get(j + 1) == Some(&':') {
+                        if let Some(e) = p[j + 2..].windows(2).position(|w| w == [':', ']']) {
+                            j += e + 4;
+                            continue;
+                        }
+                    }
+                    if p[j] == ']' {
+                        return Some(j - k + 1);
+                    }
+                    j += 1;
+                }
+                Some(1)
+            }
             Some(_) => Some(1),
             None => None,
         }
@@ -374,6 +469,13 @@ mod tests {
             "/root/.config/proxmox-backup/encryption-key.json",
             "/etc/mysql/debian.cnf",
             "$HOME/.ssh/id_rsa",
+            "/etc/SHADO[W]",
+            "/etc/[[:lower:]]hadow",
+            "/proc/self/root/etc/shadow",
+            "/proc/1/root/root/.ssh/id_rsa",
+            "/var/lib/ceph/osd/ceph-0/keyring",
+            "/etc/proxmox-backup/token.shadow",
+            "/etc/krb5.keytab",
         ] {
             assert!(is_secret(p), "{p}");
         }
@@ -389,9 +491,17 @@ mod tests {
             "/var/log/syslog",
             "/etc/letsencrypt/live/home.arpa/fullchain.pem",
             "/etc/pve/lxc/101.conf",
+            "/etc/pve/priv/authorized_keys",
+            "/etc/pve/priv/known_hosts",
         ] {
             assert!(!is_secret(p), "{p}");
         }
+        assert_eq!(file_url_path("file:///etc/shadow").as_deref(), Some("/etc/shadow"));
+        assert_eq!(file_url_path("FILE://localhost/etc/sha%64ow").as_deref(), Some("/etc/shadow"));
+        // A `%` before a multi-byte character is kept as it is.
+        assert_eq!(file_url_path("file:///etc/%éx").as_deref(), Some("/etc/%éx"));
+        assert_eq!(file_url_path("file:/etc/shadow").as_deref(), Some("/etc/shadow"));
+        assert_eq!(file_url_path("https://x/"), None);
         for d in ["/etc", "/", "/root", "~", "/etc/ssh", "/etc/pve", "/var/backups"] {
             assert!(holds_secrets(d), "{d}");
         }

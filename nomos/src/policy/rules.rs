@@ -4,7 +4,7 @@
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO, ReversibleLow as RL};
 
-use super::paths::{holds_secrets, is_block_device, is_broad, is_harmless_sink, is_precious};
+use super::paths::{holds_secrets, is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
 use super::shell::{dangerous_variable, Analysis, Arg, Stdin};
 
 /// Directories whose programs are the system's own (`/usr/bin/cat` is `cat`; `./cat` is not).
@@ -16,7 +16,7 @@ const TRUSTED_DIRS: &[&str] = &[
 /// Programs that look at paths without reading what is in them; secret paths are fine there.
 #[rustfmt::skip]
 const METADATA_ONLY: &[&str] = &[
-    "ls", "stat", "file", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
+    "ls", "stat", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
     "realpath", "readlink", "basename", "dirname", "ssh-add", "ssh-keygen", "touch", "mkdir", "cd", "pushd", "popd",
 ];
 
@@ -90,8 +90,11 @@ impl<'a> Args<'a> {
     }
 
     /// Static words before `--`.
+    /// Option words before `--`. A word computed at run time does not end the options (getopt keeps
+    /// reading after it), and its known values that look like options count as options.
     fn options(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.all.iter().map_while(|a| a.as_static().filter(|s| *s != "--")).filter(|s| s.starts_with('-'))
+        let end = self.all.iter().position(|a| a.as_static() == Some("--")).unwrap_or(self.all.len());
+        self.all[..end].iter().flat_map(|a| a.values()).filter(|s| s.starts_with('-') && *s != "--")
     }
 
     /// A short option, alone or in a cluster (`-r`, `-rf`, `-fR`).
@@ -241,6 +244,72 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     check_secrets(an, base, args);
     let a = Args::new(args);
     rule(an, base, &a, stdin);
+    // Each known value of a computed word, in its place (`c=destroy; zfs $c …`).
+    let alternatives = with_known_values(args);
+    for alt in &alternatives {
+        check_secrets(an, base, alt);
+        rule(an, base, &Args::new(alt), stdin);
+    }
+    // A computed word with no known value could be any option or subcommand.
+    if !ARGS_DO_NOT_MATTER.contains(&base) {
+        if let Some(text) = args.iter().find_map(|x| match x {
+            Arg::Dynamic { text, candidates } if candidates.is_empty() => Some(text),
+            _ => None,
+        }) {
+            an.raise(
+                CM,
+                format!("`{base}` takes a word computed at run time (`{text}`), which could change what it does"),
+            );
+        }
+    }
+}
+
+/// Programs whose behaviour no argument can turn into a change.
+#[rustfmt::skip]
+const ARGS_DO_NOT_MATTER: &[&str] = &[
+    "echo", "true", "false", ":", "test", "[", "[[", "sleep", "seq", "expr", "basename", "dirname", "which", "type",
+    "pwd", "exit", "return", "wait", "shift", "unset", "local", "declare", "typeset", "export", "readonly", "let",
+    "read", "set", "shopt", "cd", "pushd", "popd", "logger", "numfmt", "factor",
+];
+
+/// The argument lists obtained by giving each computed word each of its known values (bounded).
+fn with_known_values(args: &[Arg]) -> Vec<Vec<Arg>> {
+    if !args.iter().any(|a| matches!(a, Arg::Dynamic { candidates, .. } if !candidates.is_empty())) {
+        return Vec::new();
+    }
+    let mut out: Vec<Vec<Arg>> = vec![Vec::new()];
+    for arg in args {
+        let choices: Vec<Arg> = match arg {
+            Arg::Dynamic { candidates, .. } if !candidates.is_empty() => {
+                candidates.iter().map(|c| Arg::Static(c.clone())).collect()
+            }
+            other => vec![other.clone()],
+        };
+        if out.len() * choices.len() > 16 {
+            // Too many combinations: vary one word at a time.
+            return args
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match a {
+                    Arg::Dynamic { candidates, .. } if !candidates.is_empty() => Some((i, candidates)),
+                    _ => None,
+                })
+                .flat_map(|(i, cands)| {
+                    cands.iter().take(16).map(move |c| {
+                        let mut v = args.to_vec();
+                        v[i] = Arg::Static(c.clone());
+                        v
+                    })
+                })
+                .take(64)
+                .collect();
+        }
+        out = out
+            .iter()
+            .flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), vec![c.clone()]].concat()))
+            .collect();
+    }
+    out
 }
 
 /// Reading, copying or sending a secret is never routine, whatever the program.
@@ -260,7 +329,17 @@ fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             continue;
         }
         for value in arg.values() {
-            let value = value.strip_prefix("file://").unwrap_or(value);
+            let url_path = super::paths::file_url_path(value);
+            let value = url_path.as_deref().unwrap_or(value);
+            // `-f/etc/shadow`: a value glued to a short option.
+            let value = if value.starts_with('-') && !value.starts_with("--") {
+                value.find(['/', '~']).map_or(value, |i| &value[i..])
+            } else {
+                value
+            };
+            // `k@/etc/shadow` (curl --variable).
+            let value =
+                value.split_once('@').filter(|(k, _)| !k.is_empty() && !k.contains('/')).map_or(value, |(_, p)| p);
             // `host:path` for the copy tools.
             let value = match (matches!(base, "scp" | "rsync" | "sftp"), value.split_once(':')) {
                 (true, Some((host, path))) if !host.contains('/') => path,
@@ -276,10 +355,33 @@ fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .unwrap_or(path);
             if an.is_secret(path) {
                 an.raise(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if an.may_be_secret(path) {
+                an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
             }
         }
     }
 }
+
+/// Services (and their processes) whose loss cuts the operator off or takes the cluster down.
+const LIFELINES: &[&str] = &[
+    "ssh",
+    "sshd",
+    "networking",
+    "network",
+    "systemd-networkd",
+    "NetworkManager",
+    "pve-firewall",
+    "corosync",
+    "pve-cluster",
+    "pmxcfs",
+    "ifupdown2-pre",
+    "nftables",
+    "iptables",
+    "ufw",
+    "firewalld",
+    "wpa_supplicant",
+    "dhclient",
+];
 
 fn ro(an: &mut Analysis<'_>, what: impl Into<String>) {
     an.raise(RO, what);
@@ -296,11 +398,21 @@ fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, valued: &[&str]) {
             }
         }
     }
+    // Programs these readers hand their input to (`diff --diff-program`, `rg --pre`).
+    for v in a.values(&["--diff-program", "--pre"]) {
+        an.raise(CM, format!("`{base}` runs another program on what it reads"));
+        an.run(&[v], &Stdin::default());
+    }
     for op in a.operands(valued) {
         if let Arg::Dynamic { text, .. } = op {
             an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)"));
         }
-        if op.values().iter().any(|p| is_block_device(p)) {
+    }
+    // A device anywhere in the words: an option's value may be a file it reads (`-f /dev/sda`).
+    for op in a.all.iter() {
+        let raw =
+            op.values().into_iter().flat_map(|v| [v, v.split_once('=').map_or(v, |(_, p)| p)]).any(is_block_device);
+        if raw {
             an.raise(CM, format!("`{base}` reads a raw disk ({}), secrets and all", op.shown()));
         }
     }
@@ -308,17 +420,33 @@ fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, valued: &[&str]) {
     let recursive = matches!(base, "rg" | "ag" | "ack")
         || a.flag('r', "--recursive")
         || a.short('R')
-        || a.long("--dereference-recursive");
+        || a.long("--dereference-recursive")
+        || (base.contains("grep") && a.values(&["-d", "--directories"]).iter().any(|v| v.shown() == "recurse"));
     if recursive {
         let ops = a.operands(valued);
-        // A long literal pattern cannot pull key material out; anything broader reads it all.
-        let pattern = a.value(&["-e", "--regexp"]).or_else(|| ops.first().map(|o| (*o).clone()));
+        // A long literal pattern cannot pull key material out; anything broader reads it all
+        // (context lines, several patterns, whole files as one line do).
+        let patterns = a.values(&["-e", "--regexp"]);
+        let pattern = patterns.first().cloned().or_else(|| ops.first().map(|o| (*o).clone()));
         let literal = pattern
             .as_ref()
             .and_then(Arg::as_static)
             .is_some_and(|p| p.len() >= 6 && p.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-')));
+        let widened = patterns.len() > 1
+            || a.value(&["-f", "--file", "-A", "-B", "-C", "--context", "--after-context", "--before-context"])
+                .is_some()
+            || a.options().any(|o| {
+                o.starts_with("--context")
+                    || (!o.starts_with("--")
+                        && o[1..]
+                            .contains(|c: char| c.is_ascii_digit() || c == 'z' || c == 'A' || c == 'B' || c == 'C'))
+            })
+            || a.long("--null-data")
+            || a.long("--pre-glob")
+            || a.long("--passthru");
         let specific = matches!(base, "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack")
             && literal
+            && !widened
             && !a.flag('v', "--invert-match");
         if !specific {
             recursive_read(an, base, &ops);
@@ -451,7 +579,45 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         _ if FILE_READERS.contains(&base) => {
             reader(an, base, a, &["-e", "-f", "-m", "-A", "-B", "-C", "-n", "-c", "-d"])
         }
+        "dmidecode" | "lshw" | "atop" | "sar" if !a.values(&["--dump-bin", "-dump", "-w", "-o"]).is_empty() => {
+            for out in a.values(&["--dump-bin", "-dump", "-w", "-o"]) {
+                an.write_target(&out, &format!("`{base}` with an output file"));
+            }
+        }
+        "sensors" if a.flag('s', "--set") => an.raise(CM, "`sensors -s` writes limits to the chips"),
+        "glances" if a.short('w') || a.long_prefix("--export") || a.long("--webserver") || a.short('s') => {
+            an.raise(CM, "`glances` in server or export mode")
+        }
         _ if INSPECTORS.contains(&base) => ro(an, format!("`{base}` only reports")),
+        "pwd" | "ifquery" | "sar" => ro(an, format!("`{base}` only reports")),
+        "tcpdump" => {
+            if let Some(cmd) = a.value(&["-z"]) {
+                an.raise(CM, "`tcpdump -z` runs a program on each capture file");
+                an.run(&[cmd], &Stdin::default());
+            }
+            for out in a.values(&["-w"]) {
+                an.write_target(&out, "`tcpdump -w`");
+            }
+            ro(an, "`tcpdump` only watches traffic");
+        }
+        "ipmitool" => ipmitool(an, a),
+        "corosync-cfgtool" | "corosync-quorumtool" => {
+            let reads: &[&str] = if base == "corosync-cfgtool" {
+                &["-s", "-n", "-i", "-b"]
+            } else {
+                &["-s", "-l", "-i", "-p", "-o", "-a", "-m", "-H"]
+            };
+            if base == "corosync-cfgtool" && (a.short('k') || a.short('H')) {
+                an.raise(DE, "`corosync-cfgtool -k/-H` stops corosync on a node");
+            } else if !a.all.is_empty()
+                && a.options().all(|o| o.len() > 1 && o[1..].chars().all(|c| reads.contains(&format!("-{c}").as_str())))
+            {
+                ro(an, format!("`{base}` only reports"));
+            } else {
+                an.raise(CM, format!("`{base}` with this option changes the cluster"));
+            }
+        }
+        "rados" | "rbd" => ceph_storage(an, base, a),
         "printf" => match a.value(&["-v"]) {
             None => ro(an, "`printf` only prints"),
             Some(Arg::Static(name)) => match dangerous_variable(&name) {
@@ -540,14 +706,32 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                 an.raise(CM, "`sshd` starts an SSH server");
             }
         }
-        "chronyc" => match a.sub(&["-h", "-p"]).map(|(_, s)| s) {
-            None
-            | Some(
-                "tracking" | "sources" | "sourcestats" | "activity" | "ntpdata" | "clients" | "serverstats" | "rtcdata"
-                | "smoothing" | "waitsync" | "authdata" | "selectdata",
-            ) => ro(an, "`chronyc tracking` only reports"),
-            Some(_) => an.raise(CM, "`chronyc` changes time sources"),
-        },
+        "chronyc" => {
+            const REPORTS: &[&str] = &[
+                "tracking",
+                "sources",
+                "sourcestats",
+                "activity",
+                "ntpdata",
+                "clients",
+                "serverstats",
+                "rtcdata",
+                "smoothing",
+                "waitsync",
+                "authdata",
+                "selectdata",
+            ];
+            // With `-m` every operand is a command of its own.
+            let commands: Vec<&str> = if a.short('m') {
+                a.operands(&["-h", "-p"]).iter().map(|o| o.shown().split_whitespace().next().unwrap_or("")).collect()
+            } else {
+                a.sub(&["-h", "-p"]).map(|(_, s)| s).into_iter().collect()
+            };
+            match commands.iter().find(|c| !REPORTS.contains(c)) {
+                Some(c) => an.raise(CM, format!("`chronyc {c}` changes time sources")),
+                None => ro(an, "`chronyc tracking` only reports"),
+            }
+        }
         "efibootmgr" => {
             if a.options().all(|o| matches!(o, "-v" | "--verbose" | "-q" | "--quiet")) {
                 ro(an, "`efibootmgr` only lists boot entries");
@@ -697,10 +881,26 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                         || ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd" | "-"))
                 }
             };
-            if a.flag('l', "--list") || a.short('L') || a.all.first().and_then(Arg::as_static) == Some("-0") {
+            // A process named anywhere in the words (`pkill sshd`, `kill $(pidof corosync)`).
+            let lifeline = ops.iter().flat_map(|o| {
+                let mut words: Vec<String> = o.values().into_iter().map(str::to_string).collect();
+                words.push(o.shown().to_string());
+                words
+            });
+            let lifeline = lifeline.into_iter().find(|w| {
+                w.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                    .any(|part| LIFELINES.iter().any(|l| l.eq_ignore_ascii_case(part)))
+            });
+            let lists = match base {
+                "kill" => a.flag('l', "--list") || a.short('L'),
+                _ => false,
+            };
+            if lists || a.all.first().and_then(Arg::as_static) == Some("-0") {
                 ro(an, "`kill -l`/`-0` only checks");
             } else if everything {
                 an.raise(DE, format!("`{base}` aimed at init or every process takes the machine down"));
+            } else if let Some(name) = lifeline {
+                an.raise(DE, format!("`{base}` aimed at `{name}` cuts off access or the cluster"));
             } else {
                 an.raise(RL, format!("`{base}` signals processes"));
             }
@@ -895,6 +1095,14 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             let words: Vec<String> =
                 a.all.iter().map(|w| w.values().first().map(|s| s.to_string()).unwrap_or_default()).collect();
             an.script(&words.join(" "));
+            // Any one word may hold a whole command (`eval "$a" x 'reboot'`).
+            for w in a.all.iter() {
+                for v in w.values() {
+                    if v.contains(|c: char| c.is_whitespace() || c == ';') || a.all.len() > 1 {
+                        an.script(v);
+                    }
+                }
+            }
         }
         "source" | "." => {
             an.raise(CM, format!("`{base}` runs a script file"));
@@ -907,7 +1115,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                 ro(an, "`trap -l`/`-p` only lists");
             } else {
                 ro(an, "`trap` sets a handler");
-                if let Some(first) = a.all.first() {
+                if let Some(first) = a.operands(&[]).first() {
                     script_arg(an, base, Some(first));
                 }
             }
@@ -1000,6 +1208,8 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             let dest = a.value(&["-t", "--target-directory"]).or_else(|| ops.last().map(|o| (*o).clone()));
             if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_block_device(p))) {
                 an.raise(DE, format!("`{base}` overwrites the device {}", dest.shown()));
+            } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_irreplaceable(p))) {
+                an.raise(DE, format!("`{base}` overwrites {}, which holds guest disks or cluster state", dest.shown()));
             } else if base == "mv" && ops.iter().any(|o| o.values().iter().any(|p| is_broad(p))) {
                 an.raise(
                     DE,
@@ -1023,6 +1233,12 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                     .any(|o| o.values().iter().any(|p| is_block_device(p)))
             {
                 an.raise(DE, "`truncate` on a device");
+            } else if a
+                .operands(&["-s", "--size", "-r", "--reference"])
+                .iter()
+                .any(|o| o.values().iter().any(|p| is_precious(p) || is_irreplaceable(p)))
+            {
+                an.raise(DE, format!("`{base}` changes guest disks or cluster state"));
             } else {
                 an.raise(CM, format!("`{base}` changes files"));
             }
@@ -1252,6 +1468,9 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                 an.raise(CM, "`lvresize` grows a logical volume");
             }
         }
+        "lvconvert" if a.long("--merge") || a.long("--mergesnapshot") || a.long("--mergethin") => {
+            an.raise(DE, "`lvconvert --merge` rolls a volume back to its snapshot")
+        }
         "lvcreate" | "lvextend" | "lvchange" | "lvrename" | "lvconvert" | "vgcreate" | "vgextend" | "vgreduce"
         | "vgchange" | "vgrename" | "pvmove" | "pvresize" | "pvchange" => an.raise(CM, format!("`{base}` changes LVM")),
         "dmsetup" => match a.sub(&[]).map(|(_, s)| s) {
@@ -1451,7 +1670,11 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         }
         "brctl" | "bridge" | "tc" => {
             let words: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
-            if words.iter().any(|w| matches!(*w, "show" | "showmacs" | "showstp" | "list" | "ls")) || words.is_empty() {
+            let object_only = base == "bridge" && words.len() == 1;
+            if words.iter().any(|w| matches!(*w, "show" | "showmacs" | "showstp" | "list" | "ls" | "monitor"))
+                || words.is_empty()
+                || object_only
+            {
                 ro(an, format!("`{base}` only reports"));
             } else {
                 an.raise(CM, format!("`{base}` changes the network"));
@@ -1636,7 +1859,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
                 an.raise(CM, format!("`{base}` opens arbitrary network connections"));
             }
         }
-        "openssl" => openssl(an, a),
+        "openssl" => openssl(an, a, stdin),
         "ssh-keygen" => {
             if a.short('l') || a.short('F') || a.short('L') || a.short('y') || a.short('B') {
                 ro(an, "`ssh-keygen -l` only reads");
@@ -1664,21 +1887,24 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "tailscale" => match a.sub(&[]).map(|(_, s)| s) {
-            Some("status" | "ip" | "netcheck" | "version" | "ping" | "whois" | "dns" | "debug") | None => {
+            Some("status" | "ip" | "netcheck" | "version" | "ping" | "whois") | None => {
                 ro(an, "`tailscale status` only reports")
             }
             Some(_) => an.raise(CM, "`tailscale` changes the tailnet connection"),
         },
-        "wg" => match a.sub(&[]).map(|(_, s)| s) {
-            Some("showconf") => an.raise(DE, "`wg showconf` prints private keys"),
-            _ if a.all.iter().any(|x| x.shown().contains("private-key") || x.shown() == "preshared-keys")
-                && matches!(a.sub(&[]).map(|(_, s)| s), Some("show")) =>
-            {
-                an.raise(DE, "`wg show … private-key` prints private keys")
+        "wg" => {
+            match a.sub(&[]).map(|(_, s)| s) {
+                Some("showconf") => an.raise(DE, "`wg showconf` prints private keys"),
+                _ if a.all.iter().any(|x| {
+                    x.shown().contains("private-key") || x.shown() == "preshared-keys" || x.shown() == "dump"
+                }) && matches!(a.sub(&[]).map(|(_, s)| s), Some("show")) =>
+                {
+                    an.raise(DE, "`wg show … private-key` prints private keys")
+                }
+                Some("show" | "genpsk" | "pubkey") | None => ro(an, "`wg show` only reports"),
+                Some(_) => an.raise(CM, "`wg` changes WireGuard"),
             }
-            Some("show" | "genpsk" | "pubkey") | None => ro(an, "`wg show` only reports"),
-            Some(_) => an.raise(CM, "`wg` changes WireGuard"),
-        },
+        }
         "wg-quick" | "openvpn" | "zerotier-cli" => {
             if base == "zerotier-cli"
                 && matches!(
@@ -1875,7 +2101,9 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             Some(_) => an.raise(CM, "`pvesm` changes storage"),
         },
         "pvecm" => match a.sub(&[]).map(|(_, s)| s) {
-            Some("status" | "nodes" | "help" | "mtunnel") | None => ro(an, "`pvecm status` only reports"),
+            Some("status" | "nodes" | "help") => ro(an, "`pvecm status` only reports"),
+            None => ro(an, "`pvecm` without a command prints help"),
+            Some("mtunnel") => an.raise(CM, "`pvecm mtunnel` opens a migration tunnel"),
             Some("delnode") => an.raise(DE, "`pvecm delnode` removes a node from the cluster"),
             Some(_) => an.raise(CM, "`pvecm` changes the cluster"),
         },
@@ -2020,6 +2248,14 @@ fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     let module = a.value(&["-m"]);
     let module = module.as_ref().map(Arg::shown);
     if module == Some("json.tool") {
+        // `json.tool IN OUT` writes OUT.
+        let ops = a.operands(&["-m", "--indent"]);
+        if let Some(out) = ops.get(1) {
+            an.write_target(out, &format!("`{base} -m json.tool` with an output file"));
+        }
+        if let Some(input) = ops.first() {
+            check_secrets(an, base, &[(*input).clone()]);
+        }
         return ro(an, format!("`{base} -m json.tool` only formats JSON"));
     }
     if base.starts_with("perl") && a.short('i') {
@@ -2145,7 +2381,10 @@ fn sudo(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             let words: Vec<&str> = a.tail_from(i).iter().map(Arg::shown).collect();
             an.script(&words.join(" "));
         }
-        Some(i) if i < a.all.len() => an.run(a.tail_from(i), stdin),
+        Some(i) if i < a.all.len() => {
+            let dir = a.value(&["-D", "--chdir"]);
+            an.in_dir(dir.as_ref(), |an| an.run(a.tail_from(i), stdin));
+        }
         _ if shell_mode => an.raise(CM, format!("`{base} -i` opens an interactive root shell")),
         _ => an.raise(CM, format!("`{base}` without a command")),
     }
@@ -2153,6 +2392,7 @@ fn sudo(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
 
 fn env(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     let mut i = 0;
+    let mut dir: Option<Arg> = None;
     while i < a.all.len() {
         match a.all[i].as_static() {
             Some("-S" | "--split-string") => {
@@ -2174,7 +2414,15 @@ fn env(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
                 }
                 return;
             }
-            Some("-u" | "--unset" | "-C" | "--chdir" | "-P") => i += 2,
+            Some("-C" | "--chdir") => {
+                dir = a.all.get(i + 1).cloned();
+                i += 2;
+            }
+            Some(s) if s.starts_with("--chdir=") => {
+                dir = Some(Arg::Static(s["--chdir=".len()..].to_string()));
+                i += 1;
+            }
+            Some("-u" | "--unset" | "-P" | "-a" | "--argv0") => i += 2,
             Some("--") => {
                 i += 1;
                 break;
@@ -2207,7 +2455,7 @@ fn env(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
         }
     }
     if i < a.all.len() {
-        an.run(a.tail_from(i), stdin);
+        an.in_dir(dir.as_ref(), |an| an.run(a.tail_from(i), stdin));
     } else {
         ro(an, "`env` without a command only prints the environment");
     }
@@ -2220,6 +2468,12 @@ fn ssh(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     ];
     for o in a.values(&["-o"]) {
         let v = o.shown().to_ascii_lowercase();
+        if ["remoteforward", "localforward", "dynamicforward", "tunnel", "gatewayports"]
+            .iter()
+            .any(|k| v.starts_with(k))
+        {
+            an.raise(CM, "`ssh -o …Forward` opens tunnels between machines");
+        }
         if v.contains("proxycommand") || v.contains("localcommand") || v.contains("knownhostscommand") {
             an.raise(CM, "`ssh -o …Command` runs a local command");
             if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
@@ -2395,6 +2649,9 @@ fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
         ops
     };
     if in_place {
+        for f in files.iter().filter(|f| f.values().iter().any(|p| is_irreplaceable(p))) {
+            an.raise(DE, format!("`{base} -i` edits {}, which holds guest disks or cluster state", f.shown()));
+        }
         let names: Vec<&str> = files.iter().map(|f| f.shown()).collect();
         an.raise(
             CM,
@@ -2570,6 +2827,17 @@ fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
             if awk_redirects_output(&code) {
                 an.raise(CM, format!("`{base}` writes to a file"));
             }
+            // `getline < "/etc/shadow"` reads whatever file the program names.
+            for literal in quoted_literals(p) {
+                if an.is_secret(literal.trim()) {
+                    an.raise(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
+                } else if is_block_device(literal.trim()) {
+                    an.raise(CM, format!("`{base}` reads the device `{}`", literal.trim()));
+                }
+            }
+            if code.contains("getline") && code.contains('<') {
+                an.raise(CM, format!("`{base}` reads a file its program names"));
+            }
         }
         Some(None) => an.raise(CM, format!("`{base}` runs a program built at run time")),
         None => {}
@@ -2657,6 +2925,22 @@ fn tar(an: &mut Analysis<'_>, a: &Args<'_>) {
     if a.long("--remove-files") {
         return an.raise(DE, "`tar --remove-files` deletes what it archives");
     }
+    if a.long_prefix("--rsh-command") || a.long_prefix("--rmt-command") {
+        an.raise(CM, "`tar --rsh-command` runs another program");
+        for v in a.values(&["--rsh-command", "--rmt-command"]) {
+            an.script(v.shown());
+        }
+    }
+    // `-f host:file` is a remote archive reached over rsh/ssh.
+    let archive =
+        a.value(&["-f", "--file"]).or_else(|| if bundled.contains('f') { a.all.get(1).cloned() } else { None });
+    if archive
+        .as_ref()
+        .is_some_and(|f| f.shown().split_once(':').is_some_and(|(h, _)| !h.is_empty() && !h.contains('/')))
+        && !a.long("--force-local")
+    {
+        an.raise(CM, "`tar -f host:file` reaches another machine");
+    }
     if has('t', "--list") {
         return ro(an, "`tar -t` only lists");
     }
@@ -2682,7 +2966,12 @@ fn tar(an: &mut Analysis<'_>, a: &Args<'_>) {
             "-H",
             "--format",
         ]);
-        recursive_read(an, "tar", &sources);
+        // `-C DIR` moves tar before it reads the files named after it.
+        let dir = a.value(&["-C", "--directory"]);
+        an.in_dir(dir.as_ref(), |an| {
+            recursive_read(an, "tar", &sources);
+            check_secrets(an, "tar", &sources.iter().map(|s| (*s).clone()).collect::<Vec<_>>());
+        });
         let to_stdout = a.value(&["-f", "--file"]).as_ref().map(Arg::shown) == Some("-") || (!has('f', "--file"));
         if to_stdout || bundled.ends_with('f') && a.all.get(1).map(Arg::shown) == Some("-") {
             return ro(an, "`tar -c` to standard output only reads");
@@ -2758,23 +3047,6 @@ fn systemctl(an: &mut Analysis<'_>, a: &Args<'_>) {
         "switch-root",
         "exit",
     ];
-    // Units whose loss cuts the operator off or takes the cluster down.
-    const LIFELINES: &[&str] = &[
-        "ssh",
-        "sshd",
-        "networking",
-        "network",
-        "systemd-networkd",
-        "NetworkManager",
-        "pve-firewall",
-        "corosync",
-        "pve-cluster",
-        "ifupdown2-pre",
-        "nftables",
-        "iptables",
-        "ufw",
-        "firewalld",
-    ];
     let ops = a.operands(&valued);
     let Some(verb) = ops.first().map(|o| o.shown()) else {
         return ro(an, "`systemctl` without a command lists units");
@@ -2804,7 +3076,8 @@ fn systemctl(an: &mut Analysis<'_>, a: &Args<'_>) {
 fn ip(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     let valued = ["-n", "-netns", "-b", "-batch", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"];
     // `ip` options are whole words (`-br` is brief, not `-b r`).
-    if a.any(&["-b", "-batch", "-force"]) {
+    // `ip` accepts any prefix of `-batch` (`-ba`, `-bat`); `-br…` is `-brief`.
+    if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
         an.raise(CM, "`ip -batch` runs commands from a file");
     }
     let ops = a.operands(&valued);
@@ -2968,11 +3241,20 @@ fn curl(an: &mut Analysis<'_>, a: &Args<'_>) {
     if a.value(&["-K", "--config"]).is_some() {
         an.raise(CM, "`curl -K` takes options from a file");
     }
+    // `--variable k@FILE` with `--expand-url` puts a file's content into the request.
+    if a.long_prefix("--variable") && a.long_prefix("--expand-") {
+        an.raise(CM, "`curl --expand-…` sends what `--variable` read");
+    }
     ro(an, "`curl` fetching to standard output only reads");
 }
 
-fn openssl(an: &mut Analysis<'_>, a: &Args<'_>) {
+fn openssl(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
     let sub = a.sub(&[]).map(|(_, s)| s);
+    // `echo | openssl s_client` only closes the session; anything else typed in is sent.
+    let sends = stdin.unknown || stdin.texts.iter().any(|t| !matches!(t.trim(), "" | "Q" | "q"));
+    if sub == Some("s_client") && sends {
+        an.raise(CM, "`openssl s_client` sends its input to another machine");
+    }
     let writes = a
         .all
         .iter()
@@ -3310,14 +3592,23 @@ fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
             "--name",
             "-k",
             "--keyring",
+            "-o",
+            "--out-file",
+            "-i",
+            "--in-file",
+            "--id",
+            "--user",
+            "-m",
+            "--connect-timeout",
         ])
         .iter()
         .map(|o| o.shown())
         .collect();
-    let starts = |path: &[&str]| words.len() >= path.len() && words.iter().zip(path).all(|(w, p)| w == p);
+    // `*` stands for any one word (a placement group id).
+    let starts = |path: &[&str]| words.len() >= path.len() && words.iter().zip(path).all(|(w, p)| *p == "*" || w == p);
     #[rustfmt::skip]
     let reads: &[&[&str]] = match base {
-        "ceph" => &[&["status"], &["-s"], &["health"], &["df"], &["osd", "tree"], &["osd", "df"], &["osd", "stat"], &["osd", "perf"], &["osd", "pool", "ls"], &["osd", "pool", "stats"], &["osd", "pool", "get"], &["osd", "dump"], &["osd", "ls"], &["pg", "stat"], &["pg", "dump"], &["mon", "stat"], &["mon", "dump"], &["quorum_status"], &["versions"], &["version"], &["fs", "status"], &["fs", "ls"], &["mgr", "services"], &["mgr", "stat"], &["crash", "ls"], &["balancer", "status"]],
+        "ceph" => &[&["status"], &["-s"], &["health"], &["df"], &["osd", "tree"], &["osd", "df"], &["osd", "stat"], &["osd", "perf"], &["osd", "pool", "ls"], &["osd", "pool", "stats"], &["osd", "pool", "get"], &["osd", "dump"], &["osd", "ls"], &["pg", "stat"], &["pg", "dump"], &["mon", "stat"], &["mon", "dump"], &["quorum_status"], &["versions"], &["version"], &["fs", "status"], &["fs", "ls"], &["mgr", "services"], &["mgr", "stat"], &["crash", "ls"], &["balancer", "status"], &["pg", "ls"], &["pg", "ls-by-pool"], &["pg", "ls-by-osd"], &["pg", "ls-by-primary"], &["pg", "dump_stuck"], &["config", "dump"], &["config", "get"], &["config", "show"], &["config", "log"], &["mgr", "module", "ls"], &["mgr", "dump"], &["osd", "crush", "rule", "ls"], &["osd", "crush", "rule", "dump"], &["osd", "crush", "tree"], &["osd", "crush", "dump"], &["osd", "pool", "autoscale-status"], &["osd", "utilization"], &["osd", "metadata"], &["mon", "metadata"], &["osd", "blocklist", "ls"], &["health", "detail"], &["osd", "find"]],
         "pveceph" => &[&["status"], &["pool", "ls"], &["osd", "details"], &["help"]],
         "pveum" => &[&["user", "list"], &["group", "list"], &["role", "list"], &["acl", "list"], &["pool", "list"], &["realm", "list"], &["user", "permissions"], &["user", "token", "list"], &["help"]],
         "pvesr" => &[&["status"], &["list"], &["help"]],
@@ -3331,7 +3622,7 @@ fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     };
     #[rustfmt::skip]
     let destroys: &[&[&str]] = match base {
-        "ceph" => &[&["osd", "purge"], &["osd", "destroy"], &["osd", "pool", "delete"], &["osd", "pool", "rm"], &["fs", "rm"], &["fs", "fail"], &["mon", "remove"], &["mon", "rm"]],
+        "ceph" => &[&["osd", "purge"], &["osd", "destroy"], &["osd", "pool", "delete"], &["osd", "pool", "rm"], &["fs", "rm"], &["fs", "fail"], &["mon", "remove"], &["mon", "rm"], &["osd", "lost"], &["pg", "*", "mark_unfound_lost"], &["osd", "force-create-pg"], &["fs", "reset"], &["mds", "rmfailed"]],
         "pveceph" => &[&["osd", "destroy"], &["osd", "create"], &["pool", "destroy"], &["purge"], &["mon", "destroy"], &["fs", "destroy"], &["mds", "destroy"]],
         "proxmox-backup-client" => &[&["forget"], &["snapshot", "forget"], &["prune"]],
         "proxmox-backup-manager" => &[&["datastore", "remove"], &["prune-job", "run"], &["garbage-collection", "start"]],
@@ -3353,6 +3644,11 @@ fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     if let Some(path) = secret.iter().find(|p| starts(p)) {
         return an.raise(DE, format!("`{base} {}` prints secret keys", path.join(" ")));
     }
+    if base == "ceph" {
+        for out in a.values(&["-o", "--out-file"]) {
+            an.write_target(&out, "`ceph -o`");
+        }
+    }
     if let Some(path) = destroys.iter().find(|p| starts(p)) {
         return an.raise(DE, format!("`{base} {}` destroys data, disks or cluster members", path.join(" ")));
     }
@@ -3363,6 +3659,103 @@ fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
         ro(an, format!("`{base} {}` only reports", words.join(" ")));
     } else {
         an.raise(CM, format!("`{base} {}` changes the cluster or the system", words.join(" ")));
+    }
+}
+
+fn ipmitool(an: &mut Analysis<'_>, a: &Args<'_>) {
+    let valued = [
+        "-I", "-H", "-U", "-P", "-p", "-L", "-f", "-y", "-k", "-o", "-C", "-A", "-t", "-b", "-T", "-B", "-m", "-R",
+        "-N", "-O", "-Y", "-z", "-l",
+    ];
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let w = |i: usize| words.get(i).copied().unwrap_or("");
+    match (w(0), w(1), w(2)) {
+        ("chassis" | "power", "power", "off" | "cycle" | "reset" | "soft" | "diag")
+        | ("power", "off" | "cycle" | "reset" | "soft" | "diag", _) => {
+            an.raise(DE, "`ipmitool power off/cycle/reset` takes the machine down")
+        }
+        ("mc", "reset", _) => an.raise(DE, "`ipmitool mc reset` restarts the management controller"),
+        ("sensor", "" | "list" | "get", _)
+        | ("sdr", "" | "list" | "elist" | "type" | "get" | "info" | "entity", _)
+        | ("fru", "" | "print" | "list", _)
+        | ("sel", "" | "list" | "elist" | "info" | "get", _)
+        | ("sel", "time", "get")
+        | ("lan", "print", _)
+        | ("chassis", "status" | "restart_cause" | "poh" | "bootparam", "" | "get")
+        | ("chassis" | "power", "power", "status")
+        | ("power", "status", _)
+        | ("mc", "info" | "guid" | "selftest", _)
+        | ("user", "list" | "summary", _)
+        | ("channel", "info", _)
+        | ("dcmi", "power", "reading")
+        | ("help", _, _) => ro(an, "`ipmitool` only reports"),
+        _ => an.raise(CM, "`ipmitool` changes the management controller or the machine"),
+    }
+}
+
+/// Ceph's object and block tools: listing reads, removing destroys.
+fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
+    let valued = [
+        "-p",
+        "--pool",
+        "-c",
+        "--conf",
+        "-n",
+        "--name",
+        "--id",
+        "-k",
+        "--keyring",
+        "--format",
+        "--namespace",
+        "-N",
+        "--image",
+        "--snap",
+    ];
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let w = |i: usize| words.get(i).copied().unwrap_or("");
+    let reads = match base {
+        "rados" => {
+            matches!(
+                w(0),
+                "df" | "lspools"
+                    | "ls"
+                    | "stat"
+                    | "listxattr"
+                    | "getxattr"
+                    | "listomapkeys"
+                    | "list-inconsistent-pg"
+                    | "list-inconsistent-obj"
+                    | "listsnaps"
+                    | "lssnap"
+                    | ""
+            ) || (w(0) == "get" && w(2) == "-")
+        }
+        _ => {
+            matches!(w(0), "ls" | "list" | "info" | "du" | "disk-usage" | "status" | "showmapped" | "")
+                || matches!(
+                    (w(0), w(1)),
+                    ("snap", "ls" | "list") | ("device", "list" | "ls") | ("trash", "ls" | "list")
+                )
+        }
+    };
+    let destroys = match base {
+        "rados" => {
+            matches!(w(0), "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap")
+        }
+        _ => {
+            matches!(w(0), "rm" | "remove")
+                || matches!(
+                    (w(0), w(1)),
+                    ("snap", "rm" | "remove" | "purge" | "rollback" | "revert") | ("trash", "rm" | "remove" | "purge")
+                )
+        }
+    };
+    if destroys {
+        an.raise(DE, format!("`{base} {}` deletes data", words.join(" ")));
+    } else if reads {
+        ro(an, format!("`{base} {}` only reports", words.join(" ")));
+    } else {
+        an.raise(CM, format!("`{base} {}` changes the storage", words.join(" ")));
     }
 }
 
@@ -3482,10 +3875,20 @@ fn zpool(an: &mut Analysis<'_>, a: &Args<'_>) {
         Some((_, s @ ("list" | "status" | "iostat" | "get" | "history" | "events" | "version" | "help"))) => {
             ro(an, format!("`zpool {s}` only reports"))
         }
+        Some((_, "upgrade")) if a.operands(&[]).len() == 1 && !a.short('a') => {
+            ro(an, "`zpool upgrade` without a pool only lists")
+        }
         Some((_, "import")) if a.operands(&["-o", "-d", "-R"]).len() <= 1 && !a.short('a') => {
             ro(an, "`zpool import` without a pool only lists")
         }
         Some((_, s @ ("destroy" | "labelclear" | "create"))) => an.raise(DE, format!("`zpool {s}` destroys pool data")),
+        // An upgraded pool cannot go back to older software; a rewind import drops recent writes.
+        Some((_, "upgrade")) if a.operands(&[]).len() > 1 || a.short('a') => {
+            an.raise(DE, "`zpool upgrade` cannot be undone")
+        }
+        Some((_, "import")) if a.short('F') || a.short('X') || a.long("--rewind-to-checkpoint") => {
+            an.raise(DE, "`zpool import -F/-X` discards the pool's last transactions")
+        }
         Some((_, s @ ("scrub" | "clear" | "resilver" | "trim"))) => {
             an.raise(RL, format!("`zpool {s}` starts maintenance"))
         }
@@ -3508,6 +3911,16 @@ fn git(an: &mut Analysis<'_>, a: &Args<'_>) {
     let Some((i, sub)) = a.sub(&global) else {
         return ro(an, "`git` without a command prints help");
     };
+    // A repository over a tree that holds secrets (etckeeper keeps /etc) shows them in diffs.
+    for dir in a.values(&["-C", "--git-dir", "--work-tree"]) {
+        recursive_read(an, "git", &[&dir]);
+        if an.may_be_secret(dir.shown()) || dir.as_static().is_none() {
+            an.raise(CM, format!("`git` works in a directory not known before it runs (`{}`)", dir.shown()));
+        }
+    }
+    if a.tail_from(i + 1).iter().any(|x| x.as_static() == Some("--no-index")) {
+        an.raise(CM, "`git --no-index` compares arbitrary files");
+    }
     let rest = Args::new(a.tail_from(i + 1));
     let runs = ["--open-files-in-pager", "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv"];
     if rest.any(&runs)
@@ -3733,7 +4146,19 @@ fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         "into outfile",
         "into dumpfile",
         "load_file",
+        "writefile",
+        "load_extension",
+        "edit(",
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_ls_dir",
     ];
+    // sqlite's readfile() and friends read files of this machine.
+    for literal in quoted_literals(sql) {
+        if an.is_secret(literal.trim()) {
+            an.raise(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
+        }
+    }
     let read_only = lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| {
         let first = s.split_whitespace().next().unwrap_or("");
         let reading = matches!(first, "select" | "show" | "with" | "table" | "values" | "describe" | "desc")

@@ -82,8 +82,12 @@ pub(crate) struct Analysis<'p> {
     wrappers: u32,
     /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
     probing: bool,
-    /// The working directory after a literal `cd`, if known; relative paths are judged there.
-    cwd: Option<String>,
+    /// Where relative paths are judged.
+    cwd: Cwd,
+    /// Once `CDPATH` is set, no `cd` target is known.
+    cdpath: bool,
+    /// Functions that run their arguments as a command (`f() { "$@"; }`).
+    runners: Vec<String>,
 }
 
 impl<'p> Analysis<'p> {
@@ -96,7 +100,9 @@ impl<'p> Analysis<'p> {
             parsed: 0,
             wrappers: 0,
             probing: false,
-            cwd: None,
+            cwd: Cwd::Start,
+            cdpath: false,
+            runners: Vec::new(),
         }
     }
 
@@ -105,15 +111,16 @@ impl<'p> Analysis<'p> {
     }
 
     /// Where a path may point: itself if absolute, else relative to the known working directory,
-    /// or — not knowing it — to a home directory and to `/`.
+    /// or — at the start, where a remote shell usually sits in a home directory — to a home
+    /// directory and to `/`.
     pub(crate) fn resolve(&self, path: &str) -> Vec<String> {
         let path = path.trim();
         if path.starts_with('/') || path.starts_with('~') || path.starts_with('$') || path.is_empty() {
             return vec![path.to_string()];
         }
         match &self.cwd {
-            Some(dir) => vec![format!("{dir}/{path}")],
-            None => vec![path.to_string(), format!("~/{path}"), format!("/{path}")],
+            Cwd::Known(dir) => vec![format!("{dir}/{path}")],
+            Cwd::Start | Cwd::Unknown => vec![path.to_string(), format!("~/{path}"), format!("/{path}")],
         }
     }
 
@@ -122,14 +129,54 @@ impl<'p> Analysis<'p> {
         self.resolve(path).iter().any(|p| super::paths::is_secret(p))
     }
 
+    /// Whether `path` may name secret material because where it points is not known: a relative
+    /// name after `cd "$dir"` (or `~+/name`) could sit in any directory that holds secrets.
+    pub(crate) fn may_be_secret(&self, path: &str) -> bool {
+        /// Directories whose files are secrets by where they are, not by their names.
+        const SENSITIVE: &[&str] = &[
+            "/etc/ssh",
+            "~/.ssh",
+            "/etc/pve/priv",
+            "/etc/ssl/private",
+            "/etc/wireguard",
+            "/etc/ceph",
+            "/etc/proxmox-backup",
+            "/var/lib/pve-cluster",
+            "/etc/corosync",
+            "/etc/letsencrypt/live/x",
+        ];
+        let path = path.trim();
+        let relative = match path.strip_prefix("~+/").or_else(|| path.strip_prefix("~-/")) {
+            Some(r) => r,
+            None if self.cwd == Cwd::Unknown && !path.starts_with(['/', '~', '$', '-']) && !path.is_empty() => path,
+            None => return false,
+        };
+        SENSITIVE.iter().any(|d| super::paths::is_secret(&format!("{d}/{relative}")))
+    }
+
+    /// Judges what `f` checks as if in `dir` (`env -C DIR`, `tar -C DIR`, `git -C DIR`), then
+    /// returns to where the script was.
+    pub(crate) fn in_dir(&mut self, dir: Option<&Arg>, f: impl FnOnce(&mut Self)) {
+        let saved = self.cwd.clone();
+        if let Some(d) = dir {
+            self.change_dir(Some(d));
+        }
+        f(self);
+        self.cwd = saved;
+    }
+
     /// Follows a literal `cd`, so later relative paths are judged where they point.
     pub(crate) fn change_dir(&mut self, target: Option<&Arg>) {
         self.cwd = match target {
-            None => Some("~".into()),
-            Some(Arg::Static(d)) if d == "-" => None,
-            Some(Arg::Static(d)) if d.starts_with('/') || d.starts_with('~') => Some(d.clone()),
-            Some(Arg::Static(d)) => self.cwd.as_ref().map(|c| format!("{c}/{d}")),
-            Some(Arg::Dynamic { .. }) => None,
+            _ if self.cdpath => Cwd::Unknown,
+            None => Cwd::Known("~".into()),
+            Some(Arg::Static(d)) if d == "-" => Cwd::Unknown,
+            Some(Arg::Static(d)) if d.starts_with('/') || d.starts_with('~') => Cwd::Known(d.clone()),
+            Some(Arg::Static(d)) => match &self.cwd {
+                Cwd::Known(c) => Cwd::Known(format!("{c}/{d}")),
+                _ => Cwd::Unknown,
+            },
+            Some(Arg::Dynamic { .. }) => Cwd::Unknown,
         };
     }
 
@@ -153,6 +200,15 @@ impl<'p> Analysis<'p> {
         if text.trim().is_empty() {
             return;
         }
+        // Bash removes backslash-newline before it reads words (`cat /etc/sha\<newline>dow`); the
+        // grammar would split the word there.
+        let joined;
+        let text = if text.contains("\\\n") {
+            joined = text.replace("\\\n", "");
+            joined.as_str()
+        } else {
+            text
+        };
         self.parsed += 1;
         if self.parsed > MAX_SCRIPTS_TOTAL {
             self.raise(Risk::Destructive, "too many nested scripts to analyse");
@@ -289,7 +345,13 @@ impl<'p> Analysis<'p> {
             let mut evaluated = false;
             while let Some(n) = cur {
                 match n.kind() {
-                    k if (WALKED.contains(&k) && !escaped_backtick) || INERT.contains(&k) => {
+                    // Only the substitution this `$(` opens (or this backtick opens or closes) was
+                    // walked as one; text inside an outer substitution is checked like any other.
+                    k if WALKED.contains(&k) && !escaped_backtick && (n.start_byte() == i || n.end_byte() == i + 1) => {
+                        walked = true;
+                        break;
+                    }
+                    k if INERT.contains(&k) => {
                         walked = true;
                         break;
                     }
@@ -323,6 +385,9 @@ impl<'p> Analysis<'p> {
                                 | "eval"
                                 | "trap"
                                 | "alias"
+                                | "wait"
+                                | "compgen"
+                                | "complete"
                         );
                     }
                     "compound_statement" if n.child(0).is_some_and(|c| c.kind() == "((") => evaluated = true,
@@ -387,6 +452,37 @@ impl<'p> Analysis<'p> {
             "redirected_statement" => self.redirected(node, src, depth, stdin),
             "pipeline" => self.pipeline(node, src, depth, stdin),
             "function_definition" => self.function(node, src, depth),
+            "expansion" => {
+                // `${BASH_ENV:=/dev/stdin}` assigns as it expands.
+                let raw = text(node, src);
+                let (name, operand) = expansion_parts(raw);
+                let assigns =
+                    raw.contains(":=") || raw.trim_start_matches("${").trim_start_matches(name).starts_with('=');
+                if assigns && operand.is_some() {
+                    if let Some(reason) = dangerous_variable(name) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                }
+                self.walk_children(node, src, depth, stdin);
+            }
+            "for_statement" => {
+                // `for u in caddy gitea`: the loop variable takes those values.
+                if let Some(var) = node.child_by_field_name("variable") {
+                    let name = text(var, src).to_string();
+                    let mut cursor = node.walk();
+                    let values: Vec<String> = node
+                        .children_by_field_name("value", &mut cursor)
+                        .flat_map(|v| self.word(v, src).values().into_iter().map(str::to_string).collect::<Vec<_>>())
+                        .collect();
+                    let entry = self.vars.entry(name).or_default();
+                    for v in values {
+                        if !entry.contains(&v) && entry.len() < MAX_CANDIDATES {
+                            entry.push(v);
+                        }
+                    }
+                }
+                self.walk_children(node, src, depth, stdin);
+            }
             "declaration_command" => {
                 self.declaration(node, src);
                 self.walk_children(node, src, depth, stdin);
@@ -527,6 +623,12 @@ impl<'p> Analysis<'p> {
         let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
         if let Some(body) = node.child_by_field_name("body") {
             let calls = count_calls(body, src, &name, 0);
+            let runs_args = ["\"$@\"", "$@", "\"$*\"", "$*", "\"${@}\"", "${@}", "$1", "\"$1\""]
+                .iter()
+                .any(|a| count_calls(body, src, a, 0) > 0);
+            if runs_args && !self.runners.contains(&name) {
+                self.runners.push(name.clone());
+            }
             let body_text = text(body, src);
             if calls > 0 && (body_text.contains('&') || body_text.contains('|')) {
                 self.raise(Risk::Destructive, format!("function `{name}` spawns copies of itself (a fork bomb)"));
@@ -548,12 +650,25 @@ impl<'p> Analysis<'p> {
                         self.raise(Risk::ConfigMutation, reason);
                     }
                 }
+                // A nameref (`declare -n r=BASH_ENV`) makes later assignments to `r` set the
+                // variable it names.
+                if let Some(value) = child.child_by_field_name("value") {
+                    for v in self.word(value, src).values() {
+                        if let Some(reason) = dangerous_variable(v) {
+                            self.raise(Risk::ConfigMutation, format!("a reference to it: {reason}"));
+                        }
+                    }
+                }
                 continue;
             }
             match self.word(child, src) {
                 Arg::Static(w) if !w.starts_with('-') => {
-                    if let Some(reason) = dangerous_variable(w.split('=').next().unwrap_or(&w)) {
-                        self.raise(Risk::ConfigMutation, reason);
+                    // Both sides: `export 'PATH=…'`, and a nameref `declare -n r=BASH_ENV`.
+                    let (name, value) = w.split_once('=').unwrap_or((&w, ""));
+                    for n in [name, value] {
+                        if let Some(reason) = dangerous_variable(n) {
+                            self.raise(Risk::ConfigMutation, reason);
+                        }
                     }
                 }
                 Arg::Dynamic { text, .. } => {
@@ -572,6 +687,10 @@ impl<'p> Analysis<'p> {
         let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
         if let Some(reason) = dangerous_variable(&name) {
             self.raise(Risk::ConfigMutation, reason);
+        }
+        if name == "CDPATH" {
+            self.cdpath = true;
+            self.cwd = Cwd::Unknown;
         }
         if let Some(value) = node.child_by_field_name("value") {
             let v = self.word(value, src);
@@ -658,6 +777,11 @@ impl<'p> Analysis<'p> {
             Arg::Static(name) if name.is_empty() || name.contains(['*', '?', '[', '{']) => {
                 self.raise(Risk::ConfigMutation, format!("the program name `{name}` is a pattern"));
             }
+            Arg::Static(name) if self.runners.contains(name) => {
+                // A function that runs its arguments: what it is given is what runs.
+                self.raise(Risk::ReadOnly, format!("`{name}` runs its arguments"));
+                self.run(&argv[1..], stdin);
+            }
             Arg::Static(name) => {
                 let name = name.clone();
                 rules::program(self, &name, &argv[1..], stdin);
@@ -705,6 +829,10 @@ impl<'p> Analysis<'p> {
                             Some(Arg::Static(p)) if self.is_secret(p) => {
                                 self.raise(Risk::Destructive, format!("reads secret material `{p}`"))
                             }
+                            Some(Arg::Static(p)) if self.may_be_secret(p) => self.raise(
+                                Risk::ConfigMutation,
+                                format!("reads `{p}` in a directory not known before it runs"),
+                            ),
                             Some(Arg::Static(p)) if super::paths::is_block_device(p) => {
                                 self.raise(Risk::ConfigMutation, format!("reads the raw device `{p}`"))
                             }
@@ -713,14 +841,20 @@ impl<'p> Analysis<'p> {
                             }
                             _ => {}
                         }
-                        Input::Unknown
+                        // `</dev/null` gives a program nothing to read.
+                        match &dest_arg {
+                            Some(Arg::Static(p)) if p == "/dev/null" => Input::Text(String::new()),
+                            _ => Input::Unknown,
+                        }
                     }
                     // Duplicating or closing a descriptor (`2>&1`, `>&-`) writes nothing new.
+                    // (`>&$f` with a file name in `$f` writes that file.)
                     ">&" | "<&" | ">&-" | "<&-"
                         if dest_arg
                             .as_ref()
                             .and_then(Arg::as_static)
-                            .is_none_or(|d| d == "-" || d.chars().all(|c| c.is_ascii_digit())) =>
+                            .is_some_and(|d| d == "-" || d.chars().all(|c| c.is_ascii_digit()))
+                            || (op.ends_with('-') && dest_arg.is_none()) =>
                     {
                         Input::None
                     }
@@ -762,6 +896,11 @@ impl<'p> Analysis<'p> {
                 self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
             } else if is_block_device(p) {
                 self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
+            } else if super::paths::is_irreplaceable(p) {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} overwrites {p}, which holds guest disks, backups, cluster state or hardware"),
+                );
             } else if p.starts_with("/proc/sys/") || p.starts_with("/sys/") {
                 self.raise(Risk::ConfigMutation, format!("{what} changes the kernel setting {p}"));
             } else {
@@ -824,14 +963,14 @@ impl<'p> Analysis<'p> {
             }
             "simple_expansion" | "expansion" => {
                 let raw = text(node, src);
-                let inner = raw.trim_start_matches('$').trim_start_matches('{').trim_end_matches('}');
-                let (name, default) = match inner.split_once(":-").or_else(|| inner.split_once('-')) {
-                    Some((n, d)) if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => (n, Some(d)),
-                    _ => (inner, None),
-                };
+                let (name, operand) = expansion_parts(raw);
                 let mut candidates = self.vars.get(name).cloned().unwrap_or_default();
-                if let Some(d) = default.filter(|d| !d.contains(['$', '`'])) {
-                    candidates.push(d.trim_matches(['"', '\'']).to_string());
+                if name == "HOME" && candidates.is_empty() {
+                    candidates.push("~".into());
+                }
+                // `${x:-word}`, `${x:=word}`, `${x:+word}`: the word is a possible value.
+                if let Some(word) = operand.filter(|w| !w.contains(['$', '`'])) {
+                    candidates.push(word.trim_matches(['"', '\'']).to_string());
                 }
                 Arg::Dynamic { text: raw.to_string(), candidates }
             }
@@ -875,6 +1014,27 @@ impl<'p> Analysis<'p> {
         }
         Arg::Dynamic { text: text(node, src).to_string(), candidates }
     }
+}
+
+/// `${NAME<op>WORD}` → (NAME, WORD) for the default/assign/alternative operators; `$NAME` → (NAME,
+/// None).
+fn expansion_parts(raw: &str) -> (&str, Option<&str>) {
+    let inner = raw.trim_start_matches('$').trim_start_matches('{').trim_end_matches('}');
+    let end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len());
+    let (name, rest) = inner.split_at(end);
+    let operand = [":-", ":=", ":+", ":?", "-", "=", "+", "?"].iter().find_map(|op| rest.strip_prefix(op));
+    (name, operand)
+}
+
+/// The working directory relative paths are judged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    /// Where the command starts: usually a home directory.
+    Start,
+    /// After a literal `cd`.
+    Known(String),
+    /// After a `cd` to a place not known before run time.
+    Unknown,
 }
 
 enum Input {
@@ -1103,7 +1263,32 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
     }
     let Some(close) = close else { return vec![word.to_string()] };
     if commas.is_empty() {
-        // `{x}` or a range: not a list; look for lists further right.
+        // A range `{a..e}` / `{1..3}` expands; `{x}` stays as written.
+        let inner = &word[open + 1..close];
+        if let Some((a, b)) = inner.split_once("..") {
+            let items: Option<Vec<String>> =
+                match (a.parse::<i64>(), b.parse::<i64>(), a.chars().count(), b.chars().count()) {
+                    (Ok(x), Ok(y), _, _) if (x - y).abs() < MAX_CANDIDATES as i64 => {
+                        let (lo, hi) = (x.min(y), x.max(y));
+                        Some((lo..=hi).map(|n| n.to_string()).collect())
+                    }
+                    (_, _, 1, 1) => {
+                        let (x, y) = (a.chars().next().unwrap_or('a') as u32, b.chars().next().unwrap_or('a') as u32);
+                        let (lo, hi) = (x.min(y), x.max(y));
+                        (hi - lo < MAX_CANDIDATES as u32)
+                            .then(|| (lo..=hi).filter_map(char::from_u32).map(String::from).collect())
+                    }
+                    _ => None,
+                };
+            if let Some(items) = items {
+                let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+                return items
+                    .iter()
+                    .flat_map(|i| expand_braces(&format!("{prefix}{i}{suffix}")))
+                    .take(MAX_CANDIDATES)
+                    .collect();
+            }
+        }
         let rest = expand_braces(&word[close + 1..]);
         return rest.into_iter().map(|r| format!("{}{r}", &word[..=close])).collect();
     }
@@ -1143,7 +1328,9 @@ mod tests {
         assert_eq!(expand_braces("-r{f,}"), ["-rf", "-r"]);
         assert_eq!(expand_braces("{-rf,/}"), ["-rf", "/"]);
         assert_eq!(expand_braces("a{b,c}d{e,f}"), ["abde", "abdf", "acde", "acdf"]);
-        assert_eq!(expand_braces("{1..3}"), ["{1..3}"]);
+        assert_eq!(expand_braces("{1..3}"), ["1", "2", "3"]);
+        assert_eq!(expand_braces("/etc/s{h..h}adow"), ["/etc/shadow"]);
+        assert_eq!(expand_braces("{x}"), ["{x}"]);
         assert_eq!(expand_braces("${x}"), ["${x}"]);
         assert_eq!(expand_braces("plain"), ["plain"]);
     }
