@@ -51,8 +51,9 @@ fn main() {
     }
     let big: String = "cat /etc/hosts | grep -v '^#' | sort -u; ".repeat(1_048_576 / 40);
     let nested = format!("{}id{}", "$(echo ".repeat(2_000), ")".repeat(2_000));
+    let punctuation = b"(){}$`'\"|;&<>\\ x\n";
     let garbage: String = (0..1_048_576u32)
-        .map(|i| char::from(b"(){}$`'\"|;&<>\\ x\n"[(i.wrapping_mul(2_654_435_761) >> 27) as usize % 18]))
+        .map(|i| char::from(punctuation[(i.wrapping_mul(2_654_435_761) >> 27) as usize % punctuation.len()]))
         .collect();
 
     let a = time("one-line command", one_line, 2_000);

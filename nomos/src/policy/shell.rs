@@ -293,21 +293,20 @@ impl<'p> Analysis<'p> {
             "ERROR",
         ];
         let bytes = text.as_bytes();
+        let separators: Vec<usize> = (0..bytes.len())
+            .filter(|&i| matches!(bytes[i], b'\n' | b';' | b'&' | b'|') && !(i > 0 && bytes[i - 1] == b'\\'))
+            .collect();
         let mut glued = Vec::new();
-        for (i, &b) in bytes.iter().enumerate() {
-            if !matches!(b, b'\n' | b';' | b'&' | b'|') || (i > 0 && bytes[i - 1] == b'\\') {
-                continue;
-            }
-            let Some(node) = root.descendant_for_byte_range(i, i + 1) else { continue };
-            let kind = node.kind();
-            let is_glued = match b {
+        for_each_innermost(root, text, &separators, |chain, i| {
+            let Some(kind) = chain.last().map(|f| f.kind) else { return };
+            let is_glued = match bytes[i] {
                 b'\n' => !NEWLINE_HOMES.contains(&kind),
                 _ => matches!(kind, "word" | "command" | "concatenation" | "command_name"),
             };
             if is_glued {
                 glued.push(i);
             }
-        }
+        });
         if glued.is_empty() {
             return;
         }
@@ -326,87 +325,25 @@ impl<'p> Analysis<'p> {
     /// (`printf -v 'a[$(cmd)]'`, `read`, `let`, `[[ … -eq … ]]`), a nested backtick. Bash may run
     /// it, so it is never read-only, and a destructive command in it counts as destructive.
     fn check_substitutions(&mut self, root: Node<'_>, text: &str) {
-        const WALKED: &[&str] = &["command_substitution", "process_substitution"];
-        const INERT: &[&str] = &["comment"];
         let bytes = text.as_bytes();
-        let mut found = 0;
-        for i in 0..bytes.len() {
-            let opens = bytes[i] == b'`' || (bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'('));
-            if !opens {
-                continue;
-            }
-            // A backtick escaped inside backticks opens a nested substitution the grammar keeps as
-            // text.
+        let openers: Vec<usize> = (0..bytes.len())
+            .filter(|&i| bytes[i] == b'`' || (bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'(')))
+            .collect();
+        if openers.is_empty() {
+            return;
+        }
+        let mut unwalked = Vec::new();
+        for_each_innermost(root, text, &openers, |chain, i| {
             let escaped_backtick = bytes[i] == b'`' && i > 0 && bytes[i - 1] == b'\\';
-            let Some(node) = root.descendant_for_byte_range(i, i + 1) else { continue };
-            let mut cur = Some(node);
-            let mut walked = false;
-            let mut single_quoted = false;
-            let mut evaluated = false;
-            while let Some(n) = cur {
-                match n.kind() {
-                    // Only the substitution this `$(` opens (or this backtick opens or closes) was
-                    // walked as one; text inside an outer substitution is checked like any other.
-                    k if WALKED.contains(&k) && !escaped_backtick && (n.start_byte() == i || n.end_byte() == i + 1) => {
-                        walked = true;
-                        break;
-                    }
-                    k if INERT.contains(&k) => {
-                        walked = true;
-                        break;
-                    }
-                    "raw_string" => single_quoted = true,
-                    // Inside double quotes a `'` quotes nothing: `"${x:-'$(cmd)'}"` runs cmd.
-                    "string" => single_quoted = false,
-                    // Where bash evaluates text as arithmetic or as a variable name with a subscript.
-                    "test_command"
-                    | "arithmetic_expansion"
-                    | "variable_assignment"
-                    | "declaration_command"
-                    | "unset_command" => evaluated = true,
-                    "command" => {
-                        let name =
-                            n.child_by_field_name("name").map(|c| node_text(c, text).to_string()).unwrap_or_default();
-                        evaluated |= matches!(
-                            name.as_str(),
-                            "printf"
-                                | "read"
-                                | "let"
-                                | "test"
-                                | "["
-                                | "unset"
-                                | "declare"
-                                | "typeset"
-                                | "local"
-                                | "export"
-                                | "readonly"
-                                | "mapfile"
-                                | "readarray"
-                                | "eval"
-                                | "trap"
-                                | "alias"
-                                | "wait"
-                                | "compgen"
-                                | "complete"
-                        );
-                    }
-                    "compound_statement" if n.child(0).is_some_and(|c| c.kind() == "((") => evaluated = true,
-                    _ => {}
-                }
-                cur = n.parent();
+            if !Frame::substitution_was_walked(chain, i, escaped_backtick) {
+                unwalked.push(i);
             }
-            // Single-quoted text is literal unless something evaluates it (a quoted `bash -c`
-            // script is parsed on its own and judged there).
-            if walked || (single_quoted && !evaluated) {
-                continue;
-            }
-            found += 1;
-            if found == 1 {
-                self.raise(Risk::ConfigMutation, "holds command substitution text that bash may evaluate");
-            }
-            if found > 16 {
-                return;
-            }
+        });
+        if unwalked.is_empty() {
+            return;
+        }
+        self.raise(Risk::ConfigMutation, "holds command substitution text that bash may evaluate");
+        for &i in unwalked.iter().take(16) {
             let start = if bytes[i] == b'`' { i + 1 } else { i + 2 };
             if let Some(rest) = text.get(start..) {
                 let end = rest.find(['`', ')']).unwrap_or(rest.len());
@@ -1024,6 +961,119 @@ fn expansion_parts(raw: &str) -> (&str, Option<&str>) {
     let (name, rest) = inner.split_at(end);
     let operand = [":-", ":=", ":+", ":?", "-", "=", "+", "?"].iter().find_map(|op| rest.strip_prefix(op));
     (name, operand)
+}
+
+/// Calls `f` for each of `positions` (ascending byte offsets) with the chain of nodes from the root
+/// to the innermost node holding it (empty past the end of the tree). One pass over the tree:
+/// looking each position up from the root costs time in proportion to the siblings at every level,
+/// which is quadratic on long, flat, broken input.
+fn for_each_innermost<'t>(root: Node<'t>, text: &str, positions: &[usize], mut f: impl FnMut(&[Frame<'t>], usize)) {
+    let mut next = 0;
+    let mut take = |chain: &[Frame<'t>], below: usize, next: &mut usize| {
+        while *next < positions.len() && positions[*next] < below {
+            f(chain, positions[*next]);
+            *next += 1;
+        }
+    };
+    let mut chain: Vec<Frame<'t>> = vec![Frame::of(root, text)];
+    let mut cursor = root.walk();
+    'walk: loop {
+        if cursor.goto_first_child() {
+            let child = cursor.node();
+            take(&chain, child.start_byte(), &mut next);
+            chain.push(Frame::of(child, text));
+            continue;
+        }
+        loop {
+            let end = chain.last().map_or(usize::MAX, |f| f.end);
+            take(&chain, end, &mut next);
+            chain.pop();
+            if cursor.goto_next_sibling() {
+                let sibling = cursor.node();
+                take(&chain, sibling.start_byte(), &mut next);
+                chain.push(Frame::of(sibling, text));
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    take(&[], usize::MAX, &mut next);
+}
+
+/// A node on the way from the root to some text, as the substitution check needs it.
+struct Frame<'t> {
+    kind: &'t str,
+    start: usize,
+    end: usize,
+    /// Bash evaluates text here as arithmetic or as a subscripted name.
+    evaluates: bool,
+}
+
+impl<'t> Frame<'t> {
+    fn of(n: Node<'t>, text: &str) -> Frame<'t> {
+        let evaluates = match n.kind() {
+            "test_command"
+            | "arithmetic_expansion"
+            | "variable_assignment"
+            | "declaration_command"
+            | "unset_command" => true,
+            "command" => matches!(
+                n.child_by_field_name("name").map(|c| node_text(c, text)).unwrap_or_default(),
+                "printf"
+                    | "read"
+                    | "let"
+                    | "test"
+                    | "["
+                    | "unset"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "export"
+                    | "readonly"
+                    | "mapfile"
+                    | "readarray"
+                    | "eval"
+                    | "trap"
+                    | "alias"
+                    | "wait"
+                    | "compgen"
+                    | "complete"
+            ),
+            "compound_statement" => n.child(0).is_some_and(|c| c.kind() == "(("),
+            _ => false,
+        };
+        Frame { kind: n.kind(), start: n.start_byte(), end: n.end_byte(), evaluates }
+    }
+
+    /// Whether the substitution opened (or closed) at byte `i` was walked as one, or sits where
+    /// bash never runs it (a comment, single quotes nothing evaluates). `chain` runs from the root
+    /// to the innermost node holding `i`.
+    fn substitution_was_walked(chain: &[Frame<'_>], i: usize, escaped_backtick: bool) -> bool {
+        let mut single_quoted = false;
+        let mut evaluated = false;
+        for f in chain.iter().rev() {
+            match f.kind {
+                // Only the substitution this `$(` opens (or this backtick opens or closes) was
+                // walked as one; text inside an outer substitution is checked like any other.
+                "command_substitution" | "process_substitution"
+                    if !escaped_backtick && (f.start == i || f.end == i + 1) =>
+                {
+                    return true
+                }
+                "comment" => return true,
+                "raw_string" => single_quoted = true,
+                // Inside double quotes a `'` quotes nothing: `"${x:-'$(cmd)'}"` runs cmd.
+                "string" => single_quoted = false,
+                _ => {}
+            }
+            evaluated |= f.evaluates;
+        }
+        // Single-quoted text is literal unless something evaluates it (a quoted `bash -c` script
+        // is parsed on its own and judged there).
+        single_quoted && !evaluated
+    }
 }
 
 /// The working directory relative paths are judged in.
