@@ -9,7 +9,7 @@
 //!
 //! ```yaml
 //! hosts:
-//!   - { name: strong, address: 192.168.1.10, ssh_port: 22, ssh_user: root }
+//!   - { name: strong, address: 192.168.1.10, ssh_port: 22, ssh_user: root, ssh_key: ~/.ssh/oikos_ed25519 }
 //! storage:
 //!   - { name: local-zfs, host: strong, attributes: { type: zfspool } }
 //! networks:
@@ -76,6 +76,10 @@ pub struct HostEntry {
     pub ssh_port: u16,
     #[serde(default = "default_ssh_user")]
     pub ssh_user: String,
+    /// Private key file for this host (a path, `~` allowed). Without it the ssh-agent and the
+    /// usual `~/.ssh/id_*` files are tried. The key itself never enters the database.
+    #[serde(default)]
+    pub ssh_key: Option<String>,
     #[serde(default)]
     pub attributes: Map<String, Json>,
 }
@@ -297,7 +301,12 @@ impl Engine {
             let at = entry("hosts", i, &h.name);
             let attrs = with(
                 h.attributes.clone(),
-                [("address", json!(h.address)), ("ssh_port", json!(h.ssh_port)), ("ssh_user", json!(h.ssh_user))],
+                [
+                    ("address", json!(h.address)),
+                    ("ssh_port", json!(h.ssh_port)),
+                    ("ssh_user", json!(h.ssh_user)),
+                    ("ssh_key", json!(h.ssh_key)),
+                ],
             );
             let mut new = NewEntity::new("host", &h.name).attributes(attrs);
             new.slug = h.slug.clone();
@@ -432,7 +441,7 @@ mod tests {
     const SMALL: &str = "
 hosts:
   - { name: strong, address: 10.0.0.2 }
-  - { name: quiet, address: 10.0.0.3, ssh_port: 2222, ssh_user: admin }
+  - { name: quiet, address: 10.0.0.3, ssh_port: 2222, ssh_user: admin, ssh_key: /keys/quiet }
 lxcs:
   - { name: caddy, pve_id: 101, host: strong, ip: 10.0.0.21 }
 services:
@@ -464,6 +473,7 @@ services:
         let q = eng.entity("host:quiet").await.unwrap();
         assert_eq!(q.attributes["ssh_port"], 2222);
         assert_eq!(q.attributes["ssh_user"], "admin");
+        assert_eq!(q.attributes["ssh_key"], "/keys/quiet");
     }
 
     #[tokio::test]
