@@ -9,6 +9,8 @@
 //! - [`tasks`]: task records and their lifecycle;
 //! - [`events`]: the event bus every change is announced on.
 
+pub mod actuate;
+pub mod clock;
 pub mod events;
 pub mod graph;
 pub mod inventory;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use nomos::actuate::{cli, ActuateConfig, Actuator};
 use nomos::policy::{self, Policy, Risk};
 use nomos::types::{
     Author, BlastRadius, Direction, Entity, EntityListItem, EntityQuery, Health, KnowledgeInput, KnowledgeKind,
@@ -58,6 +59,22 @@ enum Command {
     /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
     /// {"message", "assent", "typed_confirmation"}.
     Assent,
+    /// Hosts and their SSH host keys
+    #[command(subcommand)]
+    Hosts(cli::HostsCommand),
+    /// Run a shell command on a target through the risk gate
+    Run(cli::RunArgs),
+    /// Run a curated action (restart, systemctl, apt_upgrade, pct_exec, pct_create) through the gate
+    Action(cli::ActionArgs),
+    /// Pending approvals: list, approve, deny
+    #[command(subcommand)]
+    Approvals(cli::ApprovalsCommand),
+    /// What ran, is running or waits
+    #[command(subcommand)]
+    Executions(cli::ExecutionsCommand),
+    /// Windows that let a task act without asking again; pause and resume
+    #[command(subcommand)]
+    Autonomy(cli::AutonomyCommand),
 }
 
 #[derive(Subcommand)]
@@ -176,8 +193,10 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            // One line, whatever the error carried.
-            eprintln!("nomos: {}", message.replace('\n', " "));
+            // One line, whatever the error carried (nothing when the command reported already).
+            if !message.is_empty() {
+                eprintln!("nomos: {}", message.replace('\n', " "));
+            }
             ExitCode::FAILURE
         }
     }
@@ -277,6 +296,19 @@ impl Out {
     }
 }
 
+fn actuator(engine: &Engine) -> Result<Actuator, String> {
+    let policy = Policy::load().map_err(|e| e.to_string())?;
+    Ok(Actuator::new(engine.clone(), policy, ActuateConfig::default()))
+}
+
+/// A command that ran and failed has said why already; it only sets the exit status.
+fn ok_or_failed(r: Result<bool, String>) -> Result<(), String> {
+    match r? {
+        true => Ok(()),
+        false => Err(String::new()),
+    }
+}
+
 async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), String> {
     let e = |err: nomos::Error| err.to_string();
     match command {
@@ -343,6 +375,12 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
             out.print(&b, render_blast)
         }
         Command::Knowledge(k) => knowledge(engine, k, out).await,
+        Command::Hosts(c) => cli::hosts(&actuator(engine)?, c, out.json).await,
+        Command::Run(a) => ok_or_failed(cli::run(&actuator(engine)?, a, out.json).await),
+        Command::Action(a) => ok_or_failed(cli::action(&actuator(engine)?, a, out.json).await),
+        Command::Approvals(c) => ok_or_failed(cli::approvals(&actuator(engine)?, c, out.json).await),
+        Command::Executions(c) => cli::executions(&actuator(engine)?, c, out.json).await,
+        Command::Autonomy(c) => cli::autonomy(&actuator(engine)?, c, out.json).await,
         Command::Classify { .. } | Command::Assent => Ok(()),
     }
 }

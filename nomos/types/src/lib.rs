@@ -186,6 +186,138 @@ pub struct Verdict {
     pub reasons: Vec<String>,
 }
 
+string_enum!(
+    /// Where an execution is: waiting for the operator, running, or finished one way or another.
+    ExecutionStatus {
+        PendingApproval => "pending_approval",
+        Approved => "approved",
+        Running => "running",
+        Completed => "completed",
+        Failed => "failed",
+        Denied => "denied",
+        Expired => "expired",
+        Cancelled => "cancelled",
+    }
+);
+
+impl ExecutionStatus {
+    /// Whether nothing more will happen to it.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Denied | Self::Expired | Self::Cancelled)
+    }
+}
+
+string_enum!(
+    ApprovalStatus {
+        Pending => "pending",
+        Approved => "approved",
+        Denied => "denied",
+        Expired => "expired",
+        Cancelled => "cancelled",
+    }
+);
+
+string_enum!(
+    /// Where an operator's decision came from.
+    Channel {
+        Ui => "ui",
+        Chat => "chat",
+        Tray => "tray",
+        Cli => "cli",
+        System => "system",
+    }
+);
+
+string_enum!(
+    /// An assent window lets one task's changes run; a destructive window one task's destructive
+    /// commands on one target.
+    WindowKind {
+        Assent => "assent",
+        Destructive => "destructive",
+    }
+);
+
+/// One command (or curated action) on one target, from request to result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    pub id: String,
+    pub task_id: Option<String>,
+    pub target: String,
+    /// `run`, or the curated action's name.
+    pub action: String,
+    pub params: Json,
+    pub command: String,
+    pub purpose: String,
+    pub declared_risk: Option<Risk>,
+    pub risk: Risk,
+    pub reasons: Vec<String>,
+    pub status: ExecutionStatus,
+    pub requested_by: String,
+    /// The approval or window that let it run (`read_only` for commands that need none).
+    pub granted_by: Option<String>,
+    pub exit_code: Option<i64>,
+    /// Output as text (invalid UTF-8 replaced); the exact bytes stay in the store.
+    pub stdout: String,
+    pub stderr: String,
+    pub output_truncated: bool,
+    pub error: Option<String>,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub duration_ms: Option<i64>,
+}
+
+/// A request for the operator's decision on one execution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Approval {
+    pub id: String,
+    pub execution_id: String,
+    pub task_id: Option<String>,
+    pub status: ApprovalStatus,
+    /// Destructive: needs a typed confirmation naming the target.
+    pub requires_confirmation: bool,
+    pub target: String,
+    pub command: String,
+    pub purpose: String,
+    pub risk: Risk,
+    pub reasons: Vec<String>,
+    /// What else the target's change reaches ("affects N: …").
+    pub blast_radius: Json,
+    pub expires_at: String,
+    pub decided_at: Option<String>,
+    pub decided_by: Option<String>,
+    pub channel: Option<Channel>,
+    pub grant_message: Option<String>,
+    pub created_at: String,
+}
+
+/// An open permission for a task to run changes without asking again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutonomyWindow {
+    pub id: String,
+    pub kind: WindowKind,
+    pub task_id: String,
+    pub target: Option<String>,
+    pub approval_id: Option<String>,
+    pub opened_by: String,
+    pub channel: Channel,
+    pub opened_at: String,
+    pub expires_at: String,
+    pub revoked_at: Option<String>,
+}
+
+/// A pinned SSH host key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKey {
+    pub host: String,
+    pub algorithm: String,
+    pub fingerprint: String,
+    pub trusted: bool,
+    pub first_seen_at: String,
+    pub trusted_at: Option<String>,
+    pub trusted_by: Option<String>,
+}
+
 /// A node of the knowledge graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entity {
@@ -433,6 +565,17 @@ pub mod event_kind {
     pub const HEALTH_CHANGED: &str = "health.changed";
     pub const TASK_CREATED: &str = "task.created";
     pub const TASK_DELETED: &str = "task.deleted";
+    pub const EXECUTION_CREATED: &str = "execution.created";
+    pub const EXECUTION_STARTED: &str = "execution.started";
+    pub const EXECUTION_FINISHED: &str = "execution.finished";
+    pub const APPROVAL_REQUESTED: &str = "approval.requested";
+    pub const APPROVAL_DECIDED: &str = "approval.decided";
+    pub const WINDOW_OPENED: &str = "window.opened";
+    pub const WINDOW_REVOKED: &str = "window.revoked";
+    pub const AUTONOMY_CHANGED: &str = "autonomy.changed";
+    pub const HOST_KEY_SEEN: &str = "host_key.seen";
+    pub const HOST_KEY_TRUSTED: &str = "host_key.trusted";
+    pub const HOST_KEY_MISMATCH: &str = "host_key.mismatch";
 }
 
 /// What the desktop shows about the open database.

@@ -1,0 +1,701 @@
+//! Curated actions: named operations with checked parameters. Each builds a command and hands it
+//! to [`Actuator::run`] — the same classifier, gate, executor and records as any shell command.
+//! Their read-only pre-flights (template list, VMID check, gateway ping) go the same way and are
+//! recorded as executions of their own.
+//!
+//! - `restart {unit}`, `systemctl {verb, unit}`
+//! - `apt_upgrade {mode: audit|upgrade}`: audit lists upgradable packages (read-only); upgrade is
+//!   gated and runs in the background
+//! - `pct_exec {command}` on an `lxc:` target: the same as `run`, recorded under its own name
+//! - `pct_create {...}` on a `host:` target: resolves the template and a free VMID, checks a static
+//!   gateway, then create + start in the background; on success the new `lxc:` entity is
+//!   registered with its `hosts` relationship (see [`after_success`])
+
+use std::cmp::Ordering;
+use std::time::Duration;
+
+use nomos_types::{EntityState, Execution, Risk};
+use serde_json::{json, Map, Value as Json};
+
+use super::{Actuator, RunOutcome, RunRequest};
+use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
+use crate::graph::relations::{link_in, OnConflict};
+use crate::graph::require_entity;
+use crate::{Error, Result};
+
+/// The actions [`Actuator::action`] knows.
+pub const ACTIONS: &[&str] = &["restart", "systemctl", "apt_upgrade", "pct_exec", "pct_create"];
+
+/// `systemctl` verbs an action may use (others go through `run`, classified as they are).
+const SYSTEMCTL_VERBS: &[&str] = &[
+    "start",
+    "stop",
+    "restart",
+    "reload",
+    "try-restart",
+    "reload-or-restart",
+    "enable",
+    "disable",
+    "status",
+    "is-active",
+];
+
+/// A curated action request.
+#[derive(Debug, Clone, Default)]
+pub struct ActionRequest {
+    /// `host:<slug>` or `lxc:<slug>` (`pct_create` needs the Proxmox host).
+    pub target: String,
+    pub action: String,
+    /// The action's parameters as a JSON object.
+    pub params: Json,
+    pub purpose: String,
+    pub task_id: Option<String>,
+    pub requested_by: String,
+}
+
+/// What an action did: the gate's outcome, plus what the action decided on the way (a VMID
+/// reassigned, the template chosen).
+#[derive(Debug, Clone)]
+pub struct ActionOutcome {
+    pub outcome: RunOutcome,
+    pub notes: Vec<String>,
+}
+
+impl Actuator {
+    /// Runs a curated action through the gate.
+    pub async fn action(&self, req: ActionRequest) -> Result<ActionOutcome> {
+        let params = match &req.params {
+            Json::Object(m) => m.clone(),
+            Json::Null => Map::new(),
+            other => {
+                return Err(Error::Invalid(format!("{}: parameters must be a JSON object, got {other}", req.action)))
+            }
+        };
+        let p = Params { action: &req.action, map: &params };
+        let mut notes = Vec::new();
+        let (command, recorded, background) = match req.action.as_str() {
+            "restart" => {
+                p.only(&["unit"])?;
+                let unit = unit_name(&p.string("unit")?)?;
+                (format!("systemctl restart {unit}"), json!({"unit": unit}), false)
+            }
+            "systemctl" => {
+                p.only(&["verb", "unit"])?;
+                let verb = p.string("verb")?;
+                if !SYSTEMCTL_VERBS.contains(&verb.as_str()) {
+                    return Err(Error::Invalid(format!(
+                        "systemctl: verb `{verb}` is not one of {}",
+                        SYSTEMCTL_VERBS.join(", ")
+                    )));
+                }
+                let unit = unit_name(&p.string("unit")?)?;
+                (format!("systemctl {verb} {unit}"), json!({"verb": verb, "unit": unit}), false)
+            }
+            "apt_upgrade" => {
+                p.only(&["mode"])?;
+                let mode = p.opt_string("mode")?.unwrap_or_else(|| "audit".into());
+                match mode.as_str() {
+                    "audit" => ("apt list --upgradable".to_string(), json!({"mode": mode}), false),
+                    "upgrade" => (
+                        "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confold upgrade"
+                            .to_string(),
+                        json!({"mode": mode, "timeout_secs": 3600}),
+                        true,
+                    ),
+                    other => {
+                        return Err(Error::Invalid(format!("apt_upgrade: mode `{other}` is not audit or upgrade")))
+                    }
+                }
+            }
+            "pct_exec" => {
+                p.only(&["command"])?;
+                if !req.target.starts_with("lxc:") {
+                    return Err(Error::Invalid(format!(
+                        "pct_exec runs inside a container: the target must be `lxc:<slug>`, not `{}`",
+                        req.target
+                    )));
+                }
+                (p.string("command")?, json!({}), false)
+            }
+            "pct_create" => {
+                let (command, recorded) = self.plan_pct_create(&req, &p, &mut notes).await?;
+                (command, recorded, true)
+            }
+            other => {
+                return Err(Error::Invalid(format!("unknown action `{other}`; known: {}", ACTIONS.join(", "))));
+            }
+        };
+        let timeout = recorded.get("timeout_secs").and_then(Json::as_u64).map(Duration::from_secs);
+        let outcome = self
+            .run(RunRequest {
+                target: req.target.clone(),
+                command,
+                purpose: req.purpose.clone(),
+                declared_risk: None,
+                task_id: req.task_id.clone(),
+                requested_by: req.requested_by.clone(),
+                timeout,
+                action: Some((req.action.clone(), recorded)),
+                background,
+            })
+            .await?;
+        Ok(ActionOutcome { outcome, notes })
+    }
+
+    /// Checks a `pct_create` request against the host and returns the command plus the parameters
+    /// to record (everything [`after_success`] needs to register the container).
+    async fn plan_pct_create(
+        &self,
+        req: &ActionRequest,
+        p: &Params<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<(String, Json)> {
+        p.only(&[
+            "vmid",
+            "hostname",
+            "template",
+            "cores",
+            "memory",
+            "swap",
+            "disk_gb",
+            "storage",
+            "ip",
+            "gw",
+            "bridge",
+            "unprivileged",
+            "nesting",
+            "start",
+        ])?;
+        let host = {
+            let mut conn = self.engine.store().pool().acquire().await?;
+            require_entity(&mut conn, &req.target).await?
+        };
+        if host.entity_type != "host" {
+            return Err(Error::Invalid(format!(
+                "pct_create runs on the Proxmox host: the target must be `host:<slug>`, not `{}`",
+                req.target
+            )));
+        }
+        let hostname = p.string("hostname")?;
+        check_hostname(&hostname)?;
+        let cores = p.int("cores", 1, 1, 512)?;
+        let memory = p.int("memory", 512, 16, 4 * 1024 * 1024)?;
+        let swap = p.int("swap", 512, 0, 4 * 1024 * 1024)?;
+        let disk_gb = p.int("disk_gb", 8, 1, 1024 * 1024)?;
+        let storage = p.opt_string("storage")?.unwrap_or_else(|| "local-lvm".into());
+        check_word("storage", &storage)?;
+        let bridge = p.opt_string("bridge")?.unwrap_or_else(|| "vmbr0".into());
+        check_word("bridge", &bridge)?;
+        let unprivileged = p.bool("unprivileged", true)?;
+        let nesting = p.bool("nesting", true)?;
+        let start = p.bool("start", true)?;
+        let ip = p.opt_string("ip")?.unwrap_or_else(|| "dhcp".into());
+        let gw = p.opt_string("gw")?;
+        let slug = format!("lxc:{}", crate::graph::slugify(&hostname));
+        if let Ok(existing) = self.engine.entity(&slug).await {
+            if existing.state != EntityState::Destroyed {
+                return Err(Error::Conflict(format!(
+                    "`{slug}` already exists (state {}); pick another hostname",
+                    existing.state.as_str()
+                )));
+            }
+        }
+        let net = if ip == "dhcp" {
+            if gw.is_some() {
+                return Err(Error::Invalid("pct_create: a gateway goes with a static ip, not with dhcp".into()));
+            }
+            format!("name=eth0,bridge={bridge},ip=dhcp")
+        } else {
+            check_cidr(&ip)?;
+            let Some(gw) = gw.clone() else {
+                return Err(Error::Invalid(format!(
+                    "pct_create: a static ip needs its gateway (gw). {}",
+                    self.neighbour_hint(&host.slug).await
+                )));
+            };
+            check_ipv4(&gw)?;
+            self.gateway_preflight(req, &host.slug, &gw).await?;
+            format!("name=eth0,bridge={bridge},ip={ip},gw={gw}")
+        };
+        let template = self.resolve_template(req, p.opt_string("template")?.as_deref(), notes).await?;
+        let vmid = self.free_vmid(req, p.opt_u64("vmid")?, notes).await?;
+        let mut command = format!(
+            "pct create {vmid} {template} --hostname {hostname} --cores {cores} --memory {memory} --swap {swap} \
+             --rootfs {storage}:{disk_gb} --net0 {net} --unprivileged {}",
+            u8::from(unprivileged)
+        );
+        if nesting {
+            command.push_str(" --features nesting=1");
+        }
+        if start {
+            command.push_str(&format!(" && pct start {vmid}"));
+        }
+        let recorded = json!({
+            "vmid": vmid, "hostname": hostname, "slug": slug, "host": host.slug, "template": template,
+            "cores": cores, "memory": memory, "swap": swap, "disk_gb": disk_gb, "storage": storage,
+            "ip": ip, "gw": gw, "bridge": bridge, "unprivileged": unprivileged, "nesting": nesting, "start": start,
+            "timeout_secs": 900,
+        });
+        Ok((command, recorded))
+    }
+
+    /// Runs a read-only pre-flight through the gate and returns its stdout, or the failure.
+    async fn preflight(&self, req: &ActionRequest, command: String, purpose: &str) -> Result<Result<String, String>> {
+        let outcome = self
+            .run(RunRequest {
+                target: req.target.clone(),
+                command,
+                purpose: format!("{}: {purpose}", req.action),
+                declared_risk: Some(Risk::ReadOnly),
+                task_id: req.task_id.clone(),
+                requested_by: req.requested_by.clone(),
+                timeout: Some(Duration::from_secs(30)),
+                action: None,
+                background: false,
+            })
+            .await?;
+        let RunOutcome::Ran(execution) = outcome else {
+            // A pre-flight is read-only by construction; anything else is a bug worth stopping on.
+            return Err(Error::Invalid(format!("{}: pre-flight `{purpose}` was not read-only", req.action)));
+        };
+        let (stdout, stderr) = self.execution_output(&execution.id).await?;
+        if execution.status == nomos_types::ExecutionStatus::Completed {
+            Ok(Ok(String::from_utf8_lossy(&stdout).into_owned()))
+        } else {
+            let why = execution.error.unwrap_or_default();
+            let err = String::from_utf8_lossy(&stderr).trim().to_string();
+            Ok(Err(if err.is_empty() { why } else { format!("{why}: {err}") }))
+        }
+    }
+
+    async fn gateway_preflight(&self, req: &ActionRequest, host: &str, gw: &str) -> Result<()> {
+        match self.preflight(req, format!("ping -c 1 -W 2 {gw}"), "is the gateway reachable").await? {
+            Ok(_) => Ok(()),
+            Err(why) => Err(Error::Invalid(format!(
+                "gateway {gw} is unreachable from {host} ({why}). Don't guess another address: {}",
+                self.neighbour_hint(host).await
+            ))),
+        }
+    }
+
+    /// Guidance for a static address: a same-host container's gateway and bridge, or DHCP.
+    async fn neighbour_hint(&self, host: &str) -> String {
+        let mut seen = Vec::new();
+        if let Ok(relations) = self.engine.relations(host, false).await {
+            for r in relations {
+                if r.rel_type != "hosts" || r.direction != nomos_types::Direction::Outgoing {
+                    continue;
+                }
+                if let Ok(e) = self.engine.entity(&r.other.slug).await {
+                    let a = &e.attributes;
+                    if let Some(gw) = a.get("gw").or_else(|| a.get("gateway")).and_then(Json::as_str) {
+                        let bridge = a.get("bridge").and_then(Json::as_str).unwrap_or("vmbr0");
+                        seen.push(format!("{} (gw {gw}, bridge {bridge})", e.slug));
+                    }
+                }
+            }
+        }
+        if seen.is_empty() {
+            "copy the gateway and bridge of a container on the same host, or use DHCP (ip=dhcp)".into()
+        } else {
+            format!(
+                "copy the gateway and bridge of a container on the same host — {} — or use DHCP (ip=dhcp)",
+                seen.join(", ")
+            )
+        }
+    }
+
+    /// The template volume: exact name, then prefix (newest match), then — only when none was
+    /// asked for — the newest Debian. A requested template that matches nothing is an error that
+    /// lists what the host has, never a silent substitute.
+    async fn resolve_template(
+        &self,
+        req: &ActionRequest,
+        wanted: Option<&str>,
+        notes: &mut Vec<String>,
+    ) -> Result<String> {
+        let listing = match self.preflight(req, "pveam list local".into(), "which templates are cached").await? {
+            Ok(out) => out,
+            Err(why) => return Err(Error::Invalid(format!("pct_create: cannot list the host's templates: {why}"))),
+        };
+        let volumes: Vec<&str> =
+            listing.lines().filter_map(|l| l.split_whitespace().next()).filter(|v| v.contains(":vztmpl/")).collect();
+        let file = |v: &str| v.rsplit('/').next().unwrap_or(v).to_string();
+        let chosen = match wanted {
+            Some(w) => {
+                let w_file = file(w);
+                if let Some(v) = volumes.iter().find(|v| **v == w || file(v) == w_file) {
+                    v.to_string()
+                } else if let Some(v) = newest(volumes.iter().copied().filter(|v| file(v).starts_with(&w_file))) {
+                    notes.push(format!("template `{w}` resolved to {v}"));
+                    v.to_string()
+                } else {
+                    return Err(Error::Invalid(format!(
+                        "pct_create: no cached template matches `{w}`; the host has: {}",
+                        if volumes.is_empty() { "none (download one with pveam)".into() } else { volumes.join(", ") }
+                    )));
+                }
+            }
+            None => match newest(volumes.iter().copied().filter(|v| file(v).starts_with("debian-"))) {
+                Some(v) => {
+                    notes.push(format!("no template given: using the newest Debian, {v}"));
+                    v.to_string()
+                }
+                None => return Err(Error::Invalid(
+                    "pct_create: no template given and no Debian template cached; name one or download one with pveam"
+                        .into(),
+                )),
+            },
+        };
+        // The name came from the host's output and goes into a command line.
+        if !chosen.chars().all(|c| c.is_ascii_alphanumeric() || ":/._-+".contains(c)) {
+            return Err(Error::Invalid(format!("pct_create: refusing the odd template name `{chosen}`")));
+        }
+        Ok(chosen)
+    }
+
+    /// A VMID nobody uses: the requested one if free, else the cluster's next id. Ids known to the
+    /// graph count as taken too (a node that is down does not list its guests).
+    async fn free_vmid(&self, req: &ActionRequest, wanted: Option<u64>, notes: &mut Vec<String>) -> Result<u64> {
+        let resources = self
+            .preflight(
+                req,
+                "pvesh get /cluster/resources --type vm --output-format json".into(),
+                "which VMIDs are taken",
+            )
+            .await?
+            .map_err(|why| Error::Invalid(format!("pct_create: cannot read the cluster's guests: {why}")))?;
+        let parsed: Json = serde_json::from_str(resources.trim())
+            .map_err(|e| Error::Invalid(format!("pct_create: unreadable cluster resources ({e})")))?;
+        let mut taken: Vec<(u64, String)> = parsed
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| {
+                        let id = r.get("vmid").and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))?;
+                        let name = r.get("name").and_then(Json::as_str).unwrap_or("?");
+                        let node = r.get("node").and_then(Json::as_str).unwrap_or("?");
+                        Some((id, format!("{name} on {node}")))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let known: Vec<(Option<i64>, String)> =
+            sqlx::query_as("SELECT json_extract(attributes, '$.pve_id'), slug FROM entities WHERE type IN ('lxc', 'vm') AND state != 'destroyed'")
+                .fetch_all(self.engine.store().pool())
+                .await?;
+        taken.extend(known.into_iter().filter_map(|(id, slug)| Some((u64::try_from(id?).ok()?, slug))));
+        let holder = |id: u64| taken.iter().find(|(t, _)| *t == id).map(|(_, who)| who.clone());
+        if let Some(id) = wanted {
+            if !(100..=999_999_999).contains(&id) {
+                return Err(Error::Invalid(format!("pct_create: vmid {id} is outside 100..999999999")));
+            }
+            match holder(id) {
+                None => return Ok(id),
+                Some(who) => notes.push(format!("VMID {id} is taken ({who})")),
+            }
+        }
+        let next = self
+            .preflight(req, "pvesh get /cluster/nextid".into(), "the next free VMID")
+            .await?
+            .map_err(|why| Error::Invalid(format!("pct_create: cannot ask the cluster for a free VMID: {why}")))?;
+        let mut id: u64 =
+            next.trim().trim_matches('"').parse().map_err(|_| {
+                Error::Invalid(format!("pct_create: unexpected answer for the next VMID: {}", next.trim()))
+            })?;
+        while holder(id).is_some() {
+            id += 1;
+        }
+        if wanted.is_some() {
+            if let Some(last) = notes.last_mut() {
+                last.push_str(&format!("; using {id}"));
+            }
+        }
+        Ok(id)
+    }
+}
+
+/// Follow-up of a curated action that completed. `pct_create` registers the container it made.
+pub(super) async fn after_success(act: &Actuator, execution: &Execution) -> Result<()> {
+    if execution.action != "pct_create" {
+        return Ok(());
+    }
+    let p = &execution.params;
+    let text = |k: &str| p.get(k).and_then(Json::as_str).map(str::to_string);
+    let (Some(slug), Some(hostname), Some(host)) = (text("slug"), text("hostname"), text("host")) else {
+        return Err(Error::Invalid(format!("pct_create {}: parameters incomplete, nothing registered", execution.id)));
+    };
+    let mut attrs = json!({
+        "pve_id": p.get("vmid"), "host": host, "hostname": hostname, "template": p.get("template"),
+        "cores": p.get("cores"), "memory": p.get("memory"), "disk_gb": p.get("disk_gb"), "storage": p.get("storage"),
+        "bridge": p.get("bridge"), "created_by_execution": execution.id,
+    });
+    if let (Some(ip), Json::Object(m)) = (text("ip"), &mut attrs) {
+        if ip != "dhcp" {
+            m.insert("ip".into(), json!(ip.split('/').next().unwrap_or(&ip)));
+            m.insert("cidr".into(), json!(ip));
+            m.insert("gw".into(), p.get("gw").cloned().unwrap_or(Json::Null));
+        } else {
+            m.insert("ip".into(), json!("dhcp"));
+        }
+    }
+    let ontology = act.engine.ontology().clone();
+    let mut tx = act.engine.store().begin_write().await?;
+    let host_entity = require_entity(&mut tx, &host).await?;
+    let new = NewEntity::new("lxc", &hostname).slug(&slug).attributes(attrs).state(EntityState::Provisioning);
+    let (lxc, _) = upsert_entity_in(&mut tx, &ontology, &new, IfExists::Merge).await?;
+    link_in(&mut tx, &ontology, "hosts", &host_entity, &lxc, &json!({}), OnConflict::Replace).await?;
+    tx.commit().await?;
+    tracing::info!(slug = %lxc.slug, execution = %execution.id, "registered the new container");
+    Ok(())
+}
+
+/// Typed access to an action's parameters, with errors that name the action and the parameter.
+struct Params<'a> {
+    action: &'a str,
+    map: &'a Map<String, Json>,
+}
+
+impl Params<'_> {
+    fn only(&self, allowed: &[&str]) -> Result<()> {
+        for k in self.map.keys() {
+            if !allowed.contains(&k.as_str()) {
+                return Err(Error::Invalid(format!(
+                    "{}: unknown parameter `{k}`; allowed: {}",
+                    self.action,
+                    allowed.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn opt_string(&self, key: &str) -> Result<Option<String>> {
+        match self.map.get(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Json::String(s)) => Ok(Some(s.trim().to_string())),
+            Some(Json::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(Error::Invalid(format!("{}: `{key}` must be text, got {other}", self.action))),
+        }
+    }
+
+    fn string(&self, key: &str) -> Result<String> {
+        self.opt_string(key)?.ok_or_else(|| Error::Invalid(format!("{}: `{key}` is required", self.action)))
+    }
+
+    fn opt_u64(&self, key: &str) -> Result<Option<u64>> {
+        match self.map.get(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::Number(n)) => n
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| Error::Invalid(format!("{}: `{key}` must be a whole number", self.action))),
+            Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
+            Some(Json::String(s)) => s
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| Error::Invalid(format!("{}: `{key}` must be a whole number, got `{s}`", self.action))),
+            Some(other) => Err(Error::Invalid(format!("{}: `{key}` must be a whole number, got {other}", self.action))),
+        }
+    }
+
+    fn int(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64> {
+        let v = self.opt_u64(key)?.unwrap_or(default);
+        if !(min..=max).contains(&v) {
+            return Err(Error::Invalid(format!("{}: `{key}` must be between {min} and {max}, got {v}", self.action)));
+        }
+        Ok(v)
+    }
+
+    /// Booleans as models and people write them: true/false, 1/0, yes/no, on/off.
+    fn bool(&self, key: &str, default: bool) -> Result<bool> {
+        let bad = |v: &dyn std::fmt::Display| {
+            Error::Invalid(format!("{}: `{key}` must be true/false, 1/0, yes/no or on/off, got {v}", self.action))
+        };
+        match self.map.get(key) {
+            None | Some(Json::Null) => Ok(default),
+            Some(Json::Bool(b)) => Ok(*b),
+            Some(Json::Number(n)) => match n.as_u64() {
+                Some(0) => Ok(false),
+                Some(1) => Ok(true),
+                _ => Err(bad(n)),
+            },
+            Some(Json::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => Ok(true),
+                "false" | "0" | "no" | "off" => Ok(false),
+                _ => Err(bad(&format!("`{s}`"))),
+            },
+            Some(other) => Err(bad(other)),
+        }
+    }
+}
+
+/// A systemd unit name; refuses anything a shell would read as more than one word.
+fn unit_name(unit: &str) -> Result<String> {
+    let ok = !unit.is_empty()
+        && unit.len() <= 256
+        && !unit.starts_with('-')
+        && unit.chars().all(|c| c.is_ascii_alphanumeric() || "@._:-\\".contains(c));
+    if ok {
+        Ok(unit.to_string())
+    } else {
+        Err(Error::Invalid(format!("`{unit}` is not a systemd unit name")))
+    }
+}
+
+fn check_hostname(name: &str) -> Result<()> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.len() <= 253 && name.split('.').all(label_ok) {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "pct_create: `{name}` is not a valid hostname (letters, digits and inner hyphens, dot-separated)"
+        )))
+    }
+}
+
+fn check_word(what: &str, value: &str) -> Result<()> {
+    if !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!("pct_create: `{value}` is not a valid {what} name")))
+    }
+}
+
+fn check_ipv4(addr: &str) -> Result<()> {
+    addr.parse::<std::net::Ipv4Addr>()
+        .map(|_| ())
+        .map_err(|_| Error::Invalid(format!("pct_create: `{addr}` is not an IPv4 address")))
+}
+
+fn check_cidr(ip: &str) -> Result<()> {
+    let bad = || {
+        Error::Invalid(format!(
+            "pct_create: ip must be `dhcp` or an address with its prefix, e.g. 10.0.0.50/24; got `{ip}`"
+        ))
+    };
+    let (addr, prefix) = ip.split_once('/').ok_or_else(bad)?;
+    addr.parse::<std::net::Ipv4Addr>().map_err(|_| bad())?;
+    match prefix.parse::<u8>() {
+        Ok(p) if (1..=32).contains(&p) => Ok(()),
+        _ => Err(bad()),
+    }
+}
+
+/// The newest of some template volumes: compared by their version numbers, not as plain text
+/// (debian-13 after debian-12, 12.10 after 12.9).
+fn newest<'a>(volumes: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    volumes.max_by(|a, b| natural_cmp(a, b))
+}
+
+fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.first(), b.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, _) => return Ordering::Less,
+            (_, None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let na = a.iter().take_while(|c| c.is_ascii_digit()).count();
+                let nb = b.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (da, db) = (trim_zeros(&a[..na]), trim_zeros(&b[..nb]));
+                let ord = da.len().cmp(&db.len()).then_with(|| da.cmp(db));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                a = &a[na..];
+                b = &b[nb..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+                a = &a[1..];
+                b = &b[1..];
+            }
+        }
+    }
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let n = d.iter().take_while(|c| **c == b'0').count();
+    &d[n.min(d.len().saturating_sub(1))..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(v: Json) -> Map<String, Json> {
+        match v {
+            Json::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn booleans_are_read_the_way_people_write_them() {
+        let m = params(json!({"a": "yes", "b": "off", "c": 1, "d": "0", "e": true, "f": "maybe", "g": 2}));
+        let p = Params { action: "pct_create", map: &m };
+        assert!(p.bool("a", false).unwrap());
+        assert!(!p.bool("b", true).unwrap());
+        assert!(p.bool("c", false).unwrap());
+        assert!(!p.bool("d", true).unwrap());
+        assert!(p.bool("e", false).unwrap());
+        assert!(p.bool("missing", true).unwrap());
+        assert!(p.bool("f", true).unwrap_err().to_string().contains("yes/no"));
+        assert!(p.bool("g", true).is_err());
+    }
+
+    #[test]
+    fn numbers_are_checked_against_their_range() {
+        let m = params(json!({"cores": "4", "memory": 8, "disk_gb": -1, "swap": "lots"}));
+        let p = Params { action: "pct_create", map: &m };
+        assert_eq!(p.int("cores", 1, 1, 512).unwrap(), 4);
+        assert_eq!(
+            p.int("memory", 512, 16, 1 << 22).unwrap_err().to_string(),
+            "pct_create: `memory` must be between 16 and 4194304, got 8"
+        );
+        assert!(p.int("disk_gb", 8, 1, 10).is_err());
+        assert!(p.int("swap", 0, 0, 10).unwrap_err().to_string().contains("`lots`"));
+        assert!(p.only(&["cores", "memory"]).unwrap_err().to_string().contains("unknown parameter"));
+    }
+
+    #[test]
+    fn newest_template_compares_versions() {
+        let v = [
+            "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst",
+            "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst",
+            "local:vztmpl/debian-9-standard_9.7-1_amd64.tar.gz",
+        ];
+        assert_eq!(newest(v.iter().copied()), Some(v[1]));
+        assert_eq!(natural_cmp("a12.10", "a12.9"), Ordering::Greater);
+        assert_eq!(natural_cmp("a007", "a7"), Ordering::Equal);
+        assert_eq!(natural_cmp("a0", "a"), Ordering::Greater);
+    }
+
+    #[test]
+    fn names_that_a_shell_would_split_are_refused() {
+        assert!(unit_name("nginx.service").is_ok());
+        assert!(unit_name("getty@tty1.service").is_ok());
+        for bad in ["", "nginx; reboot", "-H host", "a b", "$(x)", "nginx\n"] {
+            assert!(unit_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_hostname("web-01.lab").is_ok());
+        for bad in ["-web", "web_01", "a..b", "web;rm", ""] {
+            assert!(check_hostname(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_cidr("10.0.0.5/24").is_ok());
+        for bad in ["10.0.0.5", "10.0.0.5/33", "10.0.0/24", "dhcp/24", "10.0.0.5/24 --x"] {
+            assert!(check_cidr(bad).is_err(), "{bad:?}");
+        }
+    }
+}

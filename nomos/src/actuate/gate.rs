@@ -1,0 +1,1094 @@
+//! The gate: classify → run now, run inside a window, or queue for the operator; and the
+//! operator's side: approve, deny, cancel, expire, windows, pause.
+//!
+//! Decisions are taken inside one write transaction together with the rows they create, so two
+//! requests cannot both slip through one check. Commands run outside any transaction.
+
+use std::time::Duration;
+
+use nomos_types::{
+    event_kind, Approval, AutonomyWindow, Channel, Execution, ExecutionStatus, HostKey, Risk, WindowKind,
+};
+use serde_json::json;
+use sqlx::SqliteConnection;
+
+use super::records::{
+    actor_type, approval_from_row, approval_in, execution_from_row, execution_in, host_key_from_row, output_bytes,
+    window_from_row, Audit, APPROVAL_SELECT, EXECUTION_COLUMNS, WINDOW_COLUMNS,
+};
+use super::ssh::{Cancel, Output, Pinned, SeenKey, SshError};
+use super::target::{resolve, Target};
+use super::{Actuator, Decision, RunOutcome, RunRequest};
+use crate::events::EventDraft;
+use crate::graph::new_id;
+use crate::policy::{confirmation_names_target, is_assent, is_typed_confirmation};
+use crate::store::WriteTx;
+use crate::{Error, Result};
+
+/// Settings key: while true no window applies and none is opened.
+const AUTONOMY_PAUSED: &str = "autonomy_paused";
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Actuator {
+    /// The one path for every command: classify, then run, run inside a window, or queue.
+    pub async fn run(&self, req: RunRequest) -> Result<RunOutcome> {
+        let target = {
+            let mut conn = self.engine.store().pool().acquire().await?;
+            resolve(&mut conn, &req.target).await?
+        };
+        let verdict = self.policy.classify(&req.command, req.declared_risk);
+        let (action, mut params) = req.action.clone().unwrap_or_else(|| ("run".into(), json!({})));
+        // A queued request keeps its own time limit for when it is approved.
+        if let (Some(t), Some(map)) = (req.timeout, params.as_object_mut()) {
+            map.entry("timeout_secs").or_insert(json!(t.as_secs()));
+        }
+        // Read before the write transaction: the operator sees what else the change reaches.
+        let blast = if verdict.risk == Risk::ReadOnly { json!({}) } else { self.blast_summary(target.slug()).await };
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        if let Some(task) = &req.task_id {
+            let exists: Option<i64> =
+                sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
+            if exists.is_none() {
+                return Err(Error::Invalid(format!("unknown task `{task}`")));
+            }
+        }
+        let grant = match verdict.risk {
+            Risk::ReadOnly => Some("read_only".to_string()),
+            risk => open_window_for(&mut tx, req.task_id.as_deref(), risk, target.slug(), &now).await?,
+        };
+        let reasons = json!(verdict.reasons).to_string();
+        let declared = req.declared_risk.map(|r| r.as_str());
+
+        if grant.is_none() {
+            // The same request while one waits is that one, not a second approval.
+            let pending: Option<String> = sqlx::query_scalar(
+                "SELECT id FROM executions WHERE ifnull(task_id, '') = ifnull(?, '') AND target_slug = ? AND command = ?
+                   AND status = 'pending_approval'",
+            )
+            .bind(&req.task_id)
+            .bind(target.slug())
+            .bind(&req.command)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(id) = pending {
+                let approval = approval_in(&mut tx, &id).await?;
+                if approval.expires_at > now {
+                    let execution = execution_in(&mut tx, &id).await?;
+                    drop(tx);
+                    return Ok(RunOutcome::Queued { execution, approval: Box::new(approval), existing: true });
+                }
+                expire_one(&mut tx, &approval, &now).await?;
+            }
+            let id = new_id();
+            let approval_id = new_id();
+            insert_execution(
+                &mut tx,
+                &id,
+                &req,
+                &target,
+                &action,
+                &params,
+                declared,
+                &verdict.risk,
+                &reasons,
+                "pending_approval",
+                None,
+                &now,
+            )
+            .await?;
+            let expires = self.clock.after_ms(ms(self.config.approval_ttl));
+            sqlx::query(
+                "INSERT INTO approvals (id, execution_id, task_id, requires_confirmation, blast_radius, expires_at, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&approval_id)
+            .bind(&id)
+            .bind(&req.task_id)
+            .bind(i64::from(verdict.risk == Risk::Destructive))
+            .bind(blast.to_string())
+            .bind(&expires)
+            .bind(&now)
+            .execute(&mut *tx)
+            .await?;
+            Audit {
+                at: &now,
+                actor_type: actor_type(&req.requested_by),
+                actor: &req.requested_by,
+                channel: None,
+                action: "approval.requested",
+                entity: Some(target.slug()),
+                task: req.task_id.as_deref(),
+                execution: Some(&id),
+                detail: json!({"command": req.command, "risk": verdict.risk, "reasons": verdict.reasons,
+                               "purpose": req.purpose, "approval": approval_id, "expires_at": expires}),
+            }
+            .write(&mut tx)
+            .await?;
+            tx.emit(EventDraft::new(event_kind::APPROVAL_REQUESTED).correlation(&id).entity(target.slug()).payload(
+                json!({"approval_id": approval_id, "execution_id": id, "risk": verdict.risk,
+                                    "task_id": req.task_id, "command": req.command, "purpose": req.purpose,
+                                    "blast_radius": blast}),
+            ))
+            .await?;
+            let execution = execution_in(&mut tx, &id).await?;
+            let approval = approval_in(&mut tx, &approval_id).await?;
+            tx.commit().await?;
+            tracing::info!(execution = %id, target = %target.slug(), risk = %verdict.risk, "queued for approval");
+            return Ok(RunOutcome::Queued { execution, approval: Box::new(approval), existing: false });
+        }
+
+        let id = new_id();
+        insert_execution(
+            &mut tx,
+            &id,
+            &req,
+            &target,
+            &action,
+            &params,
+            declared,
+            &verdict.risk,
+            &reasons,
+            "running",
+            grant.as_deref(),
+            &now,
+        )
+        .await?;
+        start_records(
+            &mut tx,
+            &id,
+            &req.requested_by,
+            &target,
+            req.task_id.as_deref(),
+            &req.command,
+            &verdict.risk,
+            grant.as_deref(),
+            &now,
+        )
+        .await?;
+        if req.background {
+            link_task(&mut tx, &id, req.task_id.as_deref()).await?;
+        }
+        tx.commit().await?;
+        let timeout = req.timeout.unwrap_or(self.config.command_timeout);
+        if req.background {
+            let me = self.clone();
+            let id2 = id.clone();
+            tokio::spawn(async move {
+                if let Err(e) = me.execute(&id2, &target, timeout).await {
+                    tracing::error!(execution = %id2, error = %e, "background execution could not be recorded");
+                }
+            });
+            return Ok(RunOutcome::Ran(self.execution(&id).await?));
+        }
+        Ok(RunOutcome::Ran(self.execute(&id, &target, timeout).await?))
+    }
+
+    /// Runs a `running` execution and records its result. The only caller of the SSH executor.
+    async fn execute(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
+        let cancel = Cancel::new();
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel.clone());
+        let command: String = sqlx::query_scalar("SELECT command FROM executions WHERE id = ?")
+            .bind(id)
+            .fetch_one(self.engine.store().pool())
+            .await?;
+        let line = target.command_line(&command);
+        let pinned = self.pinned(&target.host.slug).await?;
+        let result = self.ssh.exec(&target.endpoint, pinned, &line, timeout, &cancel).await;
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
+            self.record_seen_key(&target.host.slug, seen, result.as_ref().err()).await?;
+        }
+        self.finish(id, target, result, timeout).await
+    }
+
+    async fn finish(
+        &self,
+        id: &str,
+        target: &Target,
+        result: std::result::Result<Output, SshError>,
+        timeout: Duration,
+    ) -> Result<Execution> {
+        let now = self.clock.now();
+        let (status, exit, stdout, stderr, truncated, error, duration) = match result {
+            Ok(out) => {
+                let error = if out.cancelled {
+                    Some("cancelled by the operator; the command was killed".to_string())
+                } else if out.timed_out {
+                    Some(format!("timed out after {} s; the command was killed", timeout.as_secs()))
+                } else if let Some(sig) = &out.signal {
+                    Some(format!("killed by signal {sig}"))
+                } else {
+                    match out.exit_code {
+                        Some(0) => None,
+                        Some(code) => Some(format!("exit status {code}")),
+                        None => Some("the command ended without an exit status".to_string()),
+                    }
+                };
+                let status = if out.cancelled {
+                    ExecutionStatus::Cancelled
+                } else if out.success() {
+                    ExecutionStatus::Completed
+                } else {
+                    ExecutionStatus::Failed
+                };
+                let ms = i64::try_from(out.duration.as_millis()).unwrap_or(i64::MAX);
+                (status, out.exit_code.map(i64::from), out.stdout, out.stderr, out.truncated, error, Some(ms))
+            }
+            Err(e) => (ExecutionStatus::Failed, None, Vec::new(), Vec::new(), false, Some(e.to_string()), None),
+        };
+        let mut tx = self.engine.store().begin_write().await?;
+        sqlx::query(
+            "UPDATE executions SET status = ?, exit_code = ?, stdout = ?, stderr = ?, output_truncated = ?, error = ?,
+                    finished_at = ?, duration_ms = ? WHERE id = ? AND status = 'running'",
+        )
+        .bind(status.as_str())
+        .bind(exit)
+        .bind(&stdout)
+        .bind(&stderr)
+        .bind(i64::from(truncated))
+        .bind(&error)
+        .bind(&now)
+        .bind(duration)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        let execution = execution_in(&mut tx, id).await?;
+        Audit {
+            at: &now,
+            actor_type: "system",
+            actor: "executor",
+            channel: None,
+            action: "execution.finished",
+            entity: Some(target.slug()),
+            task: execution.task_id.as_deref(),
+            execution: Some(id),
+            detail: json!({"status": status, "exit_code": exit, "error": error, "duration_ms": duration,
+                           "output_truncated": truncated}),
+        }
+        .write(&mut tx)
+        .await?;
+        tx.emit(
+            EventDraft::new(event_kind::EXECUTION_FINISHED)
+                .correlation(id)
+                .entity(target.slug())
+                .payload(json!({"execution_id": id, "status": status, "exit_code": exit, "error": error,
+                                "task_id": execution.task_id, "action": execution.action})),
+        )
+        .await?;
+        tx.commit().await?;
+        tracing::info!(execution = %id, target = %target.slug(), status = %status, "execution finished");
+        if status == ExecutionStatus::Completed && execution.action != "run" {
+            if let Err(e) = super::curated::after_success(self, &execution).await {
+                tracing::warn!(execution = %id, error = %e, "follow-up of a curated action failed");
+            }
+        }
+        Ok(execution)
+    }
+
+    /// Approves a pending execution and runs it (in the background for background actions).
+    /// A destructive one needs `decision.message` to be a typed confirmation naming its target.
+    pub async fn approve(&self, approval_id: &str, decision: &Decision) -> Result<Execution> {
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let approval = approval_in(&mut tx, approval_id).await?;
+        let mut tx = Self::check_pending(tx, &approval, &now).await?;
+        let target = match resolve(&mut tx, &approval.target).await {
+            Ok(t) => t,
+            Err(e) => return Err(Error::Invalid(format!("cannot approve: {e}"))),
+        };
+        let message = decision.message.as_deref().unwrap_or("");
+        if approval.requires_confirmation {
+            let pve_id = target.pve_id;
+            if !confirmation_names_target(message, &target.entity.slug, &target.entity.name, pve_id) {
+                return Err(Error::Invalid(format!(
+                    "a destructive command needs a typed confirmation naming its target, e.g. `confirm {}`",
+                    target.entity.slug
+                )));
+            }
+        } else if decision.channel == Channel::Chat && !(is_assent(message) || is_typed_confirmation(message)) {
+            return Err(Error::Invalid("that message does not approve anything".into()));
+        }
+        sqlx::query(
+            "UPDATE approvals SET status = 'approved', decided_at = ?, decided_by = ?, channel = ?, grant_message = ?
+              WHERE id = ? AND status = 'pending'",
+        )
+        .bind(&now)
+        .bind(&decision.actor)
+        .bind(decision.channel.as_str())
+        .bind(
+            decision.message.as_deref().filter(|_| decision.channel == Channel::Chat || approval.requires_confirmation),
+        )
+        .bind(&approval.id)
+        .execute(&mut *tx)
+        .await?;
+        let updated = sqlx::query(
+            "UPDATE executions SET status = 'running', granted_by = ?, started_at = ? WHERE id = ? AND status = 'pending_approval'",
+        )
+        .bind(&approval.id)
+        .bind(&now)
+        .bind(&approval.execution_id)
+        .execute(&mut *tx)
+        .await?;
+        if updated.rows_affected() != 1 {
+            return Err(Error::Conflict(format!("execution {} is no longer waiting", approval.execution_id)));
+        }
+        Audit {
+            at: &now,
+            actor_type: "operator",
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: "approval.approved",
+            entity: Some(&approval.target),
+            task: approval.task_id.as_deref(),
+            execution: Some(&approval.execution_id),
+            detail: json!({"approval": approval.id, "message": decision.message, "risk": approval.risk}),
+        }
+        .write(&mut tx)
+        .await?;
+        tx.emit(
+            EventDraft::new(event_kind::APPROVAL_DECIDED)
+                .correlation(&approval.execution_id)
+                .entity(&approval.target)
+                .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id,
+                                "status": "approved", "channel": decision.channel, "task_id": approval.task_id})),
+        )
+        .await?;
+        // Approving lets the task go on: its assent window opens, and for a destructive command
+        // also its window on this target.
+        if let Some(task) = approval.task_id.as_deref() {
+            if !paused(&mut tx).await? {
+                self.open_window_in(&mut tx, task, WindowKind::Assent, None, Some(&approval.id), decision, &now)
+                    .await?;
+                if approval.risk == Risk::Destructive {
+                    self.open_window_in(
+                        &mut tx,
+                        task,
+                        WindowKind::Destructive,
+                        Some(&approval.target),
+                        Some(&approval.id),
+                        decision,
+                        &now,
+                    )
+                    .await?;
+                }
+            }
+        }
+        let execution = execution_in(&mut tx, &approval.execution_id).await?;
+        start_records(
+            &mut tx,
+            &execution.id,
+            "executor",
+            &target,
+            execution.task_id.as_deref(),
+            &execution.command,
+            &execution.risk,
+            Some(&approval.id),
+            &now,
+        )
+        .await?;
+        let background = matches!(execution.action.as_str(), "pct_create" | "apt_upgrade");
+        if background {
+            link_task(&mut tx, &execution.id, execution.task_id.as_deref()).await?;
+        }
+        tx.commit().await?;
+        let timeout = execution
+            .params
+            .get("timeout_secs")
+            .and_then(|v| v.as_u64())
+            .map_or(self.config.command_timeout, Duration::from_secs);
+        if background {
+            let me = self.clone();
+            let id = execution.id.clone();
+            tokio::spawn(async move {
+                if let Err(e) = me.execute(&id, &target, timeout).await {
+                    tracing::error!(execution = %id, error = %e, "background execution could not be recorded");
+                }
+            });
+            return self.execution(&execution.id).await;
+        }
+        self.execute(&execution.id, &target, timeout).await
+    }
+
+    /// Refuses a pending execution; it never runs.
+    pub async fn deny(&self, approval_id: &str, decision: &Decision) -> Result<Approval> {
+        self.close_pending(approval_id, "denied", decision).await
+    }
+
+    /// Withdraws a pending request, or stops a running command (killing it on the host).
+    pub async fn cancel(&self, id: &str, decision: &Decision) -> Result<Execution> {
+        let execution = self.execution(id).await?;
+        match execution.status {
+            ExecutionStatus::PendingApproval => {
+                self.close_pending(id, "cancelled", decision).await?;
+            }
+            ExecutionStatus::Running => {
+                let handle = self.running.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
+                match handle {
+                    Some(c) => c.cancel(),
+                    None => return Err(Error::Conflict(format!("execution {id} runs in another process"))),
+                }
+                let now = self.clock.now();
+                let mut tx = self.engine.store().begin_write().await?;
+                Audit {
+                    at: &now,
+                    actor_type: "operator",
+                    actor: &decision.actor,
+                    channel: Some(decision.channel.as_str()),
+                    action: "execution.cancel_requested",
+                    entity: Some(&execution.target),
+                    task: execution.task_id.as_deref(),
+                    execution: Some(id),
+                    detail: json!({}),
+                }
+                .write(&mut tx)
+                .await?;
+                tx.commit().await?;
+            }
+            other => return Err(Error::Conflict(format!("execution {id} is already {other}"))),
+        }
+        self.execution(id).await
+    }
+
+    async fn close_pending(&self, approval_id: &str, status: &str, decision: &Decision) -> Result<Approval> {
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let approval = approval_in(&mut tx, approval_id).await?;
+        let mut tx = Self::check_pending(tx, &approval, &now).await?;
+        sqlx::query(
+            "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, grant_message = ? WHERE id = ?",
+        )
+        .bind(status)
+        .bind(&now)
+        .bind(&decision.actor)
+        .bind(decision.channel.as_str())
+        .bind(decision.message.as_deref().filter(|_| decision.channel == Channel::Chat))
+        .bind(&approval.id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE executions SET status = ?, finished_at = ? WHERE id = ? AND status = 'pending_approval'")
+            .bind(status)
+            .bind(&now)
+            .bind(&approval.execution_id)
+            .execute(&mut *tx)
+            .await?;
+        Audit {
+            at: &now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: if status == "denied" { "approval.denied" } else { "approval.cancelled" },
+            entity: Some(&approval.target),
+            task: approval.task_id.as_deref(),
+            execution: Some(&approval.execution_id),
+            detail: json!({"approval": approval.id, "message": decision.message}),
+        }
+        .write(&mut tx)
+        .await?;
+        tx.emit(
+            EventDraft::new(event_kind::APPROVAL_DECIDED)
+                .correlation(&approval.execution_id)
+                .entity(&approval.target)
+                .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": status,
+                                "channel": decision.channel, "task_id": approval.task_id})),
+        )
+        .await?;
+        let approval = approval_in(&mut tx, &approval.id).await?;
+        tx.commit().await?;
+        Ok(approval)
+    }
+
+    /// Fails unless `approval` is still pending and not past its expiry. An overdue one is marked
+    /// expired on the spot (the sweep may not have run yet) and that is committed before failing.
+    async fn check_pending(tx: WriteTx, approval: &Approval, now: &str) -> Result<WriteTx> {
+        if approval.status != nomos_types::ApprovalStatus::Pending {
+            return Err(Error::Conflict(format!("approval {} is already {}", approval.id, approval.status)));
+        }
+        if approval.expires_at.as_str() <= now {
+            let mut tx = tx;
+            expire_one(&mut tx, approval, now).await?;
+            tx.commit().await?;
+            return Err(Error::Conflict(format!(
+                "approval {} expired at {}; nothing ran — ask again",
+                approval.id, approval.expires_at
+            )));
+        }
+        Ok(tx)
+    }
+
+    /// Marks every pending approval past its expiry as expired. Returns how many.
+    pub async fn expire_due(&self) -> Result<usize> {
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let rows = sqlx::query(&format!("{APPROVAL_SELECT} WHERE a.status = 'pending' AND a.expires_at <= ?"))
+            .bind(&now)
+            .fetch_all(&mut *tx)
+            .await?;
+        let due: Vec<Approval> = rows.iter().map(approval_from_row).collect::<Result<_>>()?;
+        for a in &due {
+            expire_one(&mut tx, a, &now).await?;
+        }
+        tx.commit().await?;
+        Ok(due.len())
+    }
+
+    /// Opens a window explicitly (the operator approved a plan in chat, or from the UI). Refused
+    /// while autonomy is paused.
+    pub async fn open_window(
+        &self,
+        task_id: &str,
+        kind: WindowKind,
+        target: Option<&str>,
+        decision: &Decision,
+    ) -> Result<AutonomyWindow> {
+        if (kind == WindowKind::Destructive) != target.is_some() {
+            return Err(Error::Invalid("a destructive window names one target; an assent window none".into()));
+        }
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        if paused(&mut tx).await? {
+            return Err(Error::Conflict("autonomy is paused: resume it before opening windows".into()));
+        }
+        let id = self.open_window_in(&mut tx, task_id, kind, target, None, decision, &now).await?;
+        let row = sqlx::query(&format!("SELECT {WINDOW_COLUMNS} FROM autonomy_windows WHERE id = ?"))
+            .bind(&id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let window = window_from_row(&row)?;
+        tx.commit().await?;
+        Ok(window)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn open_window_in(
+        &self,
+        tx: &mut WriteTx,
+        task_id: &str,
+        kind: WindowKind,
+        target: Option<&str>,
+        approval: Option<&str>,
+        decision: &Decision,
+        now: &str,
+    ) -> Result<String> {
+        let length = match kind {
+            WindowKind::Assent => self.config.assent_window,
+            WindowKind::Destructive => self.config.destructive_window,
+        };
+        let id = new_id();
+        let expires = self.clock.after_ms(ms(length));
+        sqlx::query(
+            "INSERT INTO autonomy_windows (id, kind, task_id, target_slug, approval_id, opened_by, channel, opened_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(kind.as_str())
+        .bind(task_id)
+        .bind(target)
+        .bind(approval)
+        .bind(&decision.actor)
+        .bind(decision.channel.as_str())
+        .bind(now)
+        .bind(&expires)
+        .execute(&mut **tx)
+        .await?;
+        Audit {
+            at: now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: "window.opened",
+            entity: target,
+            task: Some(task_id),
+            execution: None,
+            detail: json!({"window": id, "kind": kind, "expires_at": expires, "approval": approval}),
+        }
+        .write(tx)
+        .await?;
+        tx.emit(EventDraft::new(event_kind::WINDOW_OPENED).correlation(task_id).payload(
+            json!({"window_id": id, "kind": kind, "task_id": task_id, "target": target, "expires_at": expires}),
+        ))
+        .await?;
+        Ok(id)
+    }
+
+    /// Closes open windows: all of them, or one task's. Returns how many.
+    pub async fn revoke_windows(&self, task_id: Option<&str>, decision: &Decision) -> Result<usize> {
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let n = revoke_in(&mut tx, task_id, decision, &now).await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    /// "Pause autonomy": revokes every open window and opens none until resumed.
+    pub async fn set_paused(&self, paused_now: bool, decision: &Decision) -> Result<()> {
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(AUTONOMY_PAUSED)
+        .bind(json!(paused_now).to_string())
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+        if paused_now {
+            revoke_in(&mut tx, None, decision, &now).await?;
+        }
+        Audit {
+            at: &now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: if paused_now { "autonomy.paused" } else { "autonomy.resumed" },
+            entity: None,
+            task: None,
+            execution: None,
+            detail: json!({}),
+        }
+        .write(&mut tx)
+        .await?;
+        tx.emit(EventDraft::new(event_kind::AUTONOMY_CHANGED).payload(json!({"paused": paused_now}))).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn is_paused(&self) -> Result<bool> {
+        let mut conn = self.engine.store().pool().acquire().await?;
+        paused(&mut conn).await
+    }
+
+    pub async fn execution(&self, id: &str) -> Result<Execution> {
+        let mut conn = self.engine.store().pool().acquire().await?;
+        execution_in(&mut conn, id).await
+    }
+
+    /// The exact bytes an execution printed.
+    pub async fn execution_output(&self, id: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+        let mut conn = self.engine.store().pool().acquire().await?;
+        output_bytes(&mut conn, id).await
+    }
+
+    /// Executions, newest first; optionally only one task's or one status.
+    pub async fn executions(
+        &self,
+        task_id: Option<&str>,
+        status: Option<ExecutionStatus>,
+        limit: u32,
+    ) -> Result<Vec<Execution>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {EXECUTION_COLUMNS} FROM executions x
+              WHERE (?1 IS NULL OR x.task_id = ?1) AND (?2 IS NULL OR x.status = ?2)
+              ORDER BY x.created_at DESC, x.id LIMIT ?3"
+        ))
+        .bind(task_id)
+        .bind(status.map(|s| s.as_str()))
+        .bind(i64::from(limit))
+        .fetch_all(self.engine.store().pool())
+        .await?;
+        rows.iter().map(execution_from_row).collect()
+    }
+
+    /// Approvals waiting for the operator (expired ones are swept first).
+    pub async fn pending_approvals(&self) -> Result<Vec<Approval>> {
+        self.expire_due().await?;
+        let rows = sqlx::query(&format!("{APPROVAL_SELECT} WHERE a.status = 'pending' ORDER BY a.created_at"))
+            .fetch_all(self.engine.store().pool())
+            .await?;
+        rows.iter().map(approval_from_row).collect()
+    }
+
+    pub async fn approval(&self, id: &str) -> Result<Approval> {
+        let mut conn = self.engine.store().pool().acquire().await?;
+        approval_in(&mut conn, id).await
+    }
+
+    /// Windows open now.
+    pub async fn open_windows(&self) -> Result<Vec<AutonomyWindow>> {
+        let now = self.clock.now();
+        let rows = sqlx::query(&format!(
+            "SELECT {WINDOW_COLUMNS} FROM autonomy_windows WHERE revoked_at IS NULL AND expires_at > ? ORDER BY opened_at"
+        ))
+        .bind(&now)
+        .fetch_all(self.engine.store().pool())
+        .await?;
+        rows.iter().map(window_from_row).collect()
+    }
+
+    // ─── Host keys ───────────────────────────────────────────────────────────────────────────
+
+    pub async fn host_keys(&self) -> Result<Vec<HostKey>> {
+        let rows =
+            sqlx::query("SELECT * FROM host_keys ORDER BY host_slug").fetch_all(self.engine.store().pool()).await?;
+        rows.iter().map(host_key_from_row).collect()
+    }
+
+    async fn pinned(&self, host: &str) -> Result<Option<Pinned>> {
+        let row: Option<(String, i64)> =
+            sqlx::query_as("SELECT public_key, trusted FROM host_keys WHERE host_slug = ?")
+                .bind(host)
+                .fetch_optional(self.engine.store().pool())
+                .await?;
+        Ok(row.map(|(public_key, trusted)| Pinned { public_key, trusted: trusted != 0 }))
+    }
+
+    /// Connects to `host` and pins the key it presents as trusted. A host whose pinned key
+    /// differs is only re-pinned with `replace` (after the operator checked why it changed).
+    pub async fn trust_host(&self, host: &str, replace: bool, decision: &Decision) -> Result<HostKey> {
+        let target = {
+            let mut conn = self.engine.store().pool().acquire().await?;
+            resolve(&mut conn, host).await?
+        };
+        if target.pve_id.is_some() {
+            return Err(Error::Invalid(format!("`{host}` is reached through {}: trust that host", target.host.slug)));
+        }
+        let seen = self.ssh.fetch_host_key(&target.endpoint).await.map_err(|e| Error::Invalid(e.to_string()))?;
+        let pinned = self.pinned(&target.host.slug).await?;
+        if let Some(p) = &pinned {
+            let same = p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2));
+            if !same && p.trusted && !replace {
+                return Err(Error::Conflict(format!(
+                    "{} presents a different key ({}) than the one trusted; check why, then trust it with replace",
+                    target.host.slug, seen.fingerprint
+                )));
+            }
+        }
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        sqlx::query(
+            "INSERT INTO host_keys (host_slug, algorithm, fingerprint, public_key, trusted, first_seen_at, trusted_at, trusted_by)
+             VALUES (?1, ?2, ?3, ?4, 1, ?5, ?5, ?6)
+             ON CONFLICT (host_slug) DO UPDATE SET algorithm = excluded.algorithm, fingerprint = excluded.fingerprint,
+                public_key = excluded.public_key, trusted = 1, trusted_at = excluded.trusted_at,
+                trusted_by = excluded.trusted_by",
+        )
+        .bind(&target.host.slug)
+        .bind(&seen.algorithm)
+        .bind(&seen.fingerprint)
+        .bind(&seen.public_key)
+        .bind(&now)
+        .bind(&decision.actor)
+        .execute(&mut *tx)
+        .await?;
+        Audit {
+            at: &now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: "host_key.trusted",
+            entity: Some(&target.host.slug),
+            task: None,
+            execution: None,
+            detail: json!({"fingerprint": seen.fingerprint, "algorithm": seen.algorithm, "replaced": pinned.is_some()}),
+        }
+        .write(&mut tx)
+        .await?;
+        tx.emit(
+            EventDraft::new(event_kind::HOST_KEY_TRUSTED)
+                .entity(&target.host.slug)
+                .payload(json!({"fingerprint": seen.fingerprint})),
+        )
+        .await?;
+        let row = sqlx::query("SELECT * FROM host_keys WHERE host_slug = ?")
+            .bind(&target.host.slug)
+            .fetch_one(&mut *tx)
+            .await?;
+        let key = host_key_from_row(&row)?;
+        tx.commit().await?;
+        self.ssh.forget(&target.host.slug).await;
+        Ok(key)
+    }
+
+    /// Records a key a host presented that is not the trusted one: a first sighting is kept
+    /// (untrusted) for the operator to trust; a change is audited loudly and never replaces the
+    /// pinned key by itself.
+    async fn record_seen_key(&self, host: &str, seen: &SeenKey, error: Option<&SshError>) -> Result<()> {
+        let now = self.clock.now();
+        let changed = matches!(error, Some(SshError::HostKeyChanged { .. }));
+        let mut tx = self.engine.store().begin_write().await?;
+        sqlx::query(
+            "INSERT INTO host_keys (host_slug, algorithm, fingerprint, public_key, trusted, first_seen_at)
+             VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT (host_slug) DO NOTHING",
+        )
+        .bind(host)
+        .bind(&seen.algorithm)
+        .bind(&seen.fingerprint)
+        .bind(&seen.public_key)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+        if !changed {
+            // An untrusted pin may be refreshed with what the host shows now.
+            sqlx::query(
+                "UPDATE host_keys SET algorithm = ?, fingerprint = ?, public_key = ? WHERE host_slug = ? AND trusted = 0",
+            )
+            .bind(&seen.algorithm)
+            .bind(&seen.fingerprint)
+            .bind(&seen.public_key)
+            .bind(host)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let action = if changed { "host_key.mismatch" } else { "host_key.seen" };
+        Audit {
+            at: &now,
+            actor_type: "system",
+            actor: "executor",
+            channel: None,
+            action,
+            entity: Some(host),
+            task: None,
+            execution: None,
+            detail: json!({"fingerprint": seen.fingerprint, "algorithm": seen.algorithm}),
+        }
+        .write(&mut tx)
+        .await?;
+        let kind = if changed { event_kind::HOST_KEY_MISMATCH } else { event_kind::HOST_KEY_SEEN };
+        tx.emit(EventDraft::new(kind).entity(host).payload(json!({"fingerprint": seen.fingerprint}))).await?;
+        tx.commit().await?;
+        if changed {
+            tracing::error!(host, fingerprint = %seen.fingerprint, "host key changed; connection refused");
+        }
+        Ok(())
+    }
+
+    /// "affects N: a, b, c" for an approval card.
+    async fn blast_summary(&self, slug: &str) -> serde_json::Value {
+        match self.engine.blast_radius(slug, None).await {
+            Ok(b) => {
+                let slugs: Vec<&str> = b.hits.iter().map(|h| h.entity.slug.as_str()).collect();
+                let shown: Vec<&str> = slugs.iter().take(8).copied().collect();
+                let more = slugs.len().saturating_sub(shown.len());
+                let summary = if slugs.is_empty() {
+                    "affects nothing else known".to_string()
+                } else if more > 0 {
+                    format!("affects {}: {} and {more} more", slugs.len(), shown.join(", "))
+                } else {
+                    format!("affects {}: {}", slugs.len(), shown.join(", "))
+                };
+                json!({"count": slugs.len(), "summary": summary, "entities": slugs})
+            }
+            Err(e) => json!({"count": null, "summary": format!("blast radius unknown: {e}")}),
+        }
+    }
+}
+
+/// The window that lets a `risk` command of `task` on `target` run now, if one is open.
+async fn open_window_for(
+    conn: &mut SqliteConnection,
+    task: Option<&str>,
+    risk: Risk,
+    target: &str,
+    now: &str,
+) -> Result<Option<String>> {
+    // No task, no window: fail closed.
+    let Some(task) = task else { return Ok(None) };
+    if paused(conn).await? {
+        return Ok(None);
+    }
+    let id: Option<String> = match risk {
+        Risk::ReadOnly => return Ok(Some("read_only".into())),
+        Risk::ReversibleLow | Risk::ConfigMutation => {
+            sqlx::query_scalar(
+                "SELECT id FROM autonomy_windows WHERE task_id = ? AND kind = 'assent' AND revoked_at IS NULL
+                   AND opened_at <= ? AND expires_at > ? ORDER BY expires_at DESC LIMIT 1",
+            )
+            .bind(task)
+            .bind(now)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+        Risk::Destructive => {
+            sqlx::query_scalar(
+                "SELECT id FROM autonomy_windows WHERE task_id = ? AND kind = 'destructive' AND target_slug = ?
+                   AND revoked_at IS NULL AND opened_at <= ? AND expires_at > ? ORDER BY expires_at DESC LIMIT 1",
+            )
+            .bind(task)
+            .bind(target)
+            .bind(now)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+    };
+    Ok(id.map(|w| format!("window:{w}")))
+}
+
+async fn paused(conn: &mut SqliteConnection) -> Result<bool> {
+    let v: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
+        .bind(AUTONOMY_PAUSED)
+        .fetch_optional(conn)
+        .await?;
+    Ok(v.as_deref() == Some("true"))
+}
+
+async fn revoke_in(tx: &mut WriteTx, task_id: Option<&str>, decision: &Decision, now: &str) -> Result<usize> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT id FROM autonomy_windows WHERE revoked_at IS NULL AND expires_at > ?1 AND (?2 IS NULL OR task_id = ?2)",
+    )
+    .bind(now)
+    .bind(task_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    for id in &ids {
+        sqlx::query("UPDATE autonomy_windows SET revoked_at = ? WHERE id = ?")
+            .bind(now)
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        Audit {
+            at: now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: "window.revoked",
+            entity: None,
+            task: task_id,
+            execution: None,
+            detail: json!({"window": id}),
+        }
+        .write(tx)
+        .await?;
+        tx.emit(EventDraft::new(event_kind::WINDOW_REVOKED).payload(json!({"window_id": id}))).await?;
+    }
+    Ok(ids.len())
+}
+
+async fn expire_one(tx: &mut WriteTx, approval: &Approval, now: &str) -> Result<()> {
+    sqlx::query("UPDATE approvals SET status = 'expired', decided_at = ?, channel = 'system' WHERE id = ? AND status = 'pending'")
+        .bind(now)
+        .bind(&approval.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "UPDATE executions SET status = 'expired', finished_at = ? WHERE id = ? AND status = 'pending_approval'",
+    )
+    .bind(now)
+    .bind(&approval.execution_id)
+    .execute(&mut **tx)
+    .await?;
+    Audit {
+        at: now,
+        actor_type: "system",
+        actor: "gate",
+        channel: Some("system"),
+        action: "approval.expired",
+        entity: Some(&approval.target),
+        task: approval.task_id.as_deref(),
+        execution: Some(&approval.execution_id),
+        detail: json!({"approval": approval.id, "expires_at": approval.expires_at}),
+    }
+    .write(tx)
+    .await?;
+    tx.emit(
+        EventDraft::new(event_kind::APPROVAL_DECIDED)
+            .correlation(&approval.execution_id)
+            .entity(&approval.target)
+            .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": "expired",
+                            "task_id": approval.task_id})),
+    )
+    .await?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn insert_execution(
+    tx: &mut WriteTx,
+    id: &str,
+    req: &RunRequest,
+    target: &Target,
+    action: &str,
+    params: &serde_json::Value,
+    declared: Option<&str>,
+    risk: &Risk,
+    reasons: &str,
+    status: &str,
+    granted_by: Option<&str>,
+    now: &str,
+) -> Result<()> {
+    let started = (status == "running").then_some(now);
+    sqlx::query(
+        "INSERT INTO executions (id, task_id, target_slug, target_id, action, params, command, purpose, declared_risk,
+                                 risk, reasons, status, requested_by, granted_by, created_at, started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id)
+    .bind(&req.task_id)
+    .bind(target.slug())
+    .bind(&target.entity.id)
+    .bind(action)
+    .bind(params.to_string())
+    .bind(&req.command)
+    .bind(&req.purpose)
+    .bind(declared)
+    .bind(risk.as_str())
+    .bind(reasons)
+    .bind(status)
+    .bind(&req.requested_by)
+    .bind(granted_by)
+    .bind(now)
+    .bind(started)
+    .execute(&mut **tx)
+    .await?;
+    tx.emit(
+        EventDraft::new(event_kind::EXECUTION_CREATED)
+            .correlation(id)
+            .entity(target.slug())
+            .payload(json!({"execution_id": id, "status": status, "risk": risk, "task_id": req.task_id,
+                            "action": action, "purpose": req.purpose})),
+    )
+    .await?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn start_records(
+    tx: &mut WriteTx,
+    id: &str,
+    actor: &str,
+    target: &Target,
+    task: Option<&str>,
+    command: &str,
+    risk: &Risk,
+    grant: Option<&str>,
+    now: &str,
+) -> Result<()> {
+    Audit {
+        at: now,
+        actor_type: actor_type(actor),
+        actor,
+        channel: None,
+        action: "execution.started",
+        entity: Some(target.slug()),
+        task,
+        execution: Some(id),
+        detail: json!({"command": command, "risk": risk, "granted_by": grant}),
+    }
+    .write(tx)
+    .await?;
+    tx.emit(
+        EventDraft::new(event_kind::EXECUTION_STARTED)
+            .correlation(id)
+            .entity(target.slug())
+            .payload(json!({"execution_id": id, "task_id": task, "granted_by": grant})),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Links a background execution to its task, so the task can resume when it ends.
+async fn link_task(tx: &mut WriteTx, id: &str, task: Option<&str>) -> Result<()> {
+    if let Some(task) = task {
+        sqlx::query("INSERT OR IGNORE INTO task_executions (execution_id, task_id) VALUES (?, ?)")
+            .bind(id)
+            .bind(task)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}

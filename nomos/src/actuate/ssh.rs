@@ -1,0 +1,486 @@
+//! The SSH client: the only code in Oikos that opens a channel or executes anything on a host.
+//!
+//! One connection per host, reused, each command on its own channel, so a slow command of one task
+//! never delays another's. Host keys are checked against the pinned key before authentication; an
+//! unknown or changed key fails the connection. Every command runs under a remote `timeout` and
+//! carries a marker in its arguments, so a command that outlives its deadline (or is cancelled) is
+//! killed on the host, process group and all — closing the channel alone leaves `sleep 3600`
+//! running.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use russh::client::{self, Handle};
+use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey};
+use russh::{ChannelMsg, Disconnect, Sig};
+use tokio::sync::Notify;
+
+/// Where and as whom to connect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The host entity's slug (`host:pve1`), which host keys are pinned under.
+    pub slug: String,
+    pub address: String,
+    pub port: u16,
+    pub user: String,
+    /// A private key file; without one, the ssh-agent and then `~/.ssh/id_*` are tried.
+    pub key_file: Option<PathBuf>,
+}
+
+/// The host key pinned for a host, if any.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    pub public_key: String,
+    pub trusted: bool,
+}
+
+/// A host key as a server presented it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenKey {
+    pub algorithm: String,
+    pub fingerprint: String,
+    /// OpenSSH one-line form (`ssh-ed25519 AAAA…`), without a comment.
+    pub public_key: String,
+}
+
+impl SeenKey {
+    fn of(key: &PublicKey) -> SeenKey {
+        let mut bare = key.clone();
+        bare.set_comment("");
+        SeenKey {
+            algorithm: key.algorithm().as_str().to_string(),
+            fingerprint: key.fingerprint(HashAlg::Sha256).to_string(),
+            public_key: bare.to_openssh().unwrap_or_default().trim().to_string(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SshError {
+    #[error("host key for {host} not trusted: {}", seen.fingerprint)]
+    UntrustedHostKey { host: String, seen: SeenKey },
+    #[error("host key for {host} CHANGED: pinned {pinned}, presented {} — refusing to connect", seen.fingerprint)]
+    HostKeyChanged { host: String, pinned: String, seen: SeenKey },
+    #[error("{host} ({addr}) unreachable: {message}")]
+    Unreachable { host: String, addr: String, message: String },
+    #[error("{host} ({addr}) did not answer within {secs} s")]
+    ConnectTimeout { host: String, addr: String, secs: u64 },
+    #[error("authentication to {host} as {user} failed: {message}")]
+    Auth { host: String, user: String, message: String },
+    #[error("ssh to {host}: {message}")]
+    Protocol { host: String, message: String },
+}
+
+/// A way to stop a running command from elsewhere.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<(AtomicBool, Notify)>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0 .0.store(true, Ordering::SeqCst);
+        self.0 .1.notify_waiters();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0 .0.load(Ordering::SeqCst)
+    }
+
+    async fn cancelled(&self) {
+        loop {
+            let notified = self.0 .1.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// What a command did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// The exit status; `None` when the command died of a signal or was cut off.
+    pub exit_code: Option<u32>,
+    pub signal: Option<String>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Output beyond the cap was read and dropped.
+    pub truncated: bool,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration: Duration,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.cancelled
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SshConfig {
+    pub connect_timeout: Duration,
+    /// Bytes kept per stream; the rest is drained and dropped.
+    pub output_cap: usize,
+    /// How long after the remote `timeout` fires (TERM) it sends KILL.
+    pub kill_grace: Duration,
+}
+
+impl Default for SshConfig {
+    fn default() -> SshConfig {
+        SshConfig { connect_timeout: Duration::from_secs(10), output_cap: 1 << 20, kill_grace: Duration::from_secs(5) }
+    }
+}
+
+struct Checker {
+    host: String,
+    pinned: Option<Pinned>,
+    seen: Arc<Mutex<Option<SeenKey>>>,
+}
+
+impl client::Handler for Checker {
+    type Error = russh::Error;
+
+    async fn check_server_key(&mut self, key: &russh::keys::PublicKeyOrCertificate) -> Result<bool, Self::Error> {
+        let russh::keys::PublicKeyOrCertificate::PublicKey { key, .. } = key else {
+            tracing::warn!(host = %self.host, "server presented a certificate; only pinned plain keys are accepted");
+            return Ok(false);
+        };
+        let seen = SeenKey::of(key);
+        let ok = self.pinned.as_ref().is_some_and(|p| p.trusted && same_key(&p.public_key, &seen.public_key));
+        if let Ok(mut slot) = self.seen.lock() {
+            *slot = Some(seen);
+        }
+        Ok(ok)
+    }
+}
+
+/// Compares OpenSSH public keys by type and key data, ignoring comments.
+fn same_key(a: &str, b: &str) -> bool {
+    let parts = |s: &str| s.split_whitespace().take(2).map(str::to_string).collect::<Vec<_>>();
+    parts(a) == parts(b) && !parts(a).is_empty()
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
+
+struct Connection {
+    handle: Handle<Checker>,
+    endpoint: Endpoint,
+}
+
+/// Open connections, one per host.
+pub struct SshPool {
+    config: SshConfig,
+    slots: Mutex<HashMap<String, Slot>>,
+}
+
+impl std::fmt::Debug for SshPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshPool").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl SshPool {
+    pub fn new(config: SshConfig) -> SshPool {
+        SshPool { config, slots: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn config(&self) -> &SshConfig {
+        &self.config
+    }
+
+    fn slot(&self, host: &str) -> Slot {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.entry(host.to_string()).or_default().clone()
+    }
+
+    /// Drops the connection to `host` (its key changed, or its address did).
+    pub async fn forget(&self, host: &str) {
+        let slot = self.slot(host);
+        let old = slot.lock().await.take();
+        if let Some(conn) = old {
+            let _ = conn.handle.disconnect(Disconnect::ByApplication, "", "en").await;
+        }
+    }
+
+    /// Connects without running anything: checks the host key and authentication.
+    pub async fn probe(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<(), SshError> {
+        self.connection(endpoint, pinned).await.map(|_| ())
+    }
+
+    /// Presents the host's key without authenticating (to show an operator what to trust).
+    pub async fn fetch_host_key(&self, endpoint: &Endpoint) -> Result<SeenKey, SshError> {
+        match self.connect(endpoint, None).await {
+            Err(SshError::UntrustedHostKey { seen, .. }) => Ok(seen),
+            Err(e) => Err(e),
+            Ok(_) => {
+                Err(SshError::Protocol { host: endpoint.slug.clone(), message: "host key was not checked".into() })
+            }
+        }
+    }
+
+    async fn connection(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<Arc<Connection>, SshError> {
+        let slot = self.slot(&endpoint.slug);
+        // Held across the connect: a second caller for the same host waits for this connection
+        // instead of opening its own; other hosts have their own slots.
+        let mut guard = slot.lock().await;
+        if let Some(conn) = guard.as_ref() {
+            if !conn.handle.is_closed() && conn.endpoint == *endpoint {
+                return Ok(conn.clone());
+            }
+        }
+        let conn = Arc::new(self.connect(endpoint, pinned).await?);
+        *guard = Some(conn.clone());
+        Ok(conn)
+    }
+
+    async fn connect(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<Connection, SshError> {
+        let host = endpoint.slug.clone();
+        let addr = format!("{}:{}", endpoint.address, endpoint.port);
+        let seen = Arc::new(Mutex::new(None));
+        let checker = Checker { host: host.clone(), pinned: pinned.clone(), seen: seen.clone() };
+        let config = Arc::new(client::Config {
+            inactivity_timeout: None,
+            keepalive_interval: Some(Duration::from_secs(30)),
+            keepalive_max: 3,
+            nodelay: true,
+            ..Default::default()
+        });
+        let secs = self.config.connect_timeout.as_secs().max(1);
+        let connecting = client::connect(config, (endpoint.address.as_str(), endpoint.port), checker);
+        let result = tokio::time::timeout(self.config.connect_timeout, connecting)
+            .await
+            .map_err(|_| SshError::ConnectTimeout { host: host.clone(), addr: addr.clone(), secs })?;
+        let mut handle = match result {
+            Ok(h) => h,
+            Err(e) => {
+                let seen = seen.lock().ok().and_then(|s| s.clone());
+                return Err(match (seen, pinned) {
+                    (Some(seen), Some(p)) if !same_key(&p.public_key, &seen.public_key) => {
+                        SshError::HostKeyChanged { host, pinned: fingerprint_of(&p.public_key), seen }
+                    }
+                    (Some(seen), _) => SshError::UntrustedHostKey { host, seen },
+                    (None, _) => SshError::Unreachable { host, addr, message: e.to_string() },
+                });
+            }
+        };
+        tokio::time::timeout(self.config.connect_timeout, authenticate(&mut handle, endpoint))
+            .await
+            .map_err(|_| SshError::ConnectTimeout { host: host.clone(), addr, secs })??;
+        Ok(Connection { handle, endpoint: endpoint.clone() })
+    }
+
+    /// Runs `command` on the host (through its login shell) with `deadline`, capturing exit status
+    /// and output bytes. A non-zero exit is reported, not an error; errors are about reaching the
+    /// host.
+    pub async fn exec(
+        &self,
+        endpoint: &Endpoint,
+        pinned: Option<Pinned>,
+        command: &str,
+        deadline: Duration,
+        cancel: &Cancel,
+    ) -> Result<Output, SshError> {
+        let marker = format!("oikos-exec-{}", uuid::Uuid::new_v4().simple());
+        let wrapped = wrap_with_deadline(command, deadline, self.config.kill_grace, &marker);
+        let conn = self.connection(endpoint, pinned.clone()).await?;
+        let channel = match conn.handle.channel_open_session().await {
+            Ok(c) => c,
+            Err(_) => {
+                // The connection died since it was last used: reconnect once.
+                self.forget(&endpoint.slug).await;
+                let conn = self.connection(endpoint, pinned.clone()).await?;
+                conn.handle
+                    .channel_open_session()
+                    .await
+                    .map_err(|e| SshError::Protocol { host: endpoint.slug.clone(), message: e.to_string() })?
+            }
+        };
+        let started = Instant::now();
+        let host = endpoint.slug.clone();
+        channel
+            .exec(true, wrapped.as_bytes())
+            .await
+            .map_err(|e| SshError::Protocol { host: host.clone(), message: e.to_string() })?;
+        // Nothing is fed to the command: a prompt reads end-of-file instead of waiting forever.
+        let _ = channel.eof().await;
+
+        let cap = self.config.output_cap;
+        let mut out = Output::default();
+        let mut channel = channel;
+        // The remote `timeout` ends the command first; this local limit only covers a host that
+        // stopped answering.
+        let local_limit = deadline + self.config.kill_grace + Duration::from_secs(10);
+        let reading = async {
+            while let Some(msg) = channel.wait().await {
+                match msg {
+                    ChannelMsg::Data { data } => keep(&mut out.stdout, &data, cap, &mut out.truncated),
+                    ChannelMsg::ExtendedData { data, ext: 1 } => keep(&mut out.stderr, &data, cap, &mut out.truncated),
+                    ChannelMsg::ExitStatus { exit_status } => out.exit_code = Some(exit_status),
+                    ChannelMsg::ExitSignal { signal_name, .. } => out.signal = Some(format!("{signal_name:?}")),
+                    _ => {}
+                }
+            }
+        };
+        let finished = tokio::select! {
+            _ = reading => true,
+            _ = tokio::time::sleep(local_limit) => { out.timed_out = true; false }
+            _ = cancel.cancelled() => { out.cancelled = true; false }
+        };
+        out.duration = started.elapsed();
+        if !finished {
+            let _ = channel.signal(Sig::KILL).await;
+            let _ = channel.close().await;
+            out.exit_code = None;
+            self.kill_marked(endpoint, pinned, &marker).await;
+        } else if matches!(out.exit_code, Some(124 | 137)) && out.duration + Duration::from_millis(50) >= deadline {
+            // GNU timeout's statuses once the deadline passed.
+            out.timed_out = true;
+        }
+        Ok(out)
+    }
+
+    /// Kills the process group of a command started with `marker` (best effort: the remote
+    /// `timeout` kills it at its deadline anyway).
+    async fn kill_marked(&self, endpoint: &Endpoint, pinned: Option<Pinned>, marker: &str) {
+        // `[o]ikos-…` matches the marker but not this command's own arguments.
+        let pattern = format!("[{}]{}", &marker[..1], &marker[1..]);
+        let script = format!(
+            "p=$(pgrep -o -f '{pattern}') && kill -KILL -- -\"$p\" 2>/dev/null; pkill -KILL -f '{pattern}'; true"
+        );
+        let Ok(conn) = self.connection(endpoint, pinned).await else { return };
+        let Ok(channel) = conn.handle.channel_open_session().await else { return };
+        if channel.exec(true, script.as_bytes()).await.is_ok() {
+            let mut channel = channel;
+            let _ =
+                tokio::time::timeout(Duration::from_secs(5), async { while channel.wait().await.is_some() {} }).await;
+        }
+    }
+}
+
+fn keep(buf: &mut Vec<u8>, data: &[u8], cap: usize, truncated: &mut bool) {
+    let room = cap.saturating_sub(buf.len());
+    if data.len() > room {
+        *truncated = true;
+    }
+    buf.extend_from_slice(&data[..data.len().min(room)]);
+}
+
+fn fingerprint_of(openssh: &str) -> String {
+    PublicKey::from_openssh(openssh).map(|k| k.fingerprint(HashAlg::Sha256).to_string()).unwrap_or_else(|_| "?".into())
+}
+
+/// Quotes `s` as one word for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// `command` under the remote `timeout`, with `marker` as the script's `$0` so it can be found.
+fn wrap_with_deadline(command: &str, deadline: Duration, grace: Duration, marker: &str) -> String {
+    let secs = deadline.as_secs().max(1);
+    format!("exec timeout --kill-after={}s {secs}s bash -c {} {marker}", grace.as_secs().max(1), shell_quote(command))
+}
+
+async fn authenticate(handle: &mut Handle<Checker>, endpoint: &Endpoint) -> Result<(), SshError> {
+    let auth_err =
+        |message: String| SshError::Auth { host: endpoint.slug.clone(), user: endpoint.user.clone(), message };
+    let hash = handle.best_supported_rsa_hash().await.ok().flatten().flatten();
+    if let Some(file) = &endpoint.key_file {
+        let key = load_key(file).map_err(auth_err)?;
+        let result = handle
+            .authenticate_publickey(&endpoint.user, PrivateKeyWithHashAlg::new(Arc::new(key), hash))
+            .await
+            .map_err(|e| auth_err(e.to_string()))?;
+        return if result.success() {
+            Ok(())
+        } else {
+            Err(auth_err(format!("the server refused the key {}", file.display())))
+        };
+    }
+    let mut tried = Vec::new();
+    if let Ok(mut agent) = russh::keys::agent::client::AgentClient::connect_env().await {
+        if let Ok(identities) = agent.request_identities().await {
+            for identity in identities {
+                let russh::keys::agent::AgentIdentity::PublicKey { key, .. } = identity else { continue };
+                let ok = handle.authenticate_publickey_with(&endpoint.user, key, hash, &mut agent).await;
+                if ok.is_ok_and(|r| r.success()) {
+                    return Ok(());
+                }
+            }
+            tried.push("the ssh-agent's keys".to_string());
+        }
+    }
+    if let Some(home) = dirs::home_dir() {
+        for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
+            let file = home.join(".ssh").join(name);
+            if !file.exists() {
+                continue;
+            }
+            let Ok(key) = load_key(&file) else {
+                tried.push(format!("{} (unreadable or passphrase-protected)", file.display()));
+                continue;
+            };
+            let result =
+                handle.authenticate_publickey(&endpoint.user, PrivateKeyWithHashAlg::new(Arc::new(key), hash)).await;
+            if result.is_ok_and(|r| r.success()) {
+                return Ok(());
+            }
+            tried.push(file.display().to_string());
+        }
+    }
+    Err(auth_err(if tried.is_empty() {
+        "no key: set the host's ssh_key, or load a key into the ssh-agent".into()
+    } else {
+        format!("refused: {}", tried.join(", "))
+    }))
+}
+
+fn load_key(file: &Path) -> Result<russh::keys::PrivateKey, String> {
+    russh::keys::load_secret_key(file, None).map_err(|e| match e {
+        russh::keys::Error::KeyIsEncrypted => {
+            format!("{} is passphrase-protected: load it into the ssh-agent", file.display())
+        }
+        other => format!("cannot read {}: {other}", file.display()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_any_text() {
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn keys_compare_without_comments() {
+        assert!(same_key("ssh-ed25519 AAAA x@y", "ssh-ed25519 AAAA"));
+        assert!(!same_key("ssh-ed25519 AAAA", "ssh-ed25519 AAAB"));
+        assert!(!same_key("", ""));
+    }
+
+    #[test]
+    fn output_is_capped_but_drained() {
+        let mut buf = Vec::new();
+        let mut truncated = false;
+        keep(&mut buf, b"abcdef", 4, &mut truncated);
+        keep(&mut buf, b"gh", 4, &mut truncated);
+        assert_eq!(buf, b"abcd");
+        assert!(truncated);
+    }
+
+    #[test]
+    fn deadline_wrapper_names_the_marker() {
+        let w = wrap_with_deadline("echo 'hi'", Duration::from_secs(2), Duration::from_secs(5), "oikos-exec-x");
+        assert_eq!(w, r"exec timeout --kill-after=5s 2s bash -c 'echo '\''hi'\''' oikos-exec-x");
+    }
+}

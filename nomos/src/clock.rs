@@ -1,0 +1,99 @@
+//! Time as the engine sees it. Expiry of approvals and windows is decided against a [`Clock`] so
+//! tests can move time forward instead of sleeping; production uses the system clock.
+//!
+//! Timestamps are stored as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, milliseconds) — the format the schema's
+//! `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` defaults produce — so they compare correctly as text.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> i64;
+
+    fn now(&self) -> String {
+        format_ms(self.now_ms())
+    }
+
+    /// The timestamp `ms` milliseconds from now.
+    fn after_ms(&self, ms: i64) -> String {
+        format_ms(self.now_ms().saturating_add(ms))
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
+}
+
+/// A clock that only moves when told to (tests, simulations).
+#[derive(Debug)]
+pub struct ManualClock(AtomicI64);
+
+impl ManualClock {
+    /// Starts at the current system time.
+    pub fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock(AtomicI64::new(SystemClock.now_ms())))
+    }
+
+    pub fn advance_ms(&self, ms: i64) {
+        self.0.fetch_add(ms, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Formats Unix milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn format_ms(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_like_the_schema() {
+        assert_eq!(format_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(format_ms(1_798_761_599_999), "2026-12-31T23:59:59.999Z");
+        assert_eq!(format_ms(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let c = ManualClock::new();
+        let a = c.now();
+        c.advance_ms(30 * 60 * 1000);
+        assert!(c.now() > a);
+        assert_eq!(c.after_ms(0), c.now());
+    }
+}
