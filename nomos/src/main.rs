@@ -58,6 +58,9 @@ enum Command {
     /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
     /// {"message", "assent", "typed_confirmation"}.
     Assent,
+    /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
+    #[command(subcommand)]
+    Lab(nomos::lab::cli::LabCommand),
 }
 
 #[derive(Subcommand)]
@@ -184,10 +187,11 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
-    // The gate's judgement needs no database.
+    // The gate's judgement and the lab need no database.
     match cli.command {
         Command::Classify { declared, command } => return classify(declared, &command),
         Command::Assent => return assent(),
+        Command::Lab(lab) => return nomos::lab::cli::run(lab, cli.json),
         _ => {}
     }
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
@@ -343,7 +347,7 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
             out.print(&b, render_blast)
         }
         Command::Knowledge(k) => knowledge(engine, k, out).await,
-        Command::Classify { .. } | Command::Assent => Ok(()),
+        Command::Classify { .. } | Command::Assent | Command::Lab(_) => Ok(()),
     }
 }
 
