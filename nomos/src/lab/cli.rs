@@ -1,5 +1,7 @@
 //! `nomos lab up|down|status`: a lab that outlives the command, for trying Oikos without a cluster.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
@@ -54,6 +56,12 @@ struct Status {
     hosts: Vec<HostStatus>,
 }
 
+/// Prints a line; a closed stdout (`| head`) is not worth a panic.
+fn say(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(args).and_then(|()| out.write_all(b"\n"));
+}
+
 fn dir_or_default(dir: Option<PathBuf>) -> Result<PathBuf, String> {
     match dir {
         Some(d) => Ok(d),
@@ -68,8 +76,10 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
             let explicit = dir.is_some();
             let dir = dir_or_default(dir)?;
             let lab = Lab::start(LabConfig { dir, hosts, base_port }).map_err(|e| e.to_string())?;
-            print_started(&lab, explicit);
+            // Detached before printing: a closed stdout (`| head`) must not take the lab down.
+            let summary = started(&lab, explicit);
             lab.detach();
+            say(format_args!("{}", summary.trim_end()));
             Ok(())
         }
         LabCommand::Down { dir, purge } => {
@@ -78,14 +88,14 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
                 Ok(lab) => {
                     let n = lab.hosts().len();
                     lab.stop();
-                    println!("lab in {} stopped ({n} hosts)", dir.display());
+                    say(format_args!("lab in {} stopped ({n} hosts)", dir.display()));
                 }
-                Err(LabError::NotFound(_)) => println!("no lab running in {}", dir.display()),
+                Err(LabError::NotFound(_)) => say(format_args!("no lab running in {}", dir.display())),
                 Err(e) => return Err(e.to_string()),
             }
             if purge {
                 Lab::purge(&dir).map_err(|e| e.to_string())?;
-                println!("removed {}", dir.display());
+                say(format_args!("removed {}", dir.display()));
             }
             Ok(())
         }
@@ -94,17 +104,17 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
             let status = status(&dir)?;
             if json {
                 let text = serde_json::to_string_pretty(&status).map_err(|e| e.to_string())?;
-                println!("{text}");
+                say(format_args!("{text}"));
             } else if !status.running && status.hosts.is_empty() {
-                println!("no lab running in {}", status.dir);
+                say(format_args!("no lab running in {}", status.dir));
             } else {
-                println!("lab in {}", status.dir);
+                say(format_args!("lab in {}", status.dir));
                 for h in &status.hosts {
                     let state = if h.serving { "serving" } else { "not running" };
-                    println!("  {:<6} 127.0.0.1:{:<5}  pid {:<7} {state}", h.name, h.port, h.pid);
+                    say(format_args!("  {:<6} 127.0.0.1:{:<5}  pid {:<7} {state}", h.name, h.port, h.pid));
                 }
                 if let Some(inv) = &status.inventory {
-                    println!("inventory: {inv}");
+                    say(format_args!("inventory: {inv}"));
                 }
             }
             Ok(())
@@ -139,26 +149,31 @@ fn status(dir: &Path) -> Result<Status, String> {
     }
 }
 
-fn print_started(lab: &Lab, explicit_dir: bool) {
+/// What `lab up` prints: the hosts and the next steps.
+fn started(lab: &Lab, explicit_dir: bool) -> String {
+    let mut s = String::new();
     let dir_arg = if explicit_dir { format!(" --dir {}", lab.dir().display()) } else { String::new() };
-    println!(
+    let _ = writeln!(
+        s,
         "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam and qm are stand-ins):",
         lab.dir().display(),
         lab.hosts().len()
     );
     for h in lab.hosts() {
-        println!("  {:<6} 127.0.0.1:{:<5}  pid {}", h.name, h.port, h.pid);
+        let _ = writeln!(s, "  {:<6} 127.0.0.1:{:<5}  pid {}", h.name, h.port, h.pid);
     }
     let inventory = lab.inventory_path();
-    println!("inventory:  {}", inventory.display());
-    println!("client key: {}", lab.client_key().display());
-    println!();
-    println!("next:");
-    println!("  nomos inventory import {}", inventory.display());
-    println!("  nomos hosts trust pve1");
+    let _ = writeln!(s, "inventory:  {}", inventory.display());
+    let _ = writeln!(s, "client key: {}", lab.client_key().display());
+    let _ = writeln!(s);
+    let _ = writeln!(s, "next:");
+    let _ = writeln!(s, "  nomos inventory import {}", inventory.display());
+    let _ = writeln!(s, "  nomos hosts trust pve1");
     if let Some(h) = lab.hosts().first() {
         let user = super::inventory::current_user();
-        println!("  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand", lab.client_key().display(), h.port);
+        let _ =
+            writeln!(s, "  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand", lab.client_key().display(), h.port);
     }
-    println!("stop it with: nomos lab down{dir_arg}");
+    let _ = writeln!(s, "stop it with: nomos lab down{dir_arg}");
+    s
 }

@@ -208,10 +208,16 @@ impl Lab {
         Ok(lab)
     }
 
-    /// Finds the lab running in `dir` (started by another process, such as `nomos lab up`).
+    /// Finds the lab running in `dir` (started by another process, such as `nomos lab up`); fails
+    /// with [`LabError::NotFound`] if none of its sshds runs.
     pub fn attach(dir: &Path) -> Result<Lab> {
         let state = read_state(dir)?;
         let dir = fs::canonicalize(dir).map_err(LabError::io(dir))?;
+        // The state file outlives the sshds (a restart reuses its ports): a lab none of whose
+        // sshds runs is not running.
+        if !state.hosts.iter().any(|h| sshd::is_our_sshd(h.pid, &host_dir(&dir, &h.name))) {
+            return Err(LabError::NotFound(dir));
+        }
         let sshd = sshd::find_sshd()?;
         let children = state.hosts.iter().map(|_| None).collect();
         let penalties_option = fs::read_to_string(dir.join("hosts").join("pve1").join("sshd_config"))
@@ -306,7 +312,6 @@ impl Lab {
         for i in 0..self.hosts.len() {
             self.stop_host(i);
         }
-        let _ = fs::remove_file(self.dir.join(STATE_FILE));
         tracing::info!(dir = %self.dir.display(), "lab stopped");
     }
 
