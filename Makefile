@@ -17,17 +17,20 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(
 # Debian/Ubuntu packages: building the desktop (WebKitGTK, GTK, tray) …
 APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev \
 	libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev pkg-config build-essential curl
-# … and testing it headless (virtual display, WebDriver, keychain, SSH lab).
+# … and testing it headless (virtual display, WebDriver, keychain, SSH lab; ping for the lab's
+# gateway pre-flight).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
-	openssh-server openssh-client
+	openssh-server openssh-client iputils-ping
 
-.PHONY: run test setup setup-test ui check fmt lint bench clean help
+.PHONY: run test setup setup-test ui check fmt lint bench lab lab-down clean help
 
 help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
 	@echo "make bench  blast-radius and classifier benchmarks"
 	@echo "make fmt    format the code"
+	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm)"
+	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
 
 run: setup ui
 	$(CARGO) run -p oikos -- $(ARGS)
@@ -43,6 +46,15 @@ bench: setup
 
 fmt:
 	$(CARGO) fmt --all
+
+# The lab: Proxmox hosts simulated by real sshd processes on 127.0.0.1 (see nomos/src/lab). They keep
+# running until `make lab-down`. It needs sshd, ssh-keygen and flock; nothing is installed here, as
+# installing openssh-server would also start the system's own sshd.
+lab:
+	$(CARGO) run -p nomos -- lab up $(ARGS)
+
+lab-down:
+	$(CARGO) run -p nomos -- lab down $(ARGS)
 
 lint: setup
 	mkdir -p ui/dist

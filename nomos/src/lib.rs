@@ -7,7 +7,8 @@
 //! - [`knowledge`]: the knowledge base with full-text search;
 //! - [`inventory`]: importing a homelab description from YAML;
 //! - [`tasks`]: task records and their lifecycle;
-//! - [`events`]: the event bus every change is announced on.
+//! - [`events`]: the event bus every change is announced on;
+//! - [`lab`]: simulated Proxmox hosts (real sshd, stand-in Proxmox tools) for tests and newcomers.
 
 pub mod actuate;
 pub mod clock;
@@ -15,6 +16,7 @@ pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
+pub mod lab;
 pub mod policy;
 pub mod store;
 pub mod tasks;

@@ -75,6 +75,9 @@ enum Command {
     /// Windows that let a task act without asking again; pause and resume
     #[command(subcommand)]
     Autonomy(cli::AutonomyCommand),
+    /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
+    #[command(subcommand)]
+    Lab(nomos::lab::cli::LabCommand),
 }
 
 #[derive(Subcommand)]
@@ -203,10 +206,11 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
-    // The gate's judgement needs no database.
+    // The gate's judgement and the lab need no database.
     match cli.command {
         Command::Classify { declared, command } => return classify(declared, &command),
         Command::Assent => return assent(),
+        Command::Lab(lab) => return nomos::lab::cli::run(lab, cli.json),
         _ => {}
     }
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
@@ -381,7 +385,7 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
         Command::Approvals(c) => ok_or_failed(cli::approvals(&actuator(engine)?, c, out.json).await),
         Command::Executions(c) => cli::executions(&actuator(engine)?, c, out.json).await,
         Command::Autonomy(c) => cli::autonomy(&actuator(engine)?, c, out.json).await,
-        Command::Classify { .. } | Command::Assent => Ok(()),
+        Command::Classify { .. } | Command::Assent | Command::Lab(_) => Ok(()),
     }
 }
 

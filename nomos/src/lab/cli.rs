@@ -1,0 +1,179 @@
+//! `nomos lab up|down|status`: a lab that outlives the command, for trying Oikos without a cluster.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use serde::Serialize;
+
+use super::{Lab, LabConfig, LabError};
+
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Start simulated Proxmox hosts (real sshd on 127.0.0.1, stand-in pct/pvesh/pveam/qm); they
+    /// keep running after this command
+    Up {
+        /// Lab directory [default: the OS data directory's oikos/lab]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Number of hosts (pve1..pveN)
+        #[arg(long, default_value_t = 3)]
+        hosts: usize,
+        /// Host i listens on BASE_PORT + i (default: free ports)
+        #[arg(long, value_name = "PORT")]
+        base_port: Option<u16>,
+    },
+    /// Stop the lab's sshds (its guests and keys stay for the next `up`)
+    Down {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Also remove the lab directory
+        #[arg(long)]
+        purge: bool,
+    },
+    /// Which lab hosts run, on which ports
+    Status {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Serialize)]
+struct HostStatus {
+    name: String,
+    port: u16,
+    pid: u32,
+    serving: bool,
+}
+
+#[derive(Serialize)]
+struct Status {
+    dir: String,
+    running: bool,
+    inventory: Option<String>,
+    client_key: Option<String>,
+    hosts: Vec<HostStatus>,
+}
+
+/// Prints a line; a closed stdout (`| head`) is not worth a panic.
+fn say(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(args).and_then(|()| out.write_all(b"\n"));
+}
+
+fn dir_or_default(dir: Option<PathBuf>) -> Result<PathBuf, String> {
+    match dir {
+        Some(d) => Ok(d),
+        None => Lab::default_dir().map_err(|e| e.to_string()),
+    }
+}
+
+/// Runs a lab subcommand; `json` selects JSON output for `status`.
+pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
+    match command {
+        LabCommand::Up { dir, hosts, base_port } => {
+            let explicit = dir.is_some();
+            let dir = dir_or_default(dir)?;
+            let lab = Lab::start(LabConfig { dir, hosts, base_port }).map_err(|e| e.to_string())?;
+            // Detached before printing: a closed stdout (`| head`) must not take the lab down.
+            let summary = started(&lab, explicit);
+            lab.detach();
+            say(format_args!("{}", summary.trim_end()));
+            Ok(())
+        }
+        LabCommand::Down { dir, purge } => {
+            let dir = dir_or_default(dir)?;
+            match Lab::attach(&dir) {
+                Ok(lab) => {
+                    let n = lab.hosts().len();
+                    lab.stop();
+                    say(format_args!("lab in {} stopped ({n} hosts)", dir.display()));
+                }
+                Err(LabError::NotFound(_)) => say(format_args!("no lab running in {}", dir.display())),
+                Err(e) => return Err(e.to_string()),
+            }
+            if purge {
+                Lab::purge(&dir).map_err(|e| e.to_string())?;
+                say(format_args!("removed {}", dir.display()));
+            }
+            Ok(())
+        }
+        LabCommand::Status { dir } => {
+            let dir = dir_or_default(dir)?;
+            let status = status(&dir)?;
+            if json {
+                let text = serde_json::to_string_pretty(&status).map_err(|e| e.to_string())?;
+                say(format_args!("{text}"));
+            } else if !status.running && status.hosts.is_empty() {
+                say(format_args!("no lab running in {}", status.dir));
+            } else {
+                say(format_args!("lab in {}", status.dir));
+                for h in &status.hosts {
+                    let state = if h.serving { "serving" } else { "not running" };
+                    say(format_args!("  {:<6} 127.0.0.1:{:<5}  pid {:<7} {state}", h.name, h.port, h.pid));
+                }
+                if let Some(inv) = &status.inventory {
+                    say(format_args!("inventory: {inv}"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn status(dir: &Path) -> Result<Status, String> {
+    match Lab::attach(dir) {
+        Ok(lab) => {
+            let mut hosts = Vec::new();
+            for h in lab.hosts() {
+                let serving = lab.is_serving(&h.name).map_err(|e| e.to_string())?;
+                hosts.push(HostStatus { name: h.name.clone(), port: h.port, pid: h.pid, serving });
+            }
+            Ok(Status {
+                dir: lab.dir().display().to_string(),
+                running: hosts.iter().any(|h| h.serving),
+                inventory: Some(lab.inventory_path().display().to_string()),
+                client_key: Some(lab.client_key().display().to_string()),
+                hosts,
+            })
+        }
+        Err(LabError::NotFound(_)) => Ok(Status {
+            dir: dir.display().to_string(),
+            running: false,
+            inventory: None,
+            client_key: None,
+            hosts: Vec::new(),
+        }),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// What `lab up` prints: the hosts and the next steps.
+fn started(lab: &Lab, explicit_dir: bool) -> String {
+    let mut s = String::new();
+    let dir_arg = if explicit_dir { format!(" --dir {}", lab.dir().display()) } else { String::new() };
+    let _ = writeln!(
+        s,
+        "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam and qm are stand-ins):",
+        lab.dir().display(),
+        lab.hosts().len()
+    );
+    for h in lab.hosts() {
+        let _ = writeln!(s, "  {:<6} 127.0.0.1:{:<5}  pid {}", h.name, h.port, h.pid);
+    }
+    let inventory = lab.inventory_path();
+    let _ = writeln!(s, "inventory:  {}", inventory.display());
+    let _ = writeln!(s, "client key: {}", lab.client_key().display());
+    let _ = writeln!(s);
+    let _ = writeln!(s, "next:");
+    let _ = writeln!(s, "  nomos inventory import {}", inventory.display());
+    let _ = writeln!(s, "  nomos hosts trust pve1");
+    if let Some(h) = lab.hosts().first() {
+        let user = super::inventory::current_user();
+        let _ =
+            writeln!(s, "  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand", lab.client_key().display(), h.port);
+    }
+    let _ = writeln!(s, "stop it with: nomos lab down{dir_arg}");
+    s
+}

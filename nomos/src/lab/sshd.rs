@@ -1,0 +1,170 @@
+//! The OpenSSH side of the lab: finding the binaries, keys, sshd configs and stopping sshds that
+//! another process started.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{host_dir, LabError, Result};
+
+/// `/usr/sbin/sshd`, else `sshd` on PATH (as an absolute path: sshd re-executes itself and insists
+/// on one).
+pub(super) fn find_sshd() -> Result<PathBuf> {
+    let standard = PathBuf::from("/usr/sbin/sshd");
+    if standard.is_file() {
+        return Ok(standard);
+    }
+    on_path("sshd").ok_or(LabError::SshdMissing)
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file() && p.is_absolute())
+}
+
+/// A new ed25519 key pair without passphrase at `path` and `path.pub`.
+pub(super) fn keygen(path: &Path, comment: &str) -> Result<()> {
+    let program = on_path("ssh-keygen").unwrap_or_else(|| PathBuf::from("/usr/bin/ssh-keygen"));
+    let out = Command::new(&program)
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LabError::KeygenMissing,
+            _ => LabError::Command { what: "ssh-keygen".into(), message: e.to_string() },
+        })?;
+    if !out.status.success() {
+        return Err(LabError::Command {
+            what: format!("ssh-keygen for {}", path.display()),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// sshd started as root refuses to run without its privilege separation directory, which a
+/// machine that never ran the system sshd (a container) lacks. Creating it needs root; as anyone
+/// else sshd does not use it, so a failure here is of no consequence.
+pub(super) fn ensure_privsep_dir() {
+    if cfg!(target_os = "linux") && !Path::new("/run/sshd").exists() {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = fs::DirBuilder::new().mode(0o755).recursive(true).create("/run/sshd");
+    }
+}
+
+/// Whether this sshd knows `PerSourcePenalties` (OpenSSH 9.8+). Where it does, the lab turns it
+/// off: tests deliberately fail logins from 127.0.0.1, which would otherwise get every client on
+/// the machine refused for a while.
+pub(super) fn supports_penalties_option(sshd: &Path, dir: &Path, host: &str) -> bool {
+    Command::new(sshd)
+        .args(["-t", "-f", "/dev/null", "-o", "PerSourcePenalties=no", "-o"])
+        .arg(format!("HostKey={}", host_dir(dir, host).join("ssh_host_ed25519_key").display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// A value for sshd_config: double-quoted (paths may contain spaces, as macOS's data directory does).
+fn quoted(path: &Path) -> String {
+    format!("\"{}\"", path.display())
+}
+
+/// A word for the shell that runs the forced command.
+fn shell_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The sshd_config of one lab host.
+pub(super) fn config(dir: &Path, name: &str, port: u16, no_penalties: bool) -> String {
+    let hdir = host_dir(dir, name);
+    let lab_shell = dir.join("bin").join("lab-shell");
+    let force = format!(
+        "{} {} {}",
+        shell_word(&lab_shell.display().to_string()),
+        shell_word(&dir.display().to_string()),
+        shell_word(name)
+    );
+    let mut c = format!(
+        "# Oikos lab host {name}: written by `nomos lab up` on every start; edits are lost.\n\
+         ListenAddress 127.0.0.1\n\
+         Port {port}\n\
+         HostKey {host_key}\n\
+         PidFile {pid_file}\n\
+         AuthorizedKeysFile {authorized}\n\
+         PasswordAuthentication no\n\
+         KbdInteractiveAuthentication no\n\
+         PubkeyAuthentication yes\n\
+         AuthenticationMethods publickey\n\
+         # Root logs in with the lab key only; any other user (who runs the lab) may too.\n\
+         PermitRootLogin prohibit-password\n\
+         UsePAM no\n\
+         # The lab's files belong to whoever started it, with whatever umask.\n\
+         StrictModes no\n\
+         UseDNS no\n\
+         # Tests open many sessions at once.\n\
+         MaxSessions 64\n\
+         MaxStartups 100:30:200\n\
+         ForceCommand {force}\n\
+         AllowTcpForwarding no\n\
+         AllowAgentForwarding no\n\
+         X11Forwarding no\n\
+         PermitTunnel no\n\
+         PrintMotd no\n\
+         LogLevel VERBOSE\n",
+        host_key = quoted(&hdir.join("ssh_host_ed25519_key")),
+        pid_file = quoted(&hdir.join("sshd.pid")),
+        authorized = quoted(&dir.join("authorized_keys")),
+    );
+    if no_penalties {
+        c.push_str("PerSourcePenalties no\n");
+    }
+    c
+}
+
+/// Whether `pid` is the sshd of the host in `hdir` (not a process that reused the number).
+pub(super) fn is_our_sshd(pid: u32, hdir: &Path) -> bool {
+    let config = hdir.join("sshd_config").display().to_string();
+    let proc_cmdline = PathBuf::from(format!("/proc/{pid}/cmdline"));
+    let args = if Path::new("/proc/self/cmdline").exists() {
+        fs::read(&proc_cmdline).map(|b| String::from_utf8_lossy(&b).replace('\0', " ")).unwrap_or_default()
+    } else {
+        Command::new("ps")
+            .args(["-p", &pid.to_string(), "-o", "args="])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    args.contains("sshd") && args.contains(&config)
+}
+
+/// Stops an sshd this process did not start: SIGTERM, then SIGKILL if it lingers.
+pub(super) fn terminate(pid: u32, hdir: &Path) {
+    if !is_our_sshd(pid, hdir) {
+        return;
+    }
+    let signal = |sig: &str| {
+        let _ = Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    };
+    signal("-TERM");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while is_our_sshd(pid, hdir) {
+        if Instant::now() > deadline {
+            signal("-KILL");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    tracing::debug!(pid, "lab sshd stopped");
+}
