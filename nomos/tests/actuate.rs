@@ -1,0 +1,611 @@
+//! The gate and the executor against the lab: real sshd processes on this machine, real SQLite
+//! files. Only `pct`/`pvesh`/`pveam`/`qm` on the lab hosts are stand-ins (see `nomos::lab`).
+//!
+//! Each test starts its own small lab (a few hundred milliseconds) so tests stay independent;
+//! dropping the lab stops its sshds even when a test fails.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nomos::actuate::{ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, RunRequest, SshConfig};
+use nomos::clock::ManualClock;
+use nomos::lab::{Lab, LabConfig};
+use nomos::policy::Policy;
+use nomos::types::{ApprovalStatus, Channel, EntityState, ExecutionStatus, Risk, WindowKind};
+use nomos::Engine;
+use tempfile::TempDir;
+
+struct World {
+    lab: Lab,
+    engine: Engine,
+    act: Actuator,
+    clock: Option<Arc<ManualClock>>,
+    tmp: TempDir,
+}
+
+impl World {
+    async fn start(hosts: usize, manual_clock: bool, config: ActuateConfig) -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut lab_config = LabConfig::new(tmp.path().join("lab"));
+        lab_config.hosts = hosts;
+        let lab = Lab::start(lab_config).unwrap();
+        let engine = Engine::open(&tmp.path().join("oikos.db")).await.unwrap();
+        engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
+        let policy = Policy::builtin().clone();
+        let (act, clock) = if manual_clock {
+            let clock = ManualClock::new();
+            (Actuator::with_clock(engine.clone(), policy, config, clock.clone()), Some(clock))
+        } else {
+            (Actuator::new(engine.clone(), policy, config), None)
+        };
+        let w = World { lab, engine, act, clock, tmp };
+        for h in w.lab.hosts() {
+            w.act.trust_host(&format!("host:{}", h.name), false, &operator()).await.unwrap();
+        }
+        w
+    }
+
+    async fn default(hosts: usize) -> World {
+        World::start(hosts, false, ActuateConfig::default()).await
+    }
+
+    async fn task(&self, title: &str) -> String {
+        self.engine.create_task(title, "test goal").await.unwrap().id
+    }
+
+    /// A file the commands under test append to: the ground truth of what really ran.
+    fn marks(&self, name: &str) -> PathBuf {
+        self.tmp.path().join(format!("marks-{name}"))
+    }
+
+    fn read_marks(&self, name: &str) -> Vec<String> {
+        std::fs::read_to_string(self.marks(name)).unwrap_or_default().lines().map(str::to_string).collect()
+    }
+
+    async fn run(&self, target: &str, command: &str, task: Option<&str>) -> RunOutcome {
+        self.act.run(request(target, command, task)).await.unwrap()
+    }
+}
+
+fn request(target: &str, command: &str, task: Option<&str>) -> RunRequest {
+    RunRequest {
+        target: target.into(),
+        command: command.into(),
+        purpose: "test".into(),
+        task_id: task.map(str::to_string),
+        requested_by: "agent:nomos".into(),
+        ..Default::default()
+    }
+}
+
+fn operator() -> Decision {
+    Decision { actor: "operator:test".into(), channel: Channel::Ui, message: None }
+}
+
+fn confirm(text: &str) -> Decision {
+    Decision { message: Some(text.into()), ..operator() }
+}
+
+fn queued(o: RunOutcome) -> (String, String) {
+    match o {
+        RunOutcome::Queued { execution, approval, .. } => {
+            assert_eq!(execution.status, ExecutionStatus::PendingApproval);
+            (execution.id, approval.id)
+        }
+        RunOutcome::Ran(x) => {
+            panic!("expected it to wait for approval, but it ran: {} ({:?})", x.command, x.granted_by)
+        }
+    }
+}
+
+fn ran(o: RunOutcome) -> nomos::types::Execution {
+    match o {
+        RunOutcome::Ran(x) => x,
+        RunOutcome::Queued { execution, .. } => panic!("expected it to run, but it was queued: {}", execution.command),
+    }
+}
+
+fn q(p: &Path) -> String {
+    format!("'{}'", p.display())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn read_only_runs_mutations_wait_and_windows_stay_with_their_task() {
+    let w = World::default(2).await;
+    let marks = w.marks("a");
+
+    // Read-only: at once, output recorded.
+    let x = ran(w.run("host:pve1", "uptime", None).await);
+    assert_eq!(x.status, ExecutionStatus::Completed);
+    assert_eq!(x.granted_by.as_deref(), Some("read_only"));
+    assert!(x.stdout.contains("load average"), "{x:?}");
+    assert_eq!(w.act.execution(&x.id).await.unwrap().stdout, x.stdout);
+
+    // A config mutation waits; approval runs it.
+    let task_a = w.task("A").await;
+    let task_b = w.task("B").await;
+    let cmd1 = format!("echo one >> {}", q(&marks));
+    let (x1, a1) = queued(w.run("host:pve1", &cmd1, Some(&task_a)).await);
+    assert!(w.read_marks("a").is_empty(), "nothing runs before approval");
+    let pending = w.act.pending_approvals().await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].risk, Risk::ConfigMutation);
+    assert!(
+        pending[0].blast_radius["summary"].as_str().unwrap().starts_with("affects"),
+        "{:?}",
+        pending[0].blast_radius
+    );
+    // Asking again is the same request, not a second approval.
+    let again = w.run("host:pve1", &cmd1, Some(&task_a)).await;
+    assert!(matches!(&again, RunOutcome::Queued { existing: true, execution, .. } if execution.id == x1));
+    let done = w.act.approve(&a1, &operator()).await.unwrap();
+    assert_eq!(done.status, ExecutionStatus::Completed);
+    assert_eq!(done.granted_by.as_deref(), Some(a1.as_str()));
+    assert_eq!(w.read_marks("a"), ["one"]);
+
+    // Approving opened task A's assent window: A's next mutation runs by itself …
+    let cmd2 = format!("echo two >> {}", q(&marks));
+    let x2 = ran(w.run("host:pve1", &cmd2, Some(&task_a)).await);
+    assert!(x2.granted_by.as_deref().unwrap().starts_with("window:"), "{:?}", x2.granted_by);
+    // … on another target too (assent is per task) …
+    ran(w.run("host:pve2", &format!("echo two-b >> {}", q(&marks)), Some(&task_a)).await);
+    // … while task B's identical request, and one with no task at all, wait.
+    queued(w.run("host:pve1", &cmd2, Some(&task_b)).await);
+    queued(w.run("host:pve1", &cmd2, None).await);
+    assert_eq!(w.read_marks("a"), ["one", "two", "two-b"]);
+
+    // A destructive command never rides on an assent window …
+    let victim = w.tmp.path().join("victim");
+    std::fs::create_dir_all(victim.join("sub")).unwrap();
+    let destroy = format!("rm -rf {}; echo destroyed >> {}", q(&victim), q(&marks));
+    let (_, d1) = queued(w.run("host:pve1", &destroy, Some(&task_a)).await);
+    let approval = w.act.approval(&d1).await.unwrap();
+    assert!(approval.requires_confirmation);
+    // … a confirmation must name the target …
+    for wrong in [None, Some("yes"), Some("confirm pve2"), Some("confirm host:pve2")] {
+        let d = Decision { message: wrong.map(str::to_string), ..operator() };
+        let err = w.act.approve(&d1, &d).await.unwrap_err().to_string();
+        assert!(err.contains("typed confirmation naming its target"), "{wrong:?}: {err}");
+    }
+    assert!(victim.exists());
+    let x = w.act.approve(&d1, &confirm("confirm pve1")).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Completed, "{x:?}");
+    assert!(!victim.exists());
+    // … and opens A's destructive window on that target only.
+    std::fs::create_dir_all(&victim).unwrap();
+    ran(w.run("host:pve1", &destroy, Some(&task_a)).await);
+    queued(w.run("host:pve2", &destroy, Some(&task_a)).await);
+    queued(w.run("host:pve1", &destroy, Some(&task_b)).await);
+
+    // Pausing autonomy closes every window.
+    w.act.set_paused(true, &operator()).await.unwrap();
+    assert!(w.act.open_windows().await.unwrap().is_empty());
+    queued(w.run("host:pve1", &format!("echo three >> {}", q(&marks)), Some(&task_a)).await);
+    assert!(w.act.open_window(&task_a, WindowKind::Assent, None, &operator()).await.is_err());
+    w.act.set_paused(false, &operator()).await.unwrap();
+
+    // Every step left an audit record and an event.
+    let audits: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT action FROM audit_log").fetch_all(w.engine.store().pool()).await.unwrap();
+    for needed in [
+        "approval.requested",
+        "approval.approved",
+        "execution.started",
+        "execution.finished",
+        "window.opened",
+        "window.revoked",
+        "autonomy.paused",
+    ] {
+        assert!(audits.iter().any(|a| a == needed), "no `{needed}` in the audit log: {audits:?}");
+    }
+    let kinds: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT type FROM events").fetch_all(w.engine.store().pool()).await.unwrap();
+    for needed in ["execution.created", "execution.finished", "approval.requested", "approval.decided", "window.opened"]
+    {
+        assert!(kinds.iter().any(|k| k == needed), "no `{needed}` event: {kinds:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn expired_denied_and_cancelled_requests_never_run() {
+    let w = World::start(1, true, ActuateConfig::default()).await;
+    let clock = w.clock.clone().unwrap();
+    let task = w.task("T").await;
+    let m = q(&w.marks("x"));
+
+    let (x1, a1) = queued(w.run("host:pve1", &format!("echo late >> {m}"), Some(&task)).await);
+    clock.advance_ms(61 * 60 * 1000);
+    let err = w.act.approve(&a1, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("expired"), "{err}");
+    assert_eq!(w.act.execution(&x1).await.unwrap().status, ExecutionStatus::Expired);
+    assert_eq!(w.act.approval(&a1).await.unwrap().status, ApprovalStatus::Expired);
+
+    let (x2, a2) = queued(w.run("host:pve1", &format!("echo denied >> {m}"), Some(&task)).await);
+    let denied = w.act.deny(&a2, &Decision { message: Some("not now".into()), ..operator() }).await.unwrap();
+    assert_eq!(denied.status, ApprovalStatus::Denied);
+    assert_eq!(denied.decided_by.as_deref(), Some("operator:test"));
+    assert!(w.act.approve(&a2, &operator()).await.is_err(), "a denied approval cannot be approved later");
+    let listed = w.act.executions(None, Some(ExecutionStatus::Denied), 10).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, x2);
+
+    let (x3, _) = queued(w.run("host:pve1", &format!("echo cancelled >> {m}"), Some(&task)).await);
+    w.act.cancel(&x3, &operator()).await.unwrap();
+    assert_eq!(w.act.execution(&x3).await.unwrap().status, ExecutionStatus::Cancelled);
+
+    // The sweep expires what nobody decided on.
+    let (x4, _) = queued(w.run("host:pve1", &format!("echo swept >> {m}"), None).await);
+    clock.advance_ms(60 * 60 * 1000);
+    assert_eq!(w.act.expire_due().await.unwrap(), 1);
+    assert_eq!(w.act.execution(&x4).await.unwrap().status, ExecutionStatus::Expired);
+    assert!(w.act.pending_approvals().await.unwrap().is_empty());
+
+    // Windows end on time.
+    w.act.open_window(&task, WindowKind::Assent, None, &operator()).await.unwrap();
+    ran(w.run("host:pve1", &format!("echo inside >> {m}"), Some(&task)).await);
+    clock.advance_ms(31 * 60 * 1000);
+    queued(w.run("host:pve1", &format!("echo after >> {m}"), Some(&task)).await);
+
+    assert_eq!(w.read_marks("x"), ["inside"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn host_keys_unknown_trusted_changed() {
+    let mut w = World::default(1).await;
+    // A second database has trusted nothing yet.
+    let other = Engine::open(&w.tmp.path().join("other.db")).await.unwrap();
+    other.import_inventory_file(&w.lab.inventory_path()).await.unwrap();
+    let fresh = Actuator::new(other, Policy::builtin().clone(), ActuateConfig::default());
+    let x = ran(fresh.run(request("host:pve1", "uptime", None)).await.unwrap());
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    let err = x.error.unwrap();
+    assert!(err.starts_with("host key for host:pve1 not trusted: SHA256:"), "{err}");
+    let keys = fresh.host_keys().await.unwrap();
+    assert_eq!(keys.len(), 1);
+    assert!(!keys[0].trusted);
+    assert!(err.ends_with(&keys[0].fingerprint));
+
+    // Trusted (by the world's actuator at start): works.
+    assert_eq!(ran(w.run("host:pve1", "true", None).await).status, ExecutionStatus::Completed);
+
+    // The host's key changes: refused loudly, audited, the pin untouched. (A connection made
+    // before the change stays valid; the next one — here, the app started again — is refused.)
+    let before = w.act.host_keys().await.unwrap()[0].fingerprint.clone();
+    w.lab.regenerate_host_key("pve1").unwrap();
+    w.act = Actuator::new(w.engine.clone(), Policy::builtin().clone(), ActuateConfig::default());
+    let x = ran(w.run("host:pve1", "true", None).await);
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    let err = x.error.unwrap();
+    assert!(err.contains("CHANGED"), "{err}");
+    assert_eq!(w.act.host_keys().await.unwrap()[0].fingerprint, before);
+    let mismatches: i64 = sqlx::query_scalar("SELECT count(*) FROM audit_log WHERE action = 'host_key.mismatch'")
+        .fetch_one(w.engine.store().pool())
+        .await
+        .unwrap();
+    assert_eq!(mismatches, 1);
+    // Re-trusting needs an explicit replace.
+    assert!(w.act.trust_host("host:pve1", false, &operator()).await.is_err());
+    let k = w.act.trust_host("host:pve1", true, &operator()).await.unwrap();
+    assert_ne!(k.fingerprint, before);
+    assert_eq!(ran(w.run("host:pve1", "true", None).await).status, ExecutionStatus::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn unreachable_hosts_and_unknown_targets_fail_cleanly() {
+    let config = ActuateConfig {
+        ssh: SshConfig { connect_timeout: Duration::from_secs(2), ..SshConfig::default() },
+        ..ActuateConfig::default()
+    };
+    let w = World::start(1, false, config).await;
+    // A port nobody listens on, and an address nothing answers (TEST-NET-2).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    w.engine
+        .import_inventory(
+            &format!("hosts:\n  - {{ name: gone, address: 127.0.0.1, ssh_port: {closed} }}\n  - {{ name: void, address: 198.51.100.7 }}\n"),
+            "test",
+        )
+        .await
+        .unwrap();
+    for host in ["host:gone", "host:void"] {
+        let started = Instant::now();
+        let x = ran(w.run(host, "uptime", None).await);
+        let took = started.elapsed();
+        assert_eq!(x.status, ExecutionStatus::Failed);
+        eprintln!("{host}: failed after {took:?}: {:?}", x.error);
+        assert!(took < Duration::from_secs(2) + Duration::from_millis(1500), "{host} took {took:?}");
+        // Trusting cannot work either, and says why.
+        assert!(w.act.trust_host(host, false, &operator()).await.is_err());
+    }
+    for bad in ["host:nope", "lxc:nope", "nope"] {
+        let err = w.act.run(request(bad, "uptime", None)).await.unwrap_err().to_string();
+        assert!(err.contains("unknown target"), "{bad}: {err}");
+    }
+    // A destroyed container is not a target.
+    w.engine.set_entity_state("lxc:caddy", EntityState::Destroyed).await.unwrap();
+    let err = w.act.run(request("lxc:caddy", "uptime", None)).await.unwrap_err().to_string();
+    assert!(err.contains("destroyed"), "{err}");
+    // An unknown task is refused rather than silently treated as none.
+    let err = w.act.run(request("host:pve1", "uptime", Some("no-such-task"))).await.unwrap_err().to_string();
+    assert!(err.contains("unknown task"), "{err}");
+    assert_eq!(w.act.executions(None, None, 100).await.unwrap().iter().filter(|x| x.target == "lxc:caddy").count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn hung_commands_are_killed_and_output_survives_intact() {
+    let w = World::default(1).await;
+    // A hung command: killed at its deadline, recorded as failed, gone from the host.
+    let mut req = request("host:pve1", "echo started; sleep 3601", None);
+    req.timeout = Some(Duration::from_secs(2));
+    let started = Instant::now();
+    let x = ran(w.act.run(req).await.unwrap());
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    assert!(x.error.as_deref().unwrap().contains("timed out after 2 s"), "{:?}", x.error);
+    assert_eq!(x.stdout, "started\n", "output before the kill is kept");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let left = std::process::Command::new("pgrep").args(["-f", "sleep 3601"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the command still runs: {}", String::from_utf8_lossy(&left.stdout));
+
+    // Quotes, newlines, NUL and invalid UTF-8, on a host and inside a container.
+    let script = r#"printf 'a"b'"'"'c\n\n\0tail\377\n'; printf 'err\0\n' >&2"#;
+    let expected: &[u8] = b"a\"b'c\n\n\0tail\xff\n";
+    for target in ["host:pve1", "lxc:caddy"] {
+        let x = ran(w.run(target, script, None).await);
+        assert_eq!(x.status, ExecutionStatus::Completed, "{target}: {x:?}");
+        let (out, err) = w.act.execution_output(&x.id).await.unwrap();
+        assert_eq!(out, expected, "{target}");
+        assert_eq!(err, b"err\0\n", "{target}");
+    }
+    // Inside a container, the command runs in the container's own directory.
+    let x = ran(w.run("lxc:caddy", "pwd", None).await);
+    assert!(x.stdout.trim_end().ends_with("/lxc/101/rootfs"), "{:?}", x.stdout);
+
+    // A non-zero exit is a failure that keeps its output.
+    let x = ran(w.run("host:pve1", "echo out; echo err >&2; exit 3", None).await);
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    assert_eq!(x.exit_code, Some(3));
+    assert_eq!(x.error.as_deref(), Some("exit status 3"));
+    assert_eq!((x.stdout.as_str(), x.stderr.as_str()), ("out\n", "err\n"));
+
+    // Output beyond the cap is cut, drained, and says so.
+    let x = ran(w.run("host:pve1", "head -c 3000000 /dev/zero | tr '\\0' x", None).await);
+    assert_eq!(x.status, ExecutionStatus::Completed);
+    assert!(x.output_truncated);
+    assert_eq!(w.act.execution_output(&x.id).await.unwrap().0.len(), 1 << 20);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_slow_command_of_one_task_does_not_delay_another() {
+    let w = World::default(1).await;
+    let a = w.task("A").await;
+    let b = w.task("B").await;
+    let slow = {
+        let act = w.act.clone();
+        let a = a.clone();
+        tokio::spawn(async move { act.run(request("host:pve1", "sleep 20", Some(&a))).await })
+    };
+    // Wait until A's command is really running on the host.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let slow_id = loop {
+        let running = w.act.executions(Some(&a), Some(ExecutionStatus::Running), 1).await.unwrap();
+        if let Some(x) = running.first() {
+            break x.id.clone();
+        }
+        assert!(Instant::now() < deadline, "task A's command never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    let x = ran(w.run("host:pve1", "uptime", Some(&b)).await);
+    let took = started.elapsed();
+    eprintln!("task B's read-only command took {took:?} while task A's sleep 20 ran on the same host");
+    assert_eq!(x.status, ExecutionStatus::Completed);
+    assert!(took < Duration::from_secs(5), "B waited for A: {took:?}");
+    // Cancelling A kills its command on the host.
+    w.act.cancel(&slow_id, &operator()).await.unwrap();
+    let x = ran(slow.await.unwrap().unwrap());
+    assert_eq!(x.status, ExecutionStatus::Cancelled);
+}
+
+async fn wait_final(act: &Actuator, id: &str) -> nomos::types::Execution {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let x = act.execution(id).await.unwrap();
+        if x.status.is_final() {
+            return x;
+        }
+        assert!(Instant::now() < deadline, "execution {id} did not finish");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
+    let w = World::default(2).await;
+    let task = w.task("new container").await;
+    let create = |params: serde_json::Value| ActionRequest {
+        target: "host:pve1".into(),
+        action: "pct_create".into(),
+        params,
+        purpose: "a web container".into(),
+        task_id: Some(task.clone()),
+        requested_by: "agent:nomos".into(),
+    };
+    // VMID 201 belongs to `dns` on pve2; the template is asked for by prefix; booleans as text.
+    let done = w
+        .act
+        .action(create(serde_json::json!({
+            "vmid": 201, "hostname": "web", "template": "debian-12", "storage": "local", "memory": "1024",
+            "unprivileged": "yes", "nesting": 0, "start": "on"
+        })))
+        .await
+        .unwrap();
+    let notes = done.notes.join("\n");
+    assert!(notes.contains("VMID 201 is taken"), "{notes}");
+    assert!(notes.contains("debian-12-standard"), "{notes}");
+    let (x, approval) = queued(done.outcome);
+    let pending = w.act.execution(&x).await.unwrap();
+    assert!(pending.command.starts_with("pct create "), "{}", pending.command);
+    assert!(pending.command.contains("ip=dhcp"), "DHCP is the default: {}", pending.command);
+    let vmid = pending.params["vmid"].as_u64().unwrap();
+    assert_ne!(vmid, 201);
+    // The pre-flights ran and were recorded as read-only executions of the same task.
+    let preflights = w.act.executions(Some(&task), Some(ExecutionStatus::Completed), 10).await.unwrap();
+    assert!(preflights.iter().all(|p| p.risk == Risk::ReadOnly));
+    assert!(preflights.iter().any(|p| p.command.starts_with("pveam list")), "{preflights:?}");
+
+    // Approved, it returns at once and finishes in the background, linked to its task.
+    let started = w.act.approve(&approval, &operator()).await.unwrap();
+    assert!(matches!(started.status, ExecutionStatus::Running | ExecutionStatus::Completed));
+    let linked: i64 = sqlx::query_scalar("SELECT count(*) FROM task_executions WHERE execution_id = ? AND task_id = ?")
+        .bind(&x)
+        .bind(&task)
+        .fetch_one(w.engine.store().pool())
+        .await
+        .unwrap();
+    assert_eq!(linked, 1);
+    let x = wait_final(&w.act, &x).await;
+    assert_eq!(x.status, ExecutionStatus::Completed, "{x:?}");
+
+    // Registered: lxc:web, provisioning, hosted by pve1, with its VMID — and reachable.
+    let web = w.engine.entity("lxc:web").await.unwrap();
+    assert_eq!(web.state, EntityState::Provisioning);
+    assert_eq!(web.attributes["pve_id"].as_u64(), Some(vmid));
+    let rels = w.engine.relations("lxc:web", false).await.unwrap();
+    assert!(rels.iter().any(|r| r.rel_type == "hosts" && r.other.slug == "host:pve1"), "{rels:?}");
+    let inside = ran(w.run("lxc:web", "cat /etc/hostname 2>/dev/null || hostname; pwd", Some(&task)).await);
+    assert_eq!(inside.status, ExecutionStatus::Completed, "{inside:?}");
+    assert!(inside.stdout.contains(&format!("/lxc/{vmid}/rootfs")), "{:?}", inside.stdout);
+
+    // A second container with the same name is refused before anything runs.
+    let err = w.act.action(create(serde_json::json!({"hostname": "web", "storage": "local"}))).await.unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+
+    // A static address behind a gateway nobody answers: refused within seconds, with guidance.
+    let before = w.act.executions(None, None, 1000).await.unwrap().len();
+    let started = Instant::now();
+    let err = w
+        .act
+        .action(create(
+            serde_json::json!({"hostname": "static1", "storage": "local", "ip": "10.10.0.50/24", "gw": "198.51.100.7"}),
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    let took = started.elapsed();
+    eprintln!("bad gateway refused after {took:?}: {err}");
+    assert!(err.contains("gateway 198.51.100.7 is unreachable from host:pve1"), "{err}");
+    assert!(err.contains("DHCP"), "{err}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let after = w.act.executions(None, None, 1000).await.unwrap();
+    assert_eq!(after.len(), before + 1, "only the ping ran");
+    assert!(after.iter().all(|x| x.action != "pct_create" || x.params["hostname"] != "static1"));
+
+    // A reachable gateway works (the lab's LAN gateway answers); a template nobody has is an error.
+    let done = w
+        .act
+        .action(create(
+            serde_json::json!({"hostname": "static2", "storage": "local", "ip": "10.10.0.51/24", "gw": "127.0.0.1"}),
+        ))
+        .await
+        .unwrap();
+    // The task's assent window (opened by the approval above) lets it run without asking.
+    let x = ran(done.outcome);
+    assert_eq!(wait_final(&w.act, &x.id).await.status, ExecutionStatus::Completed);
+    assert_eq!(w.engine.entity("lxc:static2").await.unwrap().attributes["ip"], "10.10.0.51");
+    let err = w.act.action(create(serde_json::json!({"hostname": "x1", "template": "gentoo"}))).await.unwrap_err();
+    assert!(err.to_string().contains("no cached template matches `gentoo`"), "{err}");
+    for (params, needle) in [
+        (serde_json::json!({"hostname": "bad_name"}), "not a valid hostname"),
+        (serde_json::json!({"hostname": "x2", "cores": 0}), "`cores` must be between"),
+        (serde_json::json!({"hostname": "x3", "start": "maybe"}), "true/false"),
+        (serde_json::json!({"hostname": "x4", "colour": "red"}), "unknown parameter `colour`"),
+        (serde_json::json!({"hostname": "x5", "ip": "10.10.0.9/24"}), "needs its gateway"),
+    ] {
+        let err = w.act.action(create(params.clone())).await.unwrap_err().to_string();
+        assert!(err.contains(needle), "{params}: {err}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn curated_actions_go_through_the_gate() {
+    let w = World::default(1).await;
+    let act = |action: &str, target: &str, params: serde_json::Value| ActionRequest {
+        target: target.into(),
+        action: action.into(),
+        params,
+        purpose: "test".into(),
+        task_id: None,
+        requested_by: "agent:nomos".into(),
+    };
+    // restart and pct_exec are not free passes: they queue like any change.
+    let done = w.act.action(act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy"}))).await.unwrap();
+    let (x, _) = queued(done.outcome);
+    assert_eq!(w.act.execution(&x).await.unwrap().command, "systemctl restart caddy");
+    let m = q(&w.marks("p"));
+    let done = w
+        .act
+        .action(act("pct_exec", "lxc:caddy", serde_json::json!({"command": format!("echo hi >> {m}")})))
+        .await
+        .unwrap();
+    queued(done.outcome);
+    // A read-only curated action runs at once.
+    let done = w
+        .act
+        .action(act("systemctl", "host:pve1", serde_json::json!({"verb": "is-active", "unit": "ssh"})))
+        .await
+        .unwrap();
+    let x = ran(done.outcome);
+    assert_eq!(x.action, "systemctl");
+    assert_eq!(x.risk, Risk::ReadOnly);
+    let err =
+        w.act.action(act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy; reboot"}))).await.unwrap_err();
+    assert!(err.to_string().contains("not a systemd unit name"));
+    let err = w.act.action(act("teleport", "lxc:caddy", serde_json::json!({}))).await.unwrap_err();
+    assert!(err.to_string().contains("unknown action"));
+    assert!(w.read_marks("p").is_empty());
+}
+
+/// No code outside the executor opens an SSH channel, and nothing outside the lab spawns a
+/// process: the gate cannot be walked around.
+#[test]
+fn only_the_executor_opens_channels() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let mut files = Vec::new();
+    for dir in ["nomos/src", "src-tauri/src", "nomos/types/src"] {
+        collect(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 10, "found only {files:?}");
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(f).unwrap();
+        for needle in ["channel_open_session", "client::connect", "channel_open_exec", ".exec(true"] {
+            if text.contains(needle) {
+                assert_eq!(rel, "nomos/src/actuate/ssh.rs", "`{needle}` in {rel}");
+            }
+        }
+        for needle in ["Command::new", "process::Command", "tokio::process"] {
+            if text.contains(needle) {
+                // testing.rs is compiled for unit tests only (it mounts a read-only tmpfs).
+                let allowed = rel.starts_with("nomos/src/lab/") || rel == "nomos/src/testing.rs";
+                assert!(allowed, "`{needle}` in {rel}: only the lab starts processes");
+            }
+        }
+        if text.contains("ssh.exec(") {
+            assert_eq!(rel, "nomos/src/actuate/gate.rs", "the executor is called from the gate only ({rel})");
+        }
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
