@@ -214,3 +214,51 @@ fn lab_hosts_over_real_ssh() {
     Lab::purge(&dir).unwrap();
     assert!(!dir.exists());
 }
+
+/// Runs `nomos lab down --purge` for the directory when dropped, so a failing check leaves no
+/// detached sshd behind.
+struct Down<'a>(&'a Path);
+
+impl Drop for Down<'_> {
+    fn drop(&mut self) {
+        let _ = nomos_cli(&["lab", "down", "--purge", "--dir", self.0.to_str().unwrap()]);
+    }
+}
+
+fn nomos_cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nomos")).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+#[test]
+fn cli_lab_outlives_the_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("lab");
+    let d = dir.to_str().unwrap();
+    let _down = Down(&dir);
+
+    let up = nomos_cli(&["lab", "up", "--dir", d, "--hosts", "1"]);
+    assert!(up.status.success(), "{}", stderr(&up));
+    let text = String::from_utf8_lossy(&up.stdout);
+    assert!(text.contains(&format!("nomos inventory import {d}/inventory.yaml")), "{text}");
+    assert!(text.contains("nomos hosts trust pve1"), "{text}");
+    let again = nomos_cli(&["lab", "up", "--dir", d]);
+    assert!(stderr(&again).contains("already running"), "{}", stderr(&again));
+
+    let status = nomos_cli(&["lab", "status", "--dir", d, "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["running"], true);
+    assert_eq!(status["hosts"][0]["serving"], true, "the sshd survived `lab up`");
+    let port = status["hosts"][0]["port"].as_u64().unwrap() as u16;
+
+    let down = nomos_cli(&["lab", "down", "--dir", d]);
+    assert!(down.status.success(), "{}", stderr(&down));
+    TcpListener::bind(("127.0.0.1", port)).expect("`lab down` freed the port");
+    let status = nomos_cli(&["lab", "status", "--dir", d, "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["running"], false);
+
+    let refused = nomos_cli(&["lab", "down", "--purge", "--dir", tmp.path().to_str().unwrap()]);
+    assert!(!refused.status.success() && dir.exists(), "only lab directories are removed");
+    assert!(nomos_cli(&["lab", "down", "--purge", "--dir", d]).status.success());
+    assert!(!dir.exists());
+}

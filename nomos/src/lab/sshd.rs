@@ -141,7 +141,9 @@ pub(super) fn is_our_sshd(pid: u32, hdir: &Path) -> bool {
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
             .unwrap_or_default()
     };
-    args.contains("sshd") && args.contains(&config)
+    // sshd rewrites its process title; the pid file vouches for it should the title be cut short.
+    let in_pid_file = fs::read_to_string(hdir.join("sshd.pid")).map(|p| p.trim() == pid.to_string()).unwrap_or(false);
+    args.contains("sshd") && (args.contains(&config) || in_pid_file)
 }
 
 /// Stops an sshd this process did not start: SIGTERM, then SIGKILL if it lingers.
