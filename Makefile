@@ -27,7 +27,7 @@ APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyr
 help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
-	@echo "make bench  blast-radius and classifier benchmarks"
+	@echo "make bench  blast-radius, classifier and SSH executor benchmarks"
 	@echo "make fmt    format the code"
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
@@ -42,7 +42,7 @@ test: setup setup-test ui
 	$(CARGO) test --workspace
 
 bench: setup
-	$(CARGO) bench -p nomos --bench blast_radius --bench classify
+	$(CARGO) bench -p nomos --bench blast_radius --bench classify --bench ssh
 
 fmt:
 	$(CARGO) fmt --all

@@ -383,9 +383,12 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// `command` under the remote `timeout`, with `marker` as the script's `$0` so it can be found.
+/// `--norc`: the session's shell has read the user's rc file already; a second read costs time on
+/// every command (and can print into its output).
 fn wrap_with_deadline(command: &str, deadline: Duration, grace: Duration, marker: &str) -> String {
     let secs = deadline.as_secs().max(1);
-    format!("exec timeout --kill-after={}s {secs}s bash -c {} {marker}", grace.as_secs().max(1), shell_quote(command))
+    let grace = grace.as_secs().max(1);
+    format!("exec timeout --kill-after={grace}s {secs}s bash --norc -c {} {marker}", shell_quote(command))
 }
 
 async fn authenticate(handle: &mut Handle<Checker>, endpoint: &Endpoint) -> Result<(), SshError> {
@@ -481,6 +484,6 @@ mod tests {
     #[test]
     fn deadline_wrapper_names_the_marker() {
         let w = wrap_with_deadline("echo 'hi'", Duration::from_secs(2), Duration::from_secs(5), "oikos-exec-x");
-        assert_eq!(w, r"exec timeout --kill-after=5s 2s bash -c 'echo '\''hi'\''' oikos-exec-x");
+        assert_eq!(w, r"exec timeout --kill-after=5s 2s bash --norc -c 'echo '\''hi'\''' oikos-exec-x");
     }
 }
