@@ -41,7 +41,7 @@ test: setup setup-test ui
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test --workspace
 
-bench: setup
+bench: setup setup-test
 	$(CARGO) bench -p nomos --bench blast_radius --bench classify --bench ssh
 
 fmt:

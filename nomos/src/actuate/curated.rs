@@ -71,6 +71,12 @@ impl Actuator {
                 return Err(Error::Invalid(format!("{}: parameters must be a JSON object, got {other}", req.action)))
             }
         };
+        // One spelling of the target from here on (a bare `pve1` becomes `host:pve1`).
+        let entity = {
+            let mut conn = self.engine.store().pool().acquire().await?;
+            super::target::target_entity(&mut conn, &req.target).await?
+        };
+        let req = ActionRequest { target: entity.slug.clone(), ..req };
         let p = Params { action: &req.action, map: &params };
         let mut notes = Vec::new();
         let (command, recorded, background) = match req.action.as_str() {
@@ -109,7 +115,7 @@ impl Actuator {
             }
             "pct_exec" => {
                 p.only(&["command"])?;
-                if !req.target.starts_with("lxc:") {
+                if entity.entity_type != "lxc" {
                     return Err(Error::Invalid(format!(
                         "pct_exec runs inside a container: the target must be `lxc:<slug>`, not `{}`",
                         req.target
@@ -118,7 +124,13 @@ impl Actuator {
                 (p.string("command")?, json!({}), false)
             }
             "pct_create" => {
-                let (command, recorded) = self.plan_pct_create(&req, &p, &mut notes).await?;
+                if entity.entity_type != "host" {
+                    return Err(Error::Invalid(format!(
+                        "pct_create runs on the Proxmox host: the target must be `host:<slug>`, not `{}`",
+                        req.target
+                    )));
+                }
+                let (command, recorded) = self.plan_pct_create(&req, &entity, &p, &mut notes).await?;
                 (command, recorded, true)
             }
             other => {
@@ -147,6 +159,7 @@ impl Actuator {
     async fn plan_pct_create(
         &self,
         req: &ActionRequest,
+        host: &nomos_types::Entity,
         p: &Params<'_>,
         notes: &mut Vec<String>,
     ) -> Result<(String, Json)> {
@@ -166,16 +179,6 @@ impl Actuator {
             "nesting",
             "start",
         ])?;
-        let host = {
-            let mut conn = self.engine.store().pool().acquire().await?;
-            require_entity(&mut conn, &req.target).await?
-        };
-        if host.entity_type != "host" {
-            return Err(Error::Invalid(format!(
-                "pct_create runs on the Proxmox host: the target must be `host:<slug>`, not `{}`",
-                req.target
-            )));
-        }
         let hostname = p.string("hostname")?;
         check_hostname(&hostname)?;
         let cores = p.int("cores", 1, 1, 512)?;

@@ -43,14 +43,26 @@ impl Target {
     }
 }
 
+/// The entity `key` names: a slug or id, or a bare name taken as `host:<name>`, then `lxc:<name>`.
+pub(crate) async fn target_entity(conn: &mut SqliteConnection, key: &str) -> Result<Entity> {
+    let key = key.trim();
+    if let Some(e) = find_entity(conn, key).await? {
+        return Ok(e);
+    }
+    if !key.contains(':') {
+        for prefix in ["host", "lxc"] {
+            if let Some(e) = find_entity(conn, &format!("{prefix}:{key}")).await? {
+                return Ok(e);
+            }
+        }
+    }
+    Err(Error::Invalid(format!("unknown target `{key}`: not in the graph")))
+}
+
 /// Resolves `key` (a slug, or a bare name taken as `host:`/`lxc:`) to a target, refusing unknown,
 /// destroyed and unreachable ones before anything runs.
 pub(crate) async fn resolve(conn: &mut SqliteConnection, key: &str) -> Result<Target> {
-    let key = key.trim();
-    let entity = match find_entity(conn, key).await? {
-        Some(e) => e,
-        None => return Err(Error::Invalid(format!("unknown target `{key}`: not in the graph"))),
-    };
+    let entity = target_entity(conn, key).await?;
     refuse_gone(&entity)?;
     match entity.entity_type.as_str() {
         "host" => {
