@@ -300,9 +300,13 @@ impl Out {
     }
 }
 
-fn actuator(engine: &Engine) -> Result<Actuator, String> {
+/// The gate for this command; first it expires overdue approvals and fails executions whose
+/// process died, so what is listed or decided is current.
+async fn actuator(engine: &Engine) -> Result<Actuator, String> {
     let policy = Policy::load().map_err(|e| e.to_string())?;
-    Ok(Actuator::new(engine.clone(), policy, ActuateConfig::default()))
+    let act = Actuator::new(engine.clone(), policy, ActuateConfig::default());
+    act.sweep().await.map_err(|e| e.to_string())?;
+    Ok(act)
 }
 
 /// A command that ran and failed has said why already; it only sets the exit status.
@@ -379,12 +383,12 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
             out.print(&b, render_blast)
         }
         Command::Knowledge(k) => knowledge(engine, k, out).await,
-        Command::Hosts(c) => cli::hosts(&actuator(engine)?, c, out.json).await,
-        Command::Run(a) => ok_or_failed(cli::run(&actuator(engine)?, a, out.json).await),
-        Command::Action(a) => ok_or_failed(cli::action(&actuator(engine)?, a, out.json).await),
-        Command::Approvals(c) => ok_or_failed(cli::approvals(&actuator(engine)?, c, out.json).await),
-        Command::Executions(c) => cli::executions(&actuator(engine)?, c, out.json).await,
-        Command::Autonomy(c) => cli::autonomy(&actuator(engine)?, c, out.json).await,
+        Command::Hosts(c) => cli::hosts(&actuator(engine).await?, c, out.json).await,
+        Command::Run(a) => ok_or_failed(cli::run(&actuator(engine).await?, a, out.json).await),
+        Command::Action(a) => ok_or_failed(cli::action(&actuator(engine).await?, a, out.json).await),
+        Command::Approvals(c) => ok_or_failed(cli::approvals(&actuator(engine).await?, c, out.json).await),
+        Command::Executions(c) => cli::executions(&actuator(engine).await?, c, out.json).await,
+        Command::Autonomy(c) => cli::autonomy(&actuator(engine).await?, c, out.json).await,
         Command::Classify { .. } | Command::Assent | Command::Lab(_) => Ok(()),
     }
 }

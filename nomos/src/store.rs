@@ -31,6 +31,11 @@ pub(crate) use now_sql;
 
 static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
 
+/// The schema version a fully migrated database has (the newest embedded migration).
+pub fn latest_schema_version() -> i64 {
+    MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
 /// Environment variable that overrides the database path.
 pub const DB_ENV: &str = "OIKOS_DB";
 
@@ -256,7 +261,8 @@ mod tests {
         assert_eq!(mode, "wal");
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
-        assert_eq!(store.schema_version().await.unwrap(), 5);
+        assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
+        assert_eq!(latest_schema_version(), 6);
     }
 
     #[tokio::test]

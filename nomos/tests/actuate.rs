@@ -609,3 +609,38 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_process_leaves_no_execution_running_forever() {
+    let w = World::start(1, true, ActuateConfig::default()).await;
+    let clock = w.clock.clone().unwrap();
+    // Another process (the CLI) runs a long command on the same database, and is killed.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .arg("--db")
+        .arg(w.tmp.path().join("oikos.db"))
+        .args(["run", "pve1", "--", "sleep 3602"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let id = loop {
+        let running = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap();
+        if let Some(x) = running.first() {
+            break x.id.clone();
+        }
+        assert!(Instant::now() < deadline, "the CLI never started its command");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Its heartbeat is fresh: nobody else may call it dead yet.
+    assert_eq!(w.act.recover_interrupted().await.unwrap(), 0);
+    clock.advance_ms(3 * 60 * 1000);
+    assert_eq!(w.act.recover_interrupted().await.unwrap(), 1);
+    let x = w.act.execution(&id).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    assert!(x.error.as_deref().unwrap().starts_with("interrupted:"), "{:?}", x.error);
+    assert_eq!(w.act.recover_interrupted().await.unwrap(), 0, "recovered once");
+    let _ = std::process::Command::new("pkill").args(["-f", "sleep 3602"]).status();
+}

@@ -42,7 +42,7 @@ fn import_list_show_and_blast_radius() {
 
     let migrated = ok_json(&db, &["db", "migrate"]);
     assert_eq!(migrated["entities"], 0);
-    assert_eq!(migrated["schema_version"], 5);
+    assert_eq!(migrated["schema_version"], nomos::store::latest_schema_version());
 
     let first = ok_json(&db, &["inventory", "import", DEMO]);
     let created = first["entities"]["created"].as_u64().unwrap();

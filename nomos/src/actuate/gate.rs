@@ -28,6 +28,11 @@ use crate::{Error, Result};
 /// Settings key: while true no window applies and none is opened.
 const AUTONOMY_PAUSED: &str = "autonomy_paused";
 
+/// How often a running execution says it is still in hand …
+const HEARTBEAT: Duration = Duration::from_secs(20);
+/// … and how long without that before another process takes it for interrupted.
+const STALE_AFTER: Duration = Duration::from_secs(120);
+
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
@@ -197,12 +202,96 @@ impl Actuator {
             .await?;
         let line = target.command_line(&command);
         let pinned = self.pinned(&target.host.slug).await?;
-        let result = self.ssh.exec(&target.endpoint, pinned, &line, timeout, &cancel).await;
+        let result = {
+            let exec = self.ssh.exec(&target.endpoint, pinned, &line, timeout, &cancel);
+            tokio::pin!(exec);
+            let mut beat = tokio::time::interval(HEARTBEAT);
+            beat.tick().await;
+            loop {
+                tokio::select! {
+                    r = &mut exec => break r,
+                    _ = beat.tick() => self.heartbeat(id).await,
+                }
+            }
+        };
         self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
         if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
             self.record_seen_key(&target.host.slug, seen, result.as_ref().err()).await?;
         }
         self.finish(id, target, result, timeout).await
+    }
+
+    /// Tells other processes this execution is still in hand (see [`Actuator::recover_interrupted`]).
+    async fn heartbeat(&self, id: &str) {
+        let r = sqlx::query("UPDATE executions SET heartbeat_at = ? WHERE id = ? AND status = 'running'")
+            .bind(self.clock.now())
+            .bind(id)
+            .execute(self.engine.store().pool())
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(execution = %id, error = %e, "could not record the heartbeat");
+        }
+    }
+
+    /// Marks as failed the executions left `running` by a process that stopped (killed, crashed,
+    /// machine off): no heartbeat for [`STALE_AFTER`]. Whether the command finished on the host is
+    /// unknown, and the error says so; nothing is run again by itself. Returns how many.
+    pub async fn recover_interrupted(&self) -> Result<usize> {
+        let now_ms = self.clock.now_ms();
+        let cutoff = crate::clock::format_ms(now_ms - ms(STALE_AFTER));
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let stale: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT id, target_slug, task_id, heartbeat_at FROM executions
+              WHERE status = 'running' AND ifnull(heartbeat_at, started_at) < ?",
+        )
+        .bind(&cutoff)
+        .fetch_all(&mut *tx)
+        .await?;
+        for (id, target, task, last) in &stale {
+            let error = format!(
+                "interrupted: the process running it stopped (last sign of life {}); whether the command \
+                 finished on the host is unknown — check before running it again",
+                last.as_deref().unwrap_or("unknown")
+            );
+            sqlx::query("UPDATE executions SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status = 'running'")
+                .bind(&error)
+                .bind(&now)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            Audit {
+                at: &now,
+                actor_type: "system",
+                actor: "executor",
+                channel: None,
+                action: "execution.interrupted",
+                entity: Some(target),
+                task: task.as_deref(),
+                execution: Some(id),
+                detail: json!({"last_heartbeat": last}),
+            }
+            .write(&mut tx)
+            .await?;
+            tx.emit(
+                EventDraft::new(event_kind::EXECUTION_FINISHED)
+                    .correlation(id)
+                    .entity(target)
+                    .payload(json!({"execution_id": id, "status": "failed", "error": error, "task_id": task})),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        if !stale.is_empty() {
+            tracing::warn!(count = stale.len(), "marked interrupted executions as failed");
+        }
+        Ok(stale.len())
+    }
+
+    /// Housekeeping any process may run at start and then now and then: expires overdue approvals
+    /// and fails executions whose process died. Returns (expired, interrupted).
+    pub async fn sweep(&self) -> Result<(usize, usize)> {
+        Ok((self.expire_due().await?, self.recover_interrupted().await?))
     }
 
     async fn finish(
@@ -326,7 +415,8 @@ impl Actuator {
         .execute(&mut *tx)
         .await?;
         let updated = sqlx::query(
-            "UPDATE executions SET status = 'running', granted_by = ?, started_at = ? WHERE id = ? AND status = 'pending_approval'",
+            "UPDATE executions SET status = 'running', granted_by = ?, started_at = ?2, heartbeat_at = ?2
+              WHERE id = ?3 AND status = 'pending_approval'",
         )
         .bind(&approval.id)
         .bind(&now)
@@ -1014,8 +1104,8 @@ async fn insert_execution(
     let started = (status == "running").then_some(now);
     sqlx::query(
         "INSERT INTO executions (id, task_id, target_slug, target_id, action, params, command, purpose, declared_risk,
-                                 risk, reasons, status, requested_by, granted_by, created_at, started_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 risk, reasons, status, requested_by, granted_by, created_at, started_at, heartbeat_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?16)",
     )
     .bind(id)
     .bind(&req.task_id)
