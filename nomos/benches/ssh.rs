@@ -59,7 +59,7 @@ fn main() {
         let me = Decision { actor: "bench".into(), channel: Channel::Cli, message: None };
         let names: Vec<String> = lab.hosts().iter().map(|h| h.name.clone()).collect();
         for n in &names {
-            act.trust_host(&format!("host:{n}"), false, &me).await.expect("trust");
+            act.trust_host(&format!("host:{n}"), None, &me).await.expect("trust");
         }
         // Warm every connection once.
         for n in &names {

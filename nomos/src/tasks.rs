@@ -10,6 +10,7 @@ use sqlx::Row;
 use crate::events::EventDraft;
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::new_id;
+use crate::store::now_sql;
 use crate::{Engine, Error, Result};
 
 const TASK_SELECT: &str = "SELECT t.id, t.title, t.goal, t.status, t.outcome, t.summary, e.slug AS entity_slug,
@@ -104,6 +105,24 @@ impl Engine {
             .await?
             .max(0) as u64;
         }
+        // Its waiting requests are withdrawn: nobody may approve what a deleted task asked for
+        // (and, detached from it, they would collide with identical requests of no task).
+        sqlx::query(concat!(
+            "UPDATE approvals SET status = 'cancelled', decided_at = ",
+            now_sql!(),
+            ", decided_by = 'system:task-deleted', channel = 'system' WHERE task_id = ? AND status = 'pending'"
+        ))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(concat!(
+            "UPDATE executions SET status = 'cancelled', finished_at = ",
+            now_sql!(),
+            ", error = 'withdrawn: its task was deleted' WHERE task_id = ? AND status = 'pending_approval'"
+        ))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM tasks WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if let Some(entity_id) = &entity_id {
             // Only the task's own entity: its edges go with it, the notes at their other end stay.

@@ -42,7 +42,7 @@ impl World {
         };
         let w = World { lab, engine, act, clock, tmp };
         for h in w.lab.hosts() {
-            w.act.trust_host(&format!("host:{}", h.name), false, &operator()).await.unwrap();
+            w.act.trust_host(&format!("host:{}", h.name), None, &operator()).await.unwrap();
         }
         w
     }
@@ -107,6 +107,18 @@ fn ran(o: RunOutcome) -> nomos::types::Execution {
     }
 }
 
+/// Whether no process with `pattern` in its command line is left (after a short grace).
+fn no_process(pattern: &str) -> bool {
+    for _ in 0..20 {
+        let out = std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap();
+        if out.stdout.is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
 fn q(p: &Path) -> String {
     format!("'{}'", p.display())
 }
@@ -132,11 +144,10 @@ async fn read_only_runs_mutations_wait_and_windows_stay_with_their_task() {
     let pending = w.act.pending_approvals().await.unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].risk, Risk::ConfigMutation);
-    assert!(
-        pending[0].blast_radius["summary"].as_str().unwrap().starts_with("affects"),
-        "{:?}",
-        pending[0].blast_radius
-    );
+    let blast = &pending[0].blast_radius;
+    assert!(blast["count"].as_u64().unwrap() >= 3, "{blast:?}");
+    assert!(blast["entities"].as_array().unwrap().iter().any(|e| e == "lxc:caddy"), "{blast:?}");
+    assert!(blast["summary"].as_str().unwrap().contains("lxc:caddy"), "{blast:?}");
     // Asking again is the same request, not a second approval.
     let again = w.run("host:pve1", &cmd1, Some(&task_a)).await;
     assert!(matches!(&again, RunOutcome::Queued { existing: true, execution, .. } if execution.id == x1));
@@ -266,6 +277,10 @@ async fn host_keys_unknown_trusted_changed() {
     assert_eq!(keys.len(), 1);
     assert!(!keys[0].trusted);
     assert!(err.ends_with(&keys[0].fingerprint));
+    // Trusting that sighting works: it is the key the error showed.
+    let k = fresh.trust_host("pve1", None, &operator()).await.unwrap();
+    assert_eq!(k.fingerprint, keys[0].fingerprint);
+    assert_eq!(ran(fresh.run(request("host:pve1", "true", None)).await.unwrap()).status, ExecutionStatus::Completed);
 
     // Trusted (by the world's actuator at start): works.
     assert_eq!(ran(w.run("host:pve1", "true", None).await).status, ExecutionStatus::Completed);
@@ -285,9 +300,15 @@ async fn host_keys_unknown_trusted_changed() {
         .await
         .unwrap();
     assert_eq!(mismatches, 1);
-    // Re-trusting needs an explicit replace.
-    assert!(w.act.trust_host("host:pve1", false, &operator()).await.is_err());
-    let k = w.act.trust_host("host:pve1", true, &operator()).await.unwrap();
+    // Re-trusting needs the new fingerprint, checked on the host itself.
+    let err = w.act.trust_host("host:pve1", None, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("different key"), "{err}");
+    let err = w.act.trust_host("host:pve1", Some(&before), &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("not the fingerprint given"), "{err}");
+    let new_key = russh::keys::PublicKey::from_openssh(&w.lab.host_public_key("pve1").unwrap()).unwrap();
+    let checked = new_key.fingerprint(russh::keys::HashAlg::Sha256).to_string();
+    let k = w.act.trust_host("host:pve1", Some(&checked), &operator()).await.unwrap();
+    assert_eq!(k.fingerprint, checked);
     assert_ne!(k.fingerprint, before);
     assert_eq!(ran(w.run("host:pve1", "true", None).await).status, ExecutionStatus::Completed);
 }
@@ -316,7 +337,7 @@ async fn unreachable_hosts_and_unknown_targets_fail_cleanly() {
         eprintln!("{host}: failed after {took:?}: {:?}", x.error);
         assert!(took < Duration::from_secs(2) + Duration::from_millis(1500), "{host} took {took:?}");
         // Trusting cannot work either, and says why.
-        assert!(w.act.trust_host(host, false, &operator()).await.is_err());
+        assert!(w.act.trust_host(host, None, &operator()).await.is_err());
     }
     for bad in ["host:nope", "lxc:nope", "nope"] {
         let err = w.act.run(request(bad, "uptime", None)).await.unwrap_err().to_string();
@@ -344,8 +365,20 @@ async fn hung_commands_are_killed_and_output_survives_intact() {
     assert!(x.error.as_deref().unwrap().contains("timed out after 2 s"), "{:?}", x.error);
     assert_eq!(x.stdout, "started\n", "output before the kill is kept");
     assert!(started.elapsed() < Duration::from_secs(10));
-    let left = std::process::Command::new("pgrep").args(["-f", "sleep 3601"]).output().unwrap();
-    assert!(left.stdout.is_empty(), "the command still runs: {}", String::from_utf8_lossy(&left.stdout));
+    assert!(no_process("sleep 3601"), "the command still runs");
+
+    // The same inside a container, where the host's `timeout` does not reach.
+    let mut req = request("lxc:caddy", "sleep 3603", None);
+    req.timeout = Some(Duration::from_secs(2));
+    let x = ran(w.act.run(req).await.unwrap());
+    assert_eq!(x.status, ExecutionStatus::Failed);
+    assert!(x.error.as_deref().unwrap().contains("timed out"), "{:?}", x.error);
+    assert!(no_process("sleep 3603"), "the container's command still runs");
+
+    // Limits out of range are refused before anything runs.
+    let mut req = request("host:pve1", "true", None);
+    req.timeout = Some(Duration::from_secs(u64::MAX));
+    assert!(w.act.run(req).await.unwrap_err().to_string().contains("timeout must be between"));
 
     // Quotes, newlines, NUL and invalid UTF-8, on a host and inside a container.
     let script = r#"printf 'a"b'"'"'c\n\n\0tail\377\n'; printf 'err\0\n' >&2"#;
@@ -406,6 +439,7 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
     w.act.cancel(&slow_id, &operator()).await.unwrap();
     let x = ran(slow.await.unwrap().unwrap());
     assert_eq!(x.status, ExecutionStatus::Cancelled);
+    assert!(no_process("sleep 20"), "the cancelled command still runs");
 }
 
 async fn wait_final(act: &Actuator, id: &str) -> nomos::types::Execution {
@@ -643,4 +677,119 @@ async fn a_killed_process_leaves_no_execution_running_forever() {
     assert!(x.error.as_deref().unwrap().starts_with("interrupted:"), "{:?}", x.error);
     assert_eq!(w.act.recover_interrupted().await.unwrap(), 0, "recovered once");
     let _ = std::process::Command::new("pkill").args(["-f", "sleep 3602"]).status();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn decisions_cannot_be_doubled_stretched_or_taken_by_the_agent() {
+    let w = World::default(1).await;
+    let a = w.task("A").await;
+    let m = q(&w.marks("d"));
+
+    // A waiting request that a window later covers runs once, under the window; its approval is
+    // closed and cannot run it a second time.
+    let cmd = format!("echo once >> {m}");
+    let (x1, a1) = queued(w.run("host:pve1", &cmd, Some(&a)).await);
+    w.act.open_window(&a, WindowKind::Assent, None, &operator()).await.unwrap();
+    let x = ran(w.run("host:pve1", &cmd, Some(&a)).await);
+    assert_eq!(x.id, x1, "the waiting execution itself ran");
+    assert_eq!(w.act.approval(&a1).await.unwrap().status, ApprovalStatus::Cancelled);
+    assert!(w.act.approve(&a1, &operator()).await.is_err());
+    assert_eq!(w.read_marks("d"), ["once"]);
+    w.act.revoke_windows(Some(&a), &operator()).await.unwrap();
+
+    // Asked again as riskier, the waiting request is raised: now it needs a typed confirmation.
+    let cmd = format!("echo raised >> {m}");
+    let (_, a2) = queued(w.run("host:pve1", &cmd, Some(&a)).await);
+    let mut req = request("host:pve1", &cmd, Some(&a));
+    req.declared_risk = Some(Risk::Destructive);
+    let again = w.act.run(req).await.unwrap();
+    assert!(matches!(again, RunOutcome::Queued { existing: true, .. }));
+    let approval = w.act.approval(&a2).await.unwrap();
+    assert!(approval.requires_confirmation);
+    assert_eq!(approval.risk, Risk::Destructive);
+    assert!(w.act.approve(&a2, &operator()).await.is_err());
+
+    // Only an operator decides; the agent may not approve or deny.
+    let agent = Decision { actor: "agent:nomos".into(), channel: Channel::Chat, message: Some("yes".into()) };
+    let err = w.act.approve(&a2, &agent).await.unwrap_err().to_string();
+    assert!(err.contains("only an operator"), "{err}");
+    assert!(w.act.deny(&a2, &agent).await.is_err());
+    // In chat, the operator's words must be assent, and they are recorded exactly.
+    let (_, a3) = queued(w.run("host:pve1", &format!("echo chat >> {m}"), None).await);
+    let chat =
+        |text: &str| Decision { actor: "operator:me".into(), channel: Channel::Chat, message: Some(text.into()) };
+    assert!(w.act.approve(&a3, &chat("not yet")).await.is_err());
+    w.act.approve(&a3, &chat("yes, go ahead")).await.unwrap();
+    assert_eq!(w.act.approval(&a3).await.unwrap().grant_message.as_deref(), Some("yes, go ahead"));
+
+    // Two approvals of the same request at once: it runs exactly once.
+    let (_, a4) = queued(w.run("host:pve1", &format!("echo twice >> {m}"), None).await);
+    let (d1, d2) = (operator(), operator());
+    let (r1, r2) = tokio::join!(w.act.approve(&a4, &d1), w.act.approve(&a4, &d2));
+    assert_eq!(u8::from(r1.is_ok()) + u8::from(r2.is_ok()), 1, "{r1:?} / {r2:?}");
+    assert_eq!(w.read_marks("d").iter().filter(|l| *l == "twice").count(), 1);
+
+    // A container that moved after the request was made: approving refuses.
+    let (_, a5) = queued(w.run("lxc:caddy", &format!("echo moved >> {m}"), None).await);
+    w.engine.merge_attributes("lxc:caddy", &serde_json::json!({"pve_id": 102})).await.unwrap();
+    let err = w.act.approve(&a5, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("changed since this was asked"), "{err}");
+    w.engine.merge_attributes("lxc:caddy", &serde_json::json!({"pve_id": 101})).await.unwrap();
+
+    // Windows are opened for the target as the gate names it, and only for real tasks.
+    let victim = w.tmp.path().join("victim2");
+    std::fs::create_dir_all(&victim).unwrap();
+    w.act.open_window(&a, WindowKind::Destructive, Some("pve1"), &operator()).await.unwrap();
+    ran(w.run("host:pve1", &format!("rm -rf {}", q(&victim)), Some(&a)).await);
+    assert!(!victim.exists());
+    assert!(w.act.open_window("no-such-task", WindowKind::Assent, None, &operator()).await.is_err());
+
+    // Deleting a task withdraws what it was waiting for.
+    let b = w.task("B").await;
+    let (xb, _) = queued(w.run("host:pve1", &format!("echo orphan >> {m}"), Some(&b)).await);
+    w.engine.delete_task(&b).await.unwrap();
+    assert_eq!(w.act.execution(&xb).await.unwrap().status, ExecutionStatus::Cancelled);
+    assert_eq!(w.read_marks("d"), ["once", "chat", "twice"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn output_of_commands_that_touch_secrets_is_never_stored() {
+    let w = World::default(1).await;
+    // Reads no secret byte (head -c 0) but is judged as touching /etc/shadow: nothing it prints
+    // may be kept.
+    let (_, a) = queued(w.run("host:pve1", "head -c 0 /etc/shadow; echo visible", None).await);
+    let x = w.act.approve(&a, &confirm("confirm pve1")).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Completed);
+    let (out, err) = w.act.execution_output(&x.id).await.unwrap();
+    assert_eq!(out, nomos::actuate::WITHHELD.as_bytes());
+    assert!(err.is_empty());
+    let anywhere: i64 = sqlx::query_scalar(
+        "SELECT (SELECT count(*) FROM executions WHERE CAST(stdout AS TEXT) LIKE '%visible%')
+              + (SELECT count(*) FROM audit_log WHERE detail LIKE '%visible\\n%')
+              + (SELECT count(*) FROM events WHERE payload LIKE '%visible\\n%')",
+    )
+    .fetch_one(w.engine.store().pool())
+    .await
+    .unwrap();
+    assert_eq!(anywhere, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn more_commands_at_once_than_a_host_allows_sessions() {
+    // The lab's sshd keeps OpenSSH's default of 10 sessions per connection.
+    let w = World::default(1).await;
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..14 {
+        let act = w.act.clone();
+        set.spawn(async move { act.run(request("host:pve1", &format!("sleep 1; echo {i}"), None)).await });
+    }
+    let mut done = 0;
+    while let Some(r) = set.join_next().await {
+        let x = ran(r.unwrap().unwrap());
+        assert_eq!(x.status, ExecutionStatus::Completed, "{:?}", x.error);
+        done += 1;
+    }
+    assert_eq!(done, 14);
+    eprintln!("14 one-second commands on one host took {:?}", started.elapsed());
 }

@@ -33,13 +33,36 @@ enum Kind {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Run { task: Option<usize>, host: usize, kind: Kind },
-    Approve { pick: usize, confirm: bool },
-    Deny { pick: usize },
-    Cancel { pick: usize },
-    Advance { minutes: i64 },
-    Open { task: usize, destructive_on: Option<usize> },
-    Revoke { task: Option<usize> },
+    Run {
+        task: Option<usize>,
+        host: usize,
+        kind: Kind,
+    },
+    /// The same request as a waiting one, asked again.
+    Repeat {
+        pick: usize,
+    },
+    Approve {
+        pick: usize,
+        confirm: bool,
+        chat: bool,
+    },
+    Deny {
+        pick: usize,
+    },
+    Cancel {
+        pick: usize,
+    },
+    Advance {
+        minutes: i64,
+    },
+    Open {
+        task: usize,
+        destructive_on: Option<usize>,
+    },
+    Revoke {
+        task: Option<usize>,
+    },
     Pause(bool),
 }
 
@@ -48,7 +71,9 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (proptest::option::weighted(0.8, 0..TASKS), 0..HOSTS.len(), kind)
             .prop_map(|(task, host, kind)| Op::Run { task, host, kind }),
-        3 => (0..8usize, proptest::bool::weighted(0.7)).prop_map(|(pick, confirm)| Op::Approve { pick, confirm }),
+        3 => (0..8usize).prop_map(|pick| Op::Repeat { pick }),
+        3 => (0..8usize, proptest::bool::weighted(0.7), any::<bool>())
+            .prop_map(|(pick, confirm, chat)| Op::Approve { pick, confirm, chat }),
         1 => (0..8usize).prop_map(|pick| Op::Deny { pick }),
         1 => (0..8usize).prop_map(|pick| Op::Cancel { pick }),
         1 => prop_oneof![1i64..20, 25i64..70].prop_map(|minutes| Op::Advance { minutes }),
@@ -59,6 +84,19 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A request waiting for the operator.
+#[derive(Clone)]
+struct Waiting {
+    approval: String,
+    execution: String,
+    command: String,
+    tag: u32,
+    task: Option<usize>,
+    host: usize,
+    kind: Kind,
+    created: i64,
+}
+
 /// What the model believes.
 #[derive(Default)]
 struct Model {
@@ -66,8 +104,7 @@ struct Model {
     paused: bool,
     /// (task, destructive target or None for assent, expires at)
     windows: Vec<(usize, Option<usize>, i64)>,
-    /// Waiting requests: (approval id, tag, task, host, kind, created at)
-    pending: Vec<(String, u32, Option<usize>, usize, Kind, i64)>,
+    pending: Vec<Waiting>,
     /// Tags expected in the marks files.
     ran: BTreeSet<u32>,
 }
@@ -93,6 +130,17 @@ impl Model {
     }
 }
 
+fn request(tasks: &[String], task: Option<usize>, host: usize, command: &str) -> RunRequest {
+    RunRequest {
+        target: format!("host:{}", HOSTS[host]),
+        command: command.to_string(),
+        purpose: "prop".into(),
+        task_id: task.map(|t| tasks[t].clone()),
+        requested_by: "agent:nomos".into(),
+        ..Default::default()
+    }
+}
+
 fn decision(message: Option<String>) -> Decision {
     Decision { actor: "operator:prop".into(), channel: Channel::Ui, message }
 }
@@ -104,7 +152,7 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
     let clock = ManualClock::new();
     let act = Actuator::with_clock(engine.clone(), Policy::builtin().clone(), ActuateConfig::default(), clock.clone());
     for h in HOSTS {
-        act.trust_host(&format!("host:{h}"), false, &decision(None)).await.unwrap();
+        act.trust_host(&format!("host:{h}"), None, &decision(None)).await.unwrap();
     }
     let mut tasks = Vec::new();
     for i in 0..TASKS {
@@ -126,16 +174,8 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
                         format!("rm -rf '{}/d{tag}'; echo t{tag} >> '{}'", scratch.display(), marks.display())
                     }
                 };
-                let req = RunRequest {
-                    target: format!("host:{}", HOSTS[host]),
-                    command,
-                    purpose: "prop".into(),
-                    task_id: task.map(|t| tasks[t].clone()),
-                    requested_by: "agent:nomos".into(),
-                    ..Default::default()
-                };
                 let expect_run = kind == Kind::ReadOnly || m.window_allows(task, host, kind);
-                match act.run(req).await.unwrap() {
+                match act.run(request(&tasks, task, host, &command)).await.unwrap() {
                     RunOutcome::Ran(x) => {
                         prop_assert!(expect_run, "{op:?} ran ({:?}) but the model has no grant for it", x.granted_by);
                         prop_assert_eq!(x.status, ExecutionStatus::Completed, "{:?}", x.error);
@@ -143,33 +183,81 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
                             m.ran.insert(tag);
                         }
                     }
-                    RunOutcome::Queued { approval, .. } => {
+                    RunOutcome::Queued { approval, execution, .. } => {
                         prop_assert!(!expect_run, "{op:?} was queued though the model has a window");
-                        m.pending.push((approval.id.clone(), tag, task, host, kind, m.now));
+                        m.pending.push(Waiting {
+                            approval: approval.id.clone(),
+                            execution: execution.id.clone(),
+                            command,
+                            tag,
+                            task,
+                            host,
+                            kind,
+                            created: m.now,
+                        });
                     }
                 }
             }
-            Op::Approve { pick, confirm } => {
+            Op::Repeat { pick } => {
                 if m.pending.is_empty() {
                     continue;
                 }
-                let (id, t, task, host, kind, created) = m.pending.remove(pick % m.pending.len());
-                let message = confirm.then(|| format!("confirm {}", HOSTS[host]));
-                let expired = m.now >= created + 60 * MINUTE;
-                let result = act.approve(&id, &decision(message)).await;
+                let w = m.pending.remove(pick % m.pending.len());
+                let expired = m.now >= w.created + 60 * MINUTE;
+                let allowed = m.window_allows(w.task, w.host, w.kind);
+                match act.run(request(&tasks, w.task, w.host, &w.command)).await.unwrap() {
+                    RunOutcome::Ran(x) => {
+                        prop_assert!(allowed, "a repeated request ran without a window");
+                        prop_assert_eq!(x.status, ExecutionStatus::Completed, "{:?}", x.error);
+                        if !expired {
+                            prop_assert_eq!(&x.id, &w.execution, "the waiting execution should have run");
+                        }
+                        m.ran.insert(w.tag);
+                    }
+                    RunOutcome::Queued { approval, execution, existing } => {
+                        prop_assert!(!allowed, "a repeated request waits though a window covers it");
+                        prop_assert_eq!(existing, !expired);
+                        m.pending.push(Waiting {
+                            approval: approval.id.clone(),
+                            execution: execution.id.clone(),
+                            created: if expired { m.now } else { w.created },
+                            ..w
+                        });
+                    }
+                }
+            }
+            Op::Approve { pick, confirm, chat } => {
+                if m.pending.is_empty() {
+                    continue;
+                }
+                let w = m.pending.remove(pick % m.pending.len());
+                let message = if confirm {
+                    Some(format!("confirm {}", HOSTS[w.host]))
+                } else if chat {
+                    Some("yes".to_string())
+                } else {
+                    None
+                };
+                let d = Decision {
+                    actor: "operator:prop".into(),
+                    channel: if chat { Channel::Chat } else { Channel::Ui },
+                    message,
+                };
+                let expired = m.now >= w.created + 60 * MINUTE;
+                let result = act.approve(&w.approval, &d).await;
                 if expired {
                     prop_assert!(result.is_err(), "approving an expired request succeeded");
-                } else if kind == Kind::Destructive && !confirm {
+                } else if w.kind == Kind::Destructive && !confirm {
                     prop_assert!(result.is_err(), "destructive approved without a confirmation");
-                    m.pending.push((id, t, task, host, kind, created));
+                    m.pending.push(w);
                 } else {
                     let x = result.unwrap();
                     prop_assert_eq!(x.status, ExecutionStatus::Completed, "{:?}", x.error);
-                    m.ran.insert(t);
-                    if let (Some(task), false) = (task, m.paused) {
+                    m.ran.insert(w.tag);
+                    if let (Some(task), false) = (w.task, m.paused) {
                         m.open(task, None);
-                        if kind == Kind::Destructive {
-                            m.open(task, Some(host));
+                        if w.kind == Kind::Destructive {
+                            m.open(task, Some(w.host));
                         }
                     }
                 }
@@ -178,7 +266,7 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
                 if m.pending.is_empty() {
                     continue;
                 }
-                let (id, ..) = m.pending.remove(pick % m.pending.len());
+                let id = m.pending.remove(pick % m.pending.len()).approval;
                 let result = if matches!(op, Op::Deny { .. }) {
                     act.deny(&id, &decision(None)).await.map(|_| ())
                 } else {
@@ -278,7 +366,7 @@ fn every_change_that_ran_had_a_grant_of_its_own_task() {
     config.hosts = HOSTS.len();
     let lab = Lab::start(config).unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let cases: u32 = std::env::var("GATE_PROP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
+    let cases: u32 = std::env::var("GATE_PROP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(96);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
     let case = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let result = runner.run(&proptest::collection::vec(op(), 1..30), |ops| {

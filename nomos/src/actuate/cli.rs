@@ -17,12 +17,13 @@ use super::{Actuator, Decision, RunOutcome, RunRequest};
 pub enum HostsCommand {
     /// Hosts with their SSH endpoint and pinned key
     List,
-    /// Connect, show the key the host presents, and pin it as trusted
+    /// Pin the key the host presents as trusted. Without --fingerprint only a first sighting is
+    /// trusted (the key shown in the "not trusted" error); a changed key needs --fingerprint.
     Trust {
         slug: String,
-        /// Replace a different key trusted before (after checking why it changed)
-        #[arg(long)]
-        replace: bool,
+        /// The fingerprint checked on the host (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`)
+        #[arg(long, value_name = "SHA256:…")]
+        fingerprint: Option<String>,
     },
 }
 
@@ -186,8 +187,8 @@ pub async fn hosts(act: &Actuator, cmd: HostsCommand, json_out: bool) -> Result<
                 s
             })
         }
-        HostsCommand::Trust { slug, replace } => {
-            let key = act.trust_host(&slug, replace, &operator(None)).await.map_err(e)?;
+        HostsCommand::Trust { slug, fingerprint } => {
+            let key = act.trust_host(&slug, fingerprint.as_deref(), &operator(None)).await.map_err(e)?;
             print(json_out, &key, |k| format!("{} trusted: {} {}", k.host, k.algorithm, k.fingerprint))
         }
     }
@@ -202,7 +203,6 @@ pub async fn run(act: &Actuator, args: RunArgs, json_out: bool) -> Result<bool, 
         task_id: args.task,
         requested_by: operator(None).actor,
         timeout: args.timeout.map(Duration::from_secs),
-        action: None,
         background: false,
     };
     let outcome = act.run(req).await.map_err(|e| e.to_string())?;

@@ -17,6 +17,7 @@ use std::time::Duration;
 use nomos_types::{EntityState, Execution, Risk};
 use serde_json::{json, Map, Value as Json};
 
+use super::ssh::shell_quote;
 use super::{Actuator, RunOutcome, RunRequest};
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::relations::{link_in, OnConflict};
@@ -83,7 +84,7 @@ impl Actuator {
             "restart" => {
                 p.only(&["unit"])?;
                 let unit = unit_name(&p.string("unit")?)?;
-                (format!("systemctl restart {unit}"), json!({"unit": unit}), false)
+                (format!("systemctl restart {}", quoted_unit(&unit)), json!({"unit": unit}), false)
             }
             "systemctl" => {
                 p.only(&["verb", "unit"])?;
@@ -95,7 +96,7 @@ impl Actuator {
                     )));
                 }
                 let unit = unit_name(&p.string("unit")?)?;
-                (format!("systemctl {verb} {unit}"), json!({"verb": verb, "unit": unit}), false)
+                (format!("systemctl {verb} {}", quoted_unit(&unit)), json!({"verb": verb, "unit": unit}), false)
             }
             "apt_upgrade" => {
                 p.only(&["mode"])?;
@@ -121,7 +122,7 @@ impl Actuator {
                         req.target
                     )));
                 }
-                (p.string("command")?, json!({}), false)
+                (p.raw_string("command")?, json!({}), false)
             }
             "pct_create" => {
                 if entity.entity_type != "host" {
@@ -139,17 +140,19 @@ impl Actuator {
         };
         let timeout = recorded.get("timeout_secs").and_then(Json::as_u64).map(Duration::from_secs);
         let outcome = self
-            .run(RunRequest {
-                target: req.target.clone(),
-                command,
-                purpose: req.purpose.clone(),
-                declared_risk: None,
-                task_id: req.task_id.clone(),
-                requested_by: req.requested_by.clone(),
-                timeout,
-                action: Some((req.action.clone(), recorded)),
-                background,
-            })
+            .run_as(
+                RunRequest {
+                    target: req.target.clone(),
+                    command,
+                    purpose: req.purpose.clone(),
+                    declared_risk: None,
+                    task_id: req.task_id.clone(),
+                    requested_by: req.requested_by.clone(),
+                    timeout,
+                    background,
+                },
+                Some((req.action.clone(), recorded)),
+            )
             .await?;
         Ok(ActionOutcome { outcome, notes })
     }
@@ -253,7 +256,6 @@ impl Actuator {
                 task_id: req.task_id.clone(),
                 requested_by: req.requested_by.clone(),
                 timeout: Some(Duration::from_secs(30)),
-                action: None,
                 background: false,
             })
             .await?;
@@ -445,6 +447,16 @@ pub(super) async fn after_success(act: &Actuator, execution: &Execution) -> Resu
     let ontology = act.engine.ontology().clone();
     let mut tx = act.engine.store().begin_write().await?;
     let host_entity = require_entity(&mut tx, &host).await?;
+    // Only a new entity, or one whose container was destroyed, takes this container's identity:
+    // something that appeared under the name while the request waited is not overwritten.
+    if let Some(existing) = crate::graph::find_entity(&mut tx, &slug).await? {
+        if existing.state != EntityState::Destroyed {
+            return Err(Error::Conflict(format!(
+                "container {} was created, but `{slug}` appeared in the graph meanwhile; not registered — check and link it by hand",
+                p.get("vmid").unwrap_or(&Json::Null)
+            )));
+        }
+    }
     let new = NewEntity::new("lxc", &hostname).slug(&slug).attributes(attrs).state(EntityState::Provisioning);
     let (lxc, _) = upsert_entity_in(&mut tx, &ontology, &new, IfExists::Merge).await?;
     link_in(&mut tx, &ontology, "hosts", &host_entity, &lxc, &json!({}), OnConflict::Replace).await?;
@@ -479,6 +491,17 @@ impl Params<'_> {
             Some(Json::String(s)) if s.trim().is_empty() => Ok(None),
             Some(Json::String(s)) => Ok(Some(s.trim().to_string())),
             Some(Json::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(Error::Invalid(format!("{}: `{key}` must be text, got {other}", self.action))),
+        }
+    }
+
+    /// Text exactly as given (a script's whitespace and trailing newlines matter).
+    fn raw_string(&self, key: &str) -> Result<String> {
+        match self.map.get(key) {
+            Some(Json::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Json::String(_)) | None | Some(Json::Null) => {
+                Err(Error::Invalid(format!("{}: `{key}` is required", self.action)))
+            }
             Some(other) => Err(Error::Invalid(format!("{}: `{key}` must be text, got {other}", self.action))),
         }
     }
@@ -545,6 +568,15 @@ fn unit_name(unit: &str) -> Result<String> {
         Ok(unit.to_string())
     } else {
         Err(Error::Invalid(format!("`{unit}` is not a systemd unit name")))
+    }
+}
+
+/// A unit name as one shell word: quoted only when it carries systemd's `\x2d` escapes.
+fn quoted_unit(unit: &str) -> String {
+    if unit.contains('\\') {
+        shell_quote(unit)
+    } else {
+        unit.to_string()
     }
 }
 

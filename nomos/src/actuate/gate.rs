@@ -9,14 +9,14 @@ use std::time::Duration;
 use nomos_types::{
     event_kind, Approval, AutonomyWindow, Channel, Execution, ExecutionStatus, HostKey, Risk, WindowKind,
 };
-use serde_json::json;
+use serde_json::{json, Value as Json};
 use sqlx::SqliteConnection;
 
 use super::records::{
     actor_type, approval_from_row, approval_in, execution_from_row, execution_in, host_key_from_row, output_bytes,
     window_from_row, Audit, APPROVAL_SELECT, EXECUTION_COLUMNS, WINDOW_COLUMNS,
 };
-use super::ssh::{Cancel, Output, Pinned, SeenKey, SshError};
+use super::ssh::{Cancel, Job, Output, Pinned, SeenKey, SshError};
 use super::target::{resolve, Target};
 use super::{Actuator, Decision, RunOutcome, RunRequest};
 use crate::events::EventDraft;
@@ -32,6 +32,29 @@ const AUTONOMY_PAUSED: &str = "autonomy_paused";
 const HEARTBEAT: Duration = Duration::from_secs(20);
 /// … and how long without that before another process takes it for interrupted.
 const STALE_AFTER: Duration = Duration::from_secs(120);
+/// What is stored instead of the output of a command that touches secret material.
+pub const WITHHELD: &str = "[output withheld: the command touches secret material; it is not stored or shown]\n";
+/// The longest time limit a command may ask for.
+const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// Registers a running execution's cancel handle for as long as it runs in this process.
+struct RunningGuard<'a> {
+    map: &'a std::sync::Mutex<std::collections::HashMap<String, Cancel>>,
+    id: String,
+}
+
+impl<'a> RunningGuard<'a> {
+    fn new(map: &'a std::sync::Mutex<std::collections::HashMap<String, Cancel>>, id: &str, cancel: Cancel) -> Self {
+        map.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel);
+        RunningGuard { map, id: id.to_string() }
+    }
+}
+
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+    }
+}
 
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
@@ -40,15 +63,36 @@ fn ms(d: Duration) -> i64 {
 impl Actuator {
     /// The one path for every command: classify, then run, run inside a window, or queue.
     pub async fn run(&self, req: RunRequest) -> Result<RunOutcome> {
+        self.run_as(req, None).await
+    }
+
+    /// [`Actuator::run`] for a curated action: `action` is its name and the parameters recorded
+    /// with the execution (and acted on by [`super::curated::after_success`]). Crate-private: only
+    /// the curated module may claim to be an action.
+    pub(crate) async fn run_as(&self, req: RunRequest, action: Option<(String, Json)>) -> Result<RunOutcome> {
+        if let Some(t) = req.timeout {
+            if t.is_zero() || t > MAX_TIMEOUT {
+                return Err(Error::Invalid(format!(
+                    "timeout must be between 1 s and {} h, got {} s",
+                    MAX_TIMEOUT.as_secs() / 3600,
+                    t.as_secs()
+                )));
+            }
+        }
         let target = {
             let mut conn = self.engine.store().pool().acquire().await?;
             resolve(&mut conn, &req.target).await?
         };
         let verdict = self.policy.classify(&req.command, req.declared_risk);
-        let (action, mut params) = req.action.clone().unwrap_or_else(|| ("run".into(), json!({})));
-        // A queued request keeps its own time limit for when it is approved.
-        if let (Some(t), Some(map)) = (req.timeout, params.as_object_mut()) {
-            map.entry("timeout_secs").or_insert(json!(t.as_secs()));
+        let (action, mut params) = action.unwrap_or_else(|| ("run".into(), json!({})));
+        if let Some(map) = params.as_object_mut() {
+            // A queued request keeps its own time limit and mode for when it is approved.
+            if let Some(t) = req.timeout {
+                map.entry("timeout_secs").or_insert(json!(t.as_secs()));
+            }
+            if req.background {
+                map.insert("background".into(), json!(true));
+            }
         }
         // Read before the write transaction: the operator sees what else the change reaches.
         let blast = if verdict.risk == Risk::ReadOnly { json!({}) } else { self.blast_summary(target.slug()).await };
@@ -68,26 +112,58 @@ impl Actuator {
         let reasons = json!(verdict.reasons).to_string();
         let declared = req.declared_risk.map(|r| r.as_str());
 
-        if grant.is_none() {
-            // The same request while one waits is that one, not a second approval.
-            let pending: Option<String> = sqlx::query_scalar(
-                "SELECT id FROM executions WHERE ifnull(task_id, '') = ifnull(?, '') AND target_slug = ? AND command = ?
-                   AND status = 'pending_approval'",
-            )
-            .bind(&req.task_id)
-            .bind(target.slug())
-            .bind(&req.command)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if let Some(id) = pending {
-                let approval = approval_in(&mut tx, &id).await?;
-                if approval.expires_at > now {
-                    let execution = execution_in(&mut tx, &id).await?;
-                    drop(tx);
-                    return Ok(RunOutcome::Queued { execution, approval: Box::new(approval), existing: true });
-                }
-                expire_one(&mut tx, &approval, &now).await?;
+        // The same request while one waits is that one, never a second execution.
+        let pending: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM executions WHERE ifnull(task_id, '') = ifnull(?, '') AND target_slug = ? AND command = ?
+               AND status = 'pending_approval'",
+        )
+        .bind(&req.task_id)
+        .bind(target.slug())
+        .bind(&req.command)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let mut adopted = None;
+        if let Some(pending_id) = pending {
+            let waiting = approval_in(&mut tx, &pending_id).await?;
+            if waiting.expires_at <= now {
+                expire_one(&mut tx, &waiting, &now).await?;
+            } else if verdict.risk > waiting.risk {
+                // Asked again as riskier (a higher declaration): the waiting one is raised, so a
+                // weaker approval cannot pass what is now judged riskier.
+                sqlx::query("UPDATE executions SET risk = ?, reasons = ?, declared_risk = ? WHERE id = ?")
+                    .bind(verdict.risk.as_str())
+                    .bind(&reasons)
+                    .bind(declared)
+                    .bind(&pending_id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("UPDATE approvals SET requires_confirmation = ? WHERE id = ?")
+                    .bind(i64::from(verdict.risk == Risk::Destructive))
+                    .bind(&waiting.id)
+                    .execute(&mut *tx)
+                    .await?;
             }
+            if waiting.expires_at > now {
+                // A waiting request judged riskier than this one keeps waiting for its own decision.
+                let covered = grant.as_ref().filter(|_| waiting.risk <= verdict.risk);
+                match covered {
+                    None => {
+                        let execution = execution_in(&mut tx, &pending_id).await?;
+                        let approval = approval_in(&mut tx, &waiting.id).await?;
+                        tx.commit().await?;
+                        return Ok(RunOutcome::Queued { execution, approval: Box::new(approval), existing: true });
+                    }
+                    Some(g) => {
+                        // A window now covers it: the waiting request runs once, under the window,
+                        // and its approval is closed — approving it later cannot run it again.
+                        supersede(&mut tx, &waiting, g, &verdict, &reasons, &now).await?;
+                        adopted = Some(pending_id);
+                    }
+                }
+            }
+        }
+
+        let Some(grant) = grant else {
             let id = new_id();
             let approval_id = new_id();
             insert_execution(
@@ -144,24 +220,30 @@ impl Actuator {
             tx.commit().await?;
             tracing::info!(execution = %id, target = %target.slug(), risk = %verdict.risk, "queued for approval");
             return Ok(RunOutcome::Queued { execution, approval: Box::new(approval), existing: false });
-        }
+        };
 
-        let id = new_id();
-        insert_execution(
-            &mut tx,
-            &id,
-            &req,
-            &target,
-            &action,
-            &params,
-            declared,
-            &verdict.risk,
-            &reasons,
-            "running",
-            grant.as_deref(),
-            &now,
-        )
-        .await?;
+        let id = match adopted {
+            Some(id) => id,
+            None => {
+                let id = new_id();
+                insert_execution(
+                    &mut tx,
+                    &id,
+                    &req,
+                    &target,
+                    &action,
+                    &params,
+                    declared,
+                    &verdict.risk,
+                    &reasons,
+                    "running",
+                    Some(&grant),
+                    &now,
+                )
+                .await?;
+                id
+            }
+        };
         start_records(
             &mut tx,
             &id,
@@ -170,7 +252,7 @@ impl Actuator {
             req.task_id.as_deref(),
             &req.command,
             &verdict.risk,
-            grant.as_deref(),
+            Some(&grant),
             &now,
         )
         .await?;
@@ -180,45 +262,73 @@ impl Actuator {
         tx.commit().await?;
         let timeout = req.timeout.unwrap_or(self.config.command_timeout);
         if req.background {
-            let me = self.clone();
-            let id2 = id.clone();
-            tokio::spawn(async move {
-                if let Err(e) = me.execute(&id2, &target, timeout).await {
-                    tracing::error!(execution = %id2, error = %e, "background execution could not be recorded");
-                }
-            });
+            self.spawn_execute(id.clone(), target, timeout);
             return Ok(RunOutcome::Ran(self.execution(&id).await?));
         }
         Ok(RunOutcome::Ran(self.execute(&id, &target, timeout).await?))
     }
 
-    /// Runs a `running` execution and records its result. The only caller of the SSH executor.
+    /// Runs a `running` execution in its own task and waits for it: the command is recorded to
+    /// its end even if the caller stops waiting.
     async fn execute(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
+        let me = self.clone();
+        let (id, target) = (id.to_string(), target.clone());
+        match tokio::spawn(async move { me.execute_here(&id, &target, timeout).await }).await {
+            Ok(r) => r,
+            Err(e) => Err(Error::Invalid(format!("the execution's task failed: {e}"))),
+        }
+    }
+
+    /// Runs a `running` execution in the background; its end lands in the store and on the bus.
+    fn spawn_execute(&self, id: String, target: Target, timeout: Duration) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = me.execute_here(&id, &target, timeout).await {
+                tracing::error!(execution = %id, error = %e, "background execution could not be recorded");
+            }
+        });
+    }
+
+    /// Executes and records. The only caller of the SSH executor. Whatever fails before the
+    /// command starts still ends the execution (failed, with the reason), never leaves it running.
+    async fn execute_here(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
         let cancel = Cancel::new();
-        self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel.clone());
+        let _running = RunningGuard::new(&self.running, id, cancel.clone());
+        let mut withhold = false;
+        let result = match self.prepare(id, target, timeout).await {
+            Ok((job, pinned, secret)) => {
+                withhold = secret;
+                let exec = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &cancel);
+                tokio::pin!(exec);
+                let mut beat = tokio::time::interval(HEARTBEAT);
+                beat.tick().await;
+                loop {
+                    tokio::select! {
+                        r = &mut exec => break r,
+                        _ = beat.tick() => self.heartbeat(id).await,
+                    }
+                }
+            }
+            Err(e) => Err(SshError::Protocol { host: target.host.slug.clone(), message: format!("not started: {e}") }),
+        };
+        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
+            if let Err(e) = self.record_seen_key(&target.host.slug, seen, result.as_ref().err()).await {
+                tracing::error!(host = %target.host.slug, error = %e, "could not record the host key seen");
+            }
+        }
+        self.finish(id, target, result, timeout, withhold).await
+    }
+
+    /// The job to run, the pinned key, and whether the output must be withheld (the command
+    /// touches secret material).
+    async fn prepare(&self, id: &str, target: &Target, timeout: Duration) -> Result<(Job, Option<Pinned>, bool)> {
         let command: String = sqlx::query_scalar("SELECT command FROM executions WHERE id = ?")
             .bind(id)
             .fetch_one(self.engine.store().pool())
             .await?;
-        let line = target.command_line(&command);
-        let pinned = self.pinned(&target.host.slug).await?;
-        let result = {
-            let exec = self.ssh.exec(&target.endpoint, pinned, &line, timeout, &cancel);
-            tokio::pin!(exec);
-            let mut beat = tokio::time::interval(HEARTBEAT);
-            beat.tick().await;
-            loop {
-                tokio::select! {
-                    r = &mut exec => break r,
-                    _ = beat.tick() => self.heartbeat(id).await,
-                }
-            }
-        };
-        self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
-        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
-            self.record_seen_key(&target.host.slug, seen, result.as_ref().err()).await?;
-        }
-        self.finish(id, target, result, timeout).await
+        let secret = self.policy.classify(&command, None).secret;
+        let job = target.job(&command, timeout, self.config.ssh.kill_grace);
+        Ok((job, self.pinned(&target.host.slug).await?, secret))
     }
 
     /// Tells other processes this execution is still in hand (see [`Actuator::recover_interrupted`]).
@@ -248,6 +358,10 @@ impl Actuator {
         .bind(&cutoff)
         .fetch_all(&mut *tx)
         .await?;
+        // This process's own commands are alive whatever their heartbeat says (a laptop that slept).
+        let own: std::collections::HashSet<String> =
+            self.running.lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+        let stale: Vec<_> = stale.into_iter().filter(|(id, ..)| !own.contains(id)).collect();
         for (id, target, task, last) in &stale {
             let error = format!(
                 "interrupted: the process running it stopped (last sign of life {}); whether the command \
@@ -300,9 +414,10 @@ impl Actuator {
         target: &Target,
         result: std::result::Result<Output, SshError>,
         timeout: Duration,
+        withhold: bool,
     ) -> Result<Execution> {
         let now = self.clock.now();
-        let (status, exit, stdout, stderr, truncated, error, duration) = match result {
+        let (status, exit, mut stdout, mut stderr, truncated, error, duration) = match result {
             Ok(out) => {
                 let error = if out.cancelled {
                     Some("cancelled by the operator; the command was killed".to_string())
@@ -314,7 +429,11 @@ impl Actuator {
                     match out.exit_code {
                         Some(0) => None,
                         Some(code) => Some(format!("exit status {code}")),
-                        None => Some("the command ended without an exit status".to_string()),
+                        None => Some(
+                            "the connection was lost before the command reported its exit status; whether it \
+                             finished on the host is unknown"
+                                .to_string(),
+                        ),
                     }
                 };
                 let status = if out.cancelled {
@@ -329,10 +448,18 @@ impl Actuator {
             }
             Err(e) => (ExecutionStatus::Failed, None, Vec::new(), Vec::new(), false, Some(e.to_string()), None),
         };
+        if withhold && !(stdout.is_empty() && stderr.is_empty()) {
+            // Secrets never reach the database (nor the agent, which reads executions from it).
+            stdout = WITHHELD.as_bytes().to_vec();
+            stderr.clear();
+        }
         let mut tx = self.engine.store().begin_write().await?;
-        sqlx::query(
+        // Another process may have taken it for interrupted meanwhile (this one was asleep): the
+        // real outcome replaces that guess.
+        let updated = sqlx::query(
             "UPDATE executions SET status = ?, exit_code = ?, stdout = ?, stderr = ?, output_truncated = ?, error = ?,
-                    finished_at = ?, duration_ms = ? WHERE id = ? AND status = 'running'",
+                    finished_at = ?, duration_ms = ?
+              WHERE id = ? AND (status = 'running' OR (status = 'failed' AND error LIKE 'interrupted:%'))",
         )
         .bind(status.as_str())
         .bind(exit)
@@ -346,6 +473,10 @@ impl Actuator {
         .execute(&mut *tx)
         .await?;
         let execution = execution_in(&mut tx, id).await?;
+        if updated.rows_affected() != 1 {
+            tracing::warn!(execution = %id, status = %execution.status, "finished, but the record had moved on; left as it is");
+            return Ok(execution);
+        }
         Audit {
             at: &now,
             actor_type: "system",
@@ -370,7 +501,7 @@ impl Actuator {
         .await?;
         tx.commit().await?;
         tracing::info!(execution = %id, target = %target.slug(), status = %status, "execution finished");
-        if status == ExecutionStatus::Completed && execution.action != "run" {
+        if execution.status == ExecutionStatus::Completed && execution.action != "run" {
             if let Err(e) = super::curated::after_success(self, &execution).await {
                 tracing::warn!(execution = %id, error = %e, "follow-up of a curated action failed");
             }
@@ -381,6 +512,7 @@ impl Actuator {
     /// Approves a pending execution and runs it (in the background for background actions).
     /// A destructive one needs `decision.message` to be a typed confirmation naming its target.
     pub async fn approve(&self, approval_id: &str, decision: &Decision) -> Result<Execution> {
+        operator_only(decision, "approve")?;
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         let approval = approval_in(&mut tx, approval_id).await?;
@@ -389,6 +521,25 @@ impl Actuator {
             Ok(t) => t,
             Err(e) => return Err(Error::Invalid(format!("cannot approve: {e}"))),
         };
+        let (asked_id, asked_host, asked_pve): (Option<String>, Option<String>, Option<i64>) =
+            sqlx::query_as("SELECT target_id, target_host, target_pve_id FROM executions WHERE id = ?")
+                .bind(&approval.execution_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let now_pve = target.pve_id.and_then(|p| i64::try_from(p).ok());
+        if asked_id.as_deref() != Some(target.entity.id.as_str())
+            || asked_host.as_deref() != Some(target.host.slug.as_str())
+            || asked_pve != now_pve
+        {
+            return Err(Error::Conflict(format!(
+                "{} changed since this was asked (then on {} as {}, now on {} as {}): deny it and ask again",
+                approval.target,
+                asked_host.as_deref().unwrap_or("?"),
+                asked_pve.map_or("-".into(), |p| p.to_string()),
+                target.host.slug,
+                now_pve.map_or("-".into(), |p| p.to_string()),
+            )));
+        }
         let message = decision.message.as_deref().unwrap_or("");
         if approval.requires_confirmation {
             let pve_id = target.pve_id;
@@ -415,7 +566,7 @@ impl Actuator {
         .execute(&mut *tx)
         .await?;
         let updated = sqlx::query(
-            "UPDATE executions SET status = 'running', granted_by = ?, started_at = ?2, heartbeat_at = ?2
+            "UPDATE executions SET status = 'running', granted_by = ?1, started_at = ?2, heartbeat_at = ?2
               WHERE id = ?3 AND status = 'pending_approval'",
         )
         .bind(&approval.id)
@@ -428,7 +579,7 @@ impl Actuator {
         }
         Audit {
             at: &now,
-            actor_type: "operator",
+            actor_type: actor_type(&decision.actor),
             actor: &decision.actor,
             channel: Some(decision.channel.as_str()),
             action: "approval.approved",
@@ -480,7 +631,7 @@ impl Actuator {
             &now,
         )
         .await?;
-        let background = matches!(execution.action.as_str(), "pct_create" | "apt_upgrade");
+        let background = execution.params.get("background").and_then(Json::as_bool).unwrap_or(false);
         if background {
             link_task(&mut tx, &execution.id, execution.task_id.as_deref()).await?;
         }
@@ -491,13 +642,7 @@ impl Actuator {
             .and_then(|v| v.as_u64())
             .map_or(self.config.command_timeout, Duration::from_secs);
         if background {
-            let me = self.clone();
-            let id = execution.id.clone();
-            tokio::spawn(async move {
-                if let Err(e) = me.execute(&id, &target, timeout).await {
-                    tracing::error!(execution = %id, error = %e, "background execution could not be recorded");
-                }
-            });
+            self.spawn_execute(execution.id.clone(), target, timeout);
             return self.execution(&execution.id).await;
         }
         self.execute(&execution.id, &target, timeout).await
@@ -505,6 +650,7 @@ impl Actuator {
 
     /// Refuses a pending execution; it never runs.
     pub async fn deny(&self, approval_id: &str, decision: &Decision) -> Result<Approval> {
+        operator_only(decision, "deny")?;
         self.close_pending(approval_id, "denied", decision).await
     }
 
@@ -642,7 +788,17 @@ impl Actuator {
         if paused(&mut tx).await? {
             return Err(Error::Conflict("autonomy is paused: resume it before opening windows".into()));
         }
-        let id = self.open_window_in(&mut tx, task_id, kind, target, None, decision, &now).await?;
+        let task: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task_id).fetch_optional(&mut *tx).await?;
+        if task.is_none() {
+            return Err(Error::Invalid(format!("unknown task `{task_id}`")));
+        }
+        // The window is for the target as the gate will see it (`pve1` is `host:pve1`).
+        let target = match target {
+            Some(t) => Some(resolve(&mut tx, t).await?.entity.slug),
+            None => None,
+        };
+        let id = self.open_window_in(&mut tx, task_id, kind, target.as_deref(), None, decision, &now).await?;
         let row = sqlx::query(&format!("SELECT {WINDOW_COLUMNS} FROM autonomy_windows WHERE id = ?"))
             .bind(&id)
             .fetch_one(&mut *tx)
@@ -826,9 +982,11 @@ impl Actuator {
         Ok(row.map(|(public_key, trusted)| Pinned { public_key, trusted: trusted != 0 }))
     }
 
-    /// Connects to `host` and pins the key it presents as trusted. A host whose pinned key
-    /// differs is only re-pinned with `replace` (after the operator checked why it changed).
-    pub async fn trust_host(&self, host: &str, replace: bool, decision: &Decision) -> Result<HostKey> {
+    /// Pins the key `host` presents as trusted. With `expected` (a fingerprint the operator checked
+    /// out of band) the host must present exactly that key. Without it, only a first sighting is
+    /// trusted: the key the host presents now, which must equal one it showed before (in the
+    /// "not trusted" error) if it showed one. A host whose trusted key changed needs `expected`.
+    pub async fn trust_host(&self, host: &str, expected: Option<&str>, decision: &Decision) -> Result<HostKey> {
         let target = {
             let mut conn = self.engine.store().pool().acquire().await?;
             resolve(&mut conn, host).await?
@@ -836,17 +994,47 @@ impl Actuator {
         if target.pve_id.is_some() {
             return Err(Error::Invalid(format!("`{host}` is reached through {}: trust that host", target.host.slug)));
         }
+        let slug = target.host.slug.clone();
         let seen = self.ssh.fetch_host_key(&target.endpoint).await.map_err(|e| Error::Invalid(e.to_string()))?;
-        let pinned = self.pinned(&target.host.slug).await?;
-        if let Some(p) = &pinned {
-            let same = p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2));
-            if !same && p.trusted && !replace {
+        let pinned = self.pinned(&slug).await?;
+        let same_as_pinned = pinned
+            .as_ref()
+            .is_some_and(|p| p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2)));
+        match (expected, &pinned) {
+            (Some(fp), _) => {
+                let fp = fp.trim();
+                let fp = fp.strip_prefix("SHA256:").unwrap_or(fp);
+                if seen.fingerprint.strip_prefix("SHA256:").unwrap_or(&seen.fingerprint) != fp {
+                    return Err(Error::Conflict(format!(
+                        "{slug} presents {}, not the fingerprint given (SHA256:{fp}); nothing trusted",
+                        seen.fingerprint
+                    )));
+                }
+            }
+            (None, Some(p)) if p.trusted && same_as_pinned => {
+                return self
+                    .host_keys()
+                    .await?
+                    .into_iter()
+                    .find(|k| k.host == slug)
+                    .ok_or_else(|| Error::not_found("host key", &slug));
+            }
+            (None, Some(p)) if p.trusted => {
                 return Err(Error::Conflict(format!(
-                    "{} presents a different key ({}) than the one trusted; check why, then trust it with replace",
-                    target.host.slug, seen.fingerprint
+                    "{slug} presents a different key ({}) than the one trusted; find out why, then trust it with \
+                     its fingerprint checked on the host (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`)",
+                    seen.fingerprint
                 )));
             }
+            (None, Some(_)) if !same_as_pinned => {
+                return Err(Error::Conflict(format!(
+                    "{slug} now presents {}, not the key it showed before; trust it with its fingerprint checked on the host",
+                    seen.fingerprint
+                )));
+            }
+            (None, _) => {}
         }
+        let changed = pinned.as_ref().is_some_and(|p| p.trusted && !same_as_pinned);
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         sqlx::query(
@@ -856,7 +1044,7 @@ impl Actuator {
                 public_key = excluded.public_key, trusted = 1, trusted_at = excluded.trusted_at,
                 trusted_by = excluded.trusted_by",
         )
-        .bind(&target.host.slug)
+        .bind(&slug)
         .bind(&seen.algorithm)
         .bind(&seen.fingerprint)
         .bind(&seen.public_key)
@@ -873,7 +1061,8 @@ impl Actuator {
             entity: Some(&target.host.slug),
             task: None,
             execution: None,
-            detail: json!({"fingerprint": seen.fingerprint, "algorithm": seen.algorithm, "replaced": pinned.is_some()}),
+            detail: json!({"fingerprint": seen.fingerprint, "algorithm": seen.algorithm, "replaced": changed,
+                           "checked_fingerprint": expected.is_some()}),
         }
         .write(&mut tx)
         .await?;
@@ -889,7 +1078,10 @@ impl Actuator {
             .await?;
         let key = host_key_from_row(&row)?;
         tx.commit().await?;
-        self.ssh.forget(&target.host.slug).await;
+        if changed {
+            // Connections made under the old key must not carry on.
+            self.ssh.forget(&slug).await;
+        }
         Ok(key)
     }
 
@@ -1009,6 +1201,18 @@ async fn open_window_for(
     Ok(id.map(|w| format!("window:{w}")))
 }
 
+/// Approving and denying are the operator's: the agent may withdraw its own requests (cancel),
+/// never decide them.
+fn operator_only(decision: &Decision, what: &str) -> Result<()> {
+    if decision.actor.trim().is_empty()
+        || actor_type(&decision.actor) != "operator"
+        || decision.channel == Channel::System
+    {
+        return Err(Error::Invalid(format!("only an operator can {what}; `{}` cannot", decision.actor)));
+    }
+    Ok(())
+}
+
 async fn paused(conn: &mut SqliteConnection) -> Result<bool> {
     let v: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
         .bind(AUTONOMY_PAUSED)
@@ -1047,6 +1251,60 @@ async fn revoke_in(tx: &mut WriteTx, task_id: Option<&str>, decision: &Decision,
         tx.emit(EventDraft::new(event_kind::WINDOW_REVOKED).payload(json!({"window_id": id}))).await?;
     }
     Ok(ids.len())
+}
+
+/// Closes a waiting approval because a window now covers the same request, and starts its
+/// execution under that window.
+async fn supersede(
+    tx: &mut WriteTx,
+    approval: &Approval,
+    grant: &str,
+    verdict: &nomos_types::Verdict,
+    reasons: &str,
+    now: &str,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE approvals SET status = 'cancelled', decided_at = ?, decided_by = 'gate', channel = 'system'
+          WHERE id = ? AND status = 'pending'",
+    )
+    .bind(now)
+    .bind(&approval.id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query(
+        "UPDATE executions SET status = 'running', granted_by = ?1, started_at = ?2, heartbeat_at = ?2, risk = ?3,
+                reasons = ?4
+          WHERE id = ?5 AND status = 'pending_approval'",
+    )
+    .bind(grant)
+    .bind(now)
+    .bind(verdict.risk.as_str())
+    .bind(reasons)
+    .bind(&approval.execution_id)
+    .execute(&mut **tx)
+    .await?;
+    Audit {
+        at: now,
+        actor_type: "system",
+        actor: "gate",
+        channel: Some("system"),
+        action: "approval.superseded",
+        entity: Some(&approval.target),
+        task: approval.task_id.as_deref(),
+        execution: Some(&approval.execution_id),
+        detail: json!({"approval": approval.id, "granted_by": grant}),
+    }
+    .write(tx)
+    .await?;
+    tx.emit(
+        EventDraft::new(event_kind::APPROVAL_DECIDED)
+            .correlation(&approval.execution_id)
+            .entity(&approval.target)
+            .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": "cancelled",
+                            "reason": "superseded", "granted_by": grant, "task_id": approval.task_id})),
+    )
+    .await?;
+    Ok(())
 }
 
 async fn expire_one(tx: &mut WriteTx, approval: &Approval, now: &str) -> Result<()> {
@@ -1104,8 +1362,9 @@ async fn insert_execution(
     let started = (status == "running").then_some(now);
     sqlx::query(
         "INSERT INTO executions (id, task_id, target_slug, target_id, action, params, command, purpose, declared_risk,
-                                 risk, reasons, status, requested_by, granted_by, created_at, started_at, heartbeat_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?16)",
+                                 risk, reasons, status, requested_by, granted_by, created_at, started_at, heartbeat_at,
+                                 target_host, target_pve_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(id)
     .bind(&req.task_id)
@@ -1123,6 +1382,9 @@ async fn insert_execution(
     .bind(granted_by)
     .bind(now)
     .bind(started)
+    .bind(started)
+    .bind(&target.host.slug)
+    .bind(target.pve_id.and_then(|p| i64::try_from(p).ok()))
     .execute(&mut **tx)
     .await?;
     tx.emit(

@@ -10,7 +10,7 @@ pub mod cli;
 pub mod curated;
 mod gate;
 mod records;
-pub mod ssh;
+mod ssh;
 pub mod target;
 
 use std::collections::HashMap;
@@ -24,7 +24,8 @@ use crate::policy::Policy;
 use crate::Engine;
 
 pub use curated::{ActionOutcome, ActionRequest};
-pub use ssh::{Cancel, SshConfig, SshError};
+pub use gate::WITHHELD;
+pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
 
 /// Limits of the gate and the executor.
 #[derive(Debug, Clone)]
@@ -66,10 +67,8 @@ pub struct RunRequest {
     pub task_id: Option<String>,
     /// Who asks (`agent:nomos`, `operator:cli` …).
     pub requested_by: String,
-    /// Overrides the default command timeout.
+    /// Overrides the default command timeout (at most 24 h).
     pub timeout: Option<Duration>,
-    /// `run`, or a curated action's name, with its parameters (recorded with the execution).
-    pub action: Option<(String, serde_json::Value)>,
     /// Return as soon as it started; the result lands in the store and on the event bus.
     pub background: bool,
 }

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use russh::client::{self, Handle};
 use russh::keys::{HashAlg, PrivateKeyWithHashAlg, PublicKey};
-use russh::{ChannelMsg, Disconnect, Sig};
-use tokio::sync::Notify;
+use russh::{Channel, ChannelMsg, Disconnect, Sig};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 /// Where and as whom to connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,11 +131,19 @@ pub struct SshConfig {
     pub output_cap: usize,
     /// How long after the remote `timeout` fires (TERM) it sends KILL.
     pub kill_grace: Duration,
+    /// Commands at once on one connection; more open another connection. Below OpenSSH's
+    /// default `MaxSessions` (10), which Proxmox keeps.
+    pub channels_per_connection: usize,
 }
 
 impl Default for SshConfig {
     fn default() -> SshConfig {
-        SshConfig { connect_timeout: Duration::from_secs(10), output_cap: 1 << 20, kill_grace: Duration::from_secs(5) }
+        SshConfig {
+            connect_timeout: Duration::from_secs(10),
+            output_cap: 1 << 20,
+            kill_grace: Duration::from_secs(5),
+            channels_per_connection: 8,
+        }
     }
 }
 
@@ -168,15 +176,27 @@ fn same_key(a: &str, b: &str) -> bool {
     parts(a) == parts(b) && !parts(a).is_empty()
 }
 
-type Slot = Arc<tokio::sync::Mutex<Option<Arc<Connection>>>>;
+/// The connections open to one host. A command takes a channel permit from the first with room;
+/// when all are full another connection is opened, so the host's session limit (OpenSSH's
+/// `MaxSessions`, 10 by default) is never hit and no command waits for another.
+type Slot = Arc<tokio::sync::Mutex<Vec<Arc<Connection>>>>;
 
 struct Connection {
     handle: Handle<Checker>,
     endpoint: Endpoint,
+    channels: Arc<Semaphore>,
 }
 
-/// Open connections, one per host.
-pub struct SshPool {
+/// A command ready for the host: the line that runs it under the deadline, and a line that kills
+/// what is left of it (built by the target, which knows where the command really runs).
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub line: String,
+    pub kill: String,
+}
+
+/// Open connections, by host.
+pub(crate) struct SshPool {
     config: SshConfig,
     slots: Mutex<HashMap<String, Slot>>,
 }
@@ -188,12 +208,8 @@ impl std::fmt::Debug for SshPool {
 }
 
 impl SshPool {
-    pub fn new(config: SshConfig) -> SshPool {
+    pub(crate) fn new(config: SshConfig) -> SshPool {
         SshPool { config, slots: Mutex::new(HashMap::new()) }
-    }
-
-    pub fn config(&self) -> &SshConfig {
-        &self.config
     }
 
     fn slot(&self, host: &str) -> Slot {
@@ -201,22 +217,18 @@ impl SshPool {
         slots.entry(host.to_string()).or_default().clone()
     }
 
-    /// Drops the connection to `host` (its key changed, or its address did).
-    pub async fn forget(&self, host: &str) {
+    /// Drops every connection to `host` (its key or address changed). Commands still running on
+    /// them are cut off, so callers do this only when the old connections must not be used.
+    pub(crate) async fn forget(&self, host: &str) {
         let slot = self.slot(host);
-        let old = slot.lock().await.take();
-        if let Some(conn) = old {
+        let old = std::mem::take(&mut *slot.lock().await);
+        for conn in old {
             let _ = conn.handle.disconnect(Disconnect::ByApplication, "", "en").await;
         }
     }
 
-    /// Connects without running anything: checks the host key and authentication.
-    pub async fn probe(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<(), SshError> {
-        self.connection(endpoint, pinned).await.map(|_| ())
-    }
-
     /// Presents the host's key without authenticating (to show an operator what to trust).
-    pub async fn fetch_host_key(&self, endpoint: &Endpoint) -> Result<SeenKey, SshError> {
+    pub(crate) async fn fetch_host_key(&self, endpoint: &Endpoint) -> Result<SeenKey, SshError> {
         match self.connect(endpoint, None).await {
             Err(SshError::UntrustedHostKey { seen, .. }) => Ok(seen),
             Err(e) => Err(e),
@@ -226,19 +238,59 @@ impl SshPool {
         }
     }
 
-    async fn connection(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<Arc<Connection>, SshError> {
+    /// A connection with room for one more channel, and the permit for it.
+    async fn lease(
+        &self,
+        endpoint: &Endpoint,
+        pinned: Option<&Pinned>,
+    ) -> Result<(Arc<Connection>, OwnedSemaphorePermit), SshError> {
         let slot = self.slot(&endpoint.slug);
-        // Held across the connect: a second caller for the same host waits for this connection
-        // instead of opening its own; other hosts have their own slots.
-        let mut guard = slot.lock().await;
-        if let Some(conn) = guard.as_ref() {
-            if !conn.handle.is_closed() && conn.endpoint == *endpoint {
-                return Ok(conn.clone());
+        // Held across a connect: callers for the same host that also find no room wait for this
+        // connection instead of each opening their own. Other hosts have their own slots.
+        let mut conns = slot.lock().await;
+        conns.retain(|c| !c.handle.is_closed() && c.endpoint == *endpoint);
+        for conn in conns.iter() {
+            if let Ok(permit) = conn.channels.clone().try_acquire_owned() {
+                return Ok((conn.clone(), permit));
             }
         }
-        let conn = Arc::new(self.connect(endpoint, pinned).await?);
-        *guard = Some(conn.clone());
-        Ok(conn)
+        let conn = Arc::new(self.connect(endpoint, pinned.cloned()).await?);
+        let permit = conn.channels.clone().try_acquire_owned().map_err(|_| SshError::Protocol {
+            host: endpoint.slug.clone(),
+            message: "no channel available on a new connection".into(),
+        })?;
+        conns.push(conn.clone());
+        Ok((conn, permit))
+    }
+
+    /// Opens a session channel; a connection found dead is replaced once.
+    async fn channel(
+        &self,
+        endpoint: &Endpoint,
+        pinned: Option<&Pinned>,
+    ) -> Result<(Channel<client::Msg>, OwnedSemaphorePermit), SshError> {
+        let (conn, permit) = self.lease(endpoint, pinned).await?;
+        match conn.handle.channel_open_session().await {
+            Ok(c) => Ok((c, permit)),
+            Err(e) if conn.handle.is_closed() => {
+                drop(permit);
+                // Only this dead connection leaves the slot; the others keep their commands.
+                let slot = self.slot(&endpoint.slug);
+                slot.lock().await.retain(|c| !Arc::ptr_eq(c, &conn));
+                tracing::debug!(host = %endpoint.slug, error = %e, "connection was closed; reconnecting");
+                let (conn, permit) = self.lease(endpoint, pinned).await?;
+                let channel = conn
+                    .handle
+                    .channel_open_session()
+                    .await
+                    .map_err(|e| SshError::Protocol { host: endpoint.slug.clone(), message: e.to_string() })?;
+                Ok((channel, permit))
+            }
+            Err(e) => Err(SshError::Protocol {
+                host: endpoint.slug.clone(),
+                message: format!("the host refused a new session: {e}"),
+            }),
+        }
     }
 
     async fn connect(&self, endpoint: &Endpoint, pinned: Option<Pinned>) -> Result<Connection, SshError> {
@@ -263,7 +315,11 @@ impl SshPool {
             Err(e) => {
                 let seen = seen.lock().ok().and_then(|s| s.clone());
                 return Err(match (seen, pinned) {
-                    (Some(seen), Some(p)) if !same_key(&p.public_key, &seen.public_key) => {
+                    // The key matched the trusted one: the failure is something else.
+                    (Some(seen), Some(p)) if p.trusted && same_key(&p.public_key, &seen.public_key) => {
+                        SshError::Unreachable { host, addr, message: e.to_string() }
+                    }
+                    (Some(seen), Some(p)) if p.trusted => {
                         SshError::HostKeyChanged { host, pinned: fingerprint_of(&p.public_key), seen }
                     }
                     (Some(seen), _) => SshError::UntrustedHostKey { host, seen },
@@ -274,50 +330,44 @@ impl SshPool {
         tokio::time::timeout(self.config.connect_timeout, authenticate(&mut handle, endpoint))
             .await
             .map_err(|_| SshError::ConnectTimeout { host: host.clone(), addr, secs })??;
-        Ok(Connection { handle, endpoint: endpoint.clone() })
+        let channels = Arc::new(Semaphore::new(self.config.channels_per_connection.max(1)));
+        Ok(Connection { handle, endpoint: endpoint.clone(), channels })
     }
 
-    /// Runs `command` on the host (through its login shell) with `deadline`, capturing exit status
-    /// and output bytes. A non-zero exit is reported, not an error; errors are about reaching the
-    /// host.
-    pub async fn exec(
+    /// Runs `job` on the host with `deadline`, capturing exit status and output bytes. A non-zero
+    /// exit is reported, not an error; errors are about reaching the host. A cancel before the
+    /// command started means it never starts.
+    pub(crate) async fn exec(
         &self,
         endpoint: &Endpoint,
         pinned: Option<Pinned>,
-        command: &str,
+        job: &Job,
         deadline: Duration,
         cancel: &Cancel,
     ) -> Result<Output, SshError> {
-        let marker = format!("oikos-exec-{}", uuid::Uuid::new_v4().simple());
-        let wrapped = wrap_with_deadline(command, deadline, self.config.kill_grace, &marker);
-        let conn = self.connection(endpoint, pinned.clone()).await?;
-        let channel = match conn.handle.channel_open_session().await {
-            Ok(c) => c,
-            Err(_) => {
-                // The connection died since it was last used: reconnect once.
-                self.forget(&endpoint.slug).await;
-                let conn = self.connection(endpoint, pinned.clone()).await?;
-                conn.handle
-                    .channel_open_session()
-                    .await
-                    .map_err(|e| SshError::Protocol { host: endpoint.slug.clone(), message: e.to_string() })?
-            }
+        let mut out = Output::default();
+        let opened = tokio::select! {
+            r = self.channel(endpoint, pinned.as_ref()) => Some(r?),
+            _ = cancel.cancelled() => None,
+        };
+        let Some((channel, permit)) = opened.filter(|_| !cancel.is_cancelled()) else {
+            out.cancelled = true;
+            return Ok(out);
         };
         let started = Instant::now();
         let host = endpoint.slug.clone();
         channel
-            .exec(true, wrapped.as_bytes())
+            .exec(true, job.line.as_bytes())
             .await
             .map_err(|e| SshError::Protocol { host: host.clone(), message: e.to_string() })?;
         // Nothing is fed to the command: a prompt reads end-of-file instead of waiting forever.
         let _ = channel.eof().await;
 
         let cap = self.config.output_cap;
-        let mut out = Output::default();
         let mut channel = channel;
         // The remote `timeout` ends the command first; this local limit only covers a host that
         // stopped answering.
-        let local_limit = deadline + self.config.kill_grace + Duration::from_secs(10);
+        let local_limit = deadline.saturating_add(self.config.kill_grace).saturating_add(Duration::from_secs(10));
         let reading = async {
             while let Some(msg) = channel.wait().await {
                 match msg {
@@ -339,28 +389,25 @@ impl SshPool {
             let _ = channel.signal(Sig::KILL).await;
             let _ = channel.close().await;
             out.exit_code = None;
-            self.kill_marked(endpoint, pinned, &marker).await;
         } else if matches!(out.exit_code, Some(124 | 137)) && out.duration + Duration::from_millis(50) >= deadline {
             // GNU timeout's statuses once the deadline passed.
             out.timed_out = true;
         }
+        drop(permit);
+        if out.timed_out || out.cancelled {
+            // Whatever survived the remote `timeout` (a container's processes, a detached child).
+            self.kill(endpoint, pinned.as_ref(), &job.kill).await;
+        }
         Ok(out)
     }
 
-    /// Kills the process group of a command started with `marker` (best effort: the remote
-    /// `timeout` kills it at its deadline anyway).
-    async fn kill_marked(&self, endpoint: &Endpoint, pinned: Option<Pinned>, marker: &str) {
-        // `[o]ikos-…` matches the marker but not this command's own arguments.
-        let pattern = format!("[{}]{}", &marker[..1], &marker[1..]);
-        let script = format!(
-            "p=$(pgrep -o -f '{pattern}') && kill -KILL -- -\"$p\" 2>/dev/null; pkill -KILL -f '{pattern}'; true"
-        );
-        let Ok(conn) = self.connection(endpoint, pinned).await else { return };
-        let Ok(channel) = conn.handle.channel_open_session().await else { return };
+    /// Runs a job's kill line (best effort, bounded).
+    async fn kill(&self, endpoint: &Endpoint, pinned: Option<&Pinned>, script: &str) {
+        let Ok((channel, _permit)) = self.channel(endpoint, pinned).await else { return };
         if channel.exec(true, script.as_bytes()).await.is_ok() {
             let mut channel = channel;
             let _ =
-                tokio::time::timeout(Duration::from_secs(5), async { while channel.wait().await.is_some() {} }).await;
+                tokio::time::timeout(Duration::from_secs(10), async { while channel.wait().await.is_some() {} }).await;
         }
     }
 }
@@ -382,15 +429,6 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// `command` under the remote `timeout`, with `marker` as the script's `$0` so it can be found.
-/// `--norc`: the session's shell has read the user's rc file already; a second read costs time on
-/// every command (and can print into its output).
-fn wrap_with_deadline(command: &str, deadline: Duration, grace: Duration, marker: &str) -> String {
-    let secs = deadline.as_secs().max(1);
-    let grace = grace.as_secs().max(1);
-    format!("exec timeout --kill-after={grace}s {secs}s bash --norc -c {} {marker}", shell_quote(command))
-}
-
 async fn authenticate(handle: &mut Handle<Checker>, endpoint: &Endpoint) -> Result<(), SshError> {
     let auth_err =
         |message: String| SshError::Auth { host: endpoint.slug.clone(), user: endpoint.user.clone(), message };
@@ -410,7 +448,9 @@ async fn authenticate(handle: &mut Handle<Checker>, endpoint: &Endpoint) -> Resu
     let mut tried = Vec::new();
     if let Ok(mut agent) = russh::keys::agent::client::AgentClient::connect_env().await {
         if let Ok(identities) = agent.request_identities().await {
-            for identity in identities {
+            // A few only: sshd drops the connection after `MaxAuthTries` (6) failures, and the
+            // key files below still need their turn.
+            for identity in identities.into_iter().take(3) {
                 let russh::keys::agent::AgentIdentity::PublicKey { key, .. } = identity else { continue };
                 let ok = handle.authenticate_publickey_with(&endpoint.user, key, hash, &mut agent).await;
                 if ok.is_ok_and(|r| r.success()) {
@@ -479,11 +519,5 @@ mod tests {
         keep(&mut buf, b"gh", 4, &mut truncated);
         assert_eq!(buf, b"abcd");
         assert!(truncated);
-    }
-
-    #[test]
-    fn deadline_wrapper_names_the_marker() {
-        let w = wrap_with_deadline("echo 'hi'", Duration::from_secs(2), Duration::from_secs(5), "oikos-exec-x");
-        assert_eq!(w, r"exec timeout --kill-after=5s 2s bash --norc -c 'echo '\''hi'\''' oikos-exec-x");
     }
 }

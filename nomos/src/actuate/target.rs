@@ -2,15 +2,17 @@
 //!
 //! A host is reached directly. An LXC is reached through its Proxmox host with `pct exec`; the
 //! script travels base64-encoded so no quoting of the operator's command can break out of it, and
-//! is decoded into `bash -c`'s argument (not piped into `bash`'s standard input, where a command
-//! reading its input would swallow the rest of the script).
+//! is decoded into a shell's `-c` argument inside the container (not piped into the shell's standard
+//! input, where a command reading its input would swallow the rest of the script).
 
 use std::path::PathBuf;
 
 use nomos_types::{Entity, EntityState};
 use sqlx::SqliteConnection;
 
-use super::ssh::{shell_quote, Endpoint};
+use std::time::Duration;
+
+use super::ssh::{shell_quote, Endpoint, Job};
 use crate::graph::find_entity;
 use crate::{Error, Result};
 
@@ -31,13 +33,43 @@ impl Target {
         &self.entity.slug
     }
 
-    /// The command line the host runs for `script`.
-    pub fn command_line(&self, script: &str) -> String {
+    /// The job the host runs for `script`: under `timeout` with `deadline`, and with a marker
+    /// as the script's `$0`, so whatever outlives the deadline or a cancel can be found and killed
+    /// — on the host, or inside the container, where the host's `timeout` does not reach.
+    pub(crate) fn job(&self, script: &str, deadline: Duration, grace: Duration) -> Job {
+        let marker = format!("oikos-exec-{}", uuid::Uuid::new_v4().simple());
+        let secs = deadline.as_secs().max(1);
+        let grace = grace.as_secs().max(1);
+        // `[o]ikos-…` matches the marker but not the kill line's own arguments. The process tree
+        // is frozen from the top before anything is killed, so no parent starts the next command.
+        let pattern = format!("[{}]{}", &marker[..1], &marker[1..]);
+        let kill_here = format!(
+            "kt() {{ kill -STOP \"$1\" 2>/dev/null; for c in $(pgrep -P \"$1\"); do kt \"$c\"; done; \
+             kill -KILL \"$1\" 2>/dev/null; }}; for p in $(pgrep -f '{pattern}'); do kt \"$p\"; done; true"
+        );
         match self.pve_id {
-            None => script.to_string(),
+            None => Job {
+                line: format!(
+                    "exec timeout --kill-after={grace}s {secs}s bash --norc -c {} {marker}",
+                    shell_quote(script)
+                ),
+                kill: kill_here,
+            },
             Some(id) => {
-                let encoded = base64(script.as_bytes());
-                format!("pct exec {id} -- bash -c \"$(printf %s {} | base64 -d)\"", shell_quote(&encoded))
+                // Containers may lack bash (Alpine): `sh` decodes the script and hands it to bash
+                // when there is one.
+                let inner = format!(
+                    "s=$(printf %s {} | base64 -d); if command -v bash >/dev/null 2>&1; \
+                     then exec bash --norc -c \"$s\" {marker}; else exec sh -c \"$s\" {marker}; fi",
+                    shell_quote(&base64(script.as_bytes()))
+                );
+                Job {
+                    line: format!(
+                        "exec timeout --kill-after={grace}s {secs}s pct exec {id} -- sh -c {}",
+                        shell_quote(&inner)
+                    ),
+                    kill: format!("pct exec {id} -- sh -c {}; {kill_here}", shell_quote(&kill_here)),
+                }
             }
         }
     }
@@ -50,10 +82,14 @@ pub(crate) async fn target_entity(conn: &mut SqliteConnection, key: &str) -> Res
         return Ok(e);
     }
     if !key.contains(':') {
-        for prefix in ["host", "lxc"] {
-            if let Some(e) = find_entity(conn, &format!("{prefix}:{key}")).await? {
-                return Ok(e);
+        let host = find_entity(conn, &format!("host:{key}")).await?;
+        let lxc = find_entity(conn, &format!("lxc:{key}")).await?;
+        match (host, lxc) {
+            (Some(_), Some(_)) => {
+                return Err(Error::Invalid(format!("`{key}` is both host:{key} and lxc:{key}: say which")));
             }
+            (Some(e), None) | (None, Some(e)) => return Ok(e),
+            (None, None) => {}
         }
     }
     Err(Error::Invalid(format!("unknown target `{key}`: not in the graph")))
@@ -163,5 +199,40 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"echo 'hi' \"$x\"\n"), "ZWNobyAnaGknICIkeCIK");
+    }
+
+    fn target(pve_id: Option<u64>) -> Target {
+        let e = Entity {
+            id: "1".into(),
+            slug: "host:pve1".into(),
+            entity_type: "host".into(),
+            name: "pve1".into(),
+            attributes: serde_json::json!({}),
+            state: EntityState::Active,
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        let endpoint = Endpoint {
+            slug: e.slug.clone(),
+            address: "127.0.0.1".into(),
+            port: 22,
+            user: "root".into(),
+            key_file: None,
+        };
+        Target { entity: e.clone(), host: e, endpoint, pve_id }
+    }
+
+    #[test]
+    fn jobs_carry_the_deadline_and_a_marker_their_kill_line_finds() {
+        let job = target(None).job("echo 'hi'", Duration::from_secs(2), Duration::from_secs(5));
+        let marker = job.line.rsplit(' ').next().unwrap().to_string();
+        assert!(marker.starts_with("oikos-exec-"), "{}", job.line);
+        assert!(job.line.starts_with(r"exec timeout --kill-after=5s 2s bash --norc -c 'echo '\''hi'\''' oikos-exec-"));
+        assert!(job.kill.contains(&format!("[o]{}", &marker[1..])) && !job.kill.contains(&marker));
+
+        let job = target(Some(101)).job("echo hi", Duration::from_secs(600), Duration::from_secs(5));
+        assert!(job.line.starts_with("exec timeout --kill-after=5s 600s pct exec 101 -- sh -c "), "{}", job.line);
+        assert!(job.line.contains(&base64(b"echo hi")));
+        assert!(job.kill.starts_with("pct exec 101 -- sh -c "), "{}", job.kill);
     }
 }

@@ -106,8 +106,8 @@ pub(super) fn config(dir: &Path, name: &str, port: u16, no_penalties: bool) -> S
          # The lab's files belong to whoever started it, with whatever umask.\n\
          StrictModes no\n\
          UseDNS no\n\
-         # Tests open many sessions at once.\n\
-         MaxSessions 64\n\
+         # OpenSSH's default, as on Proxmox hosts: the executor must live within it.\n\
+         MaxSessions 10\n\
          MaxStartups 100:30:200\n\
          ForceCommand {force}\n\
          AllowTcpForwarding no\n\

@@ -182,6 +182,8 @@ pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
 
 fn verdict(findings: Vec<(Risk, String)>, declared: Option<Risk>) -> Verdict {
     let found = findings.iter().map(|(r, _)| *r).max().unwrap_or(Risk::ConfigMutation);
+    // Every rule about secret material says so in its reason (see rules.rs); one place decides.
+    let secret = findings.iter().any(|(_, reason)| reason.contains("secret"));
     let risk = declared.map_or(found, |d| d.max(found));
     let mut reasons: Vec<String> = Vec::new();
     if risk > found {
@@ -192,7 +194,7 @@ fn verdict(findings: Vec<(Risk, String)>, declared: Option<Risk>) -> Verdict {
             reasons.push(reason);
         }
     }
-    Verdict { risk, reasons }
+    Verdict { risk, reasons, secret }
 }
 
 #[cfg(test)]
@@ -262,5 +264,23 @@ mod tests {
         assert!(v.reasons.iter().any(|r| r.contains("rm -rf")), "{v:?}");
         let v = classify("systemctl status caddy", None);
         assert_eq!(v.reasons, ["`systemctl status` only reports"]);
+    }
+
+    #[test]
+    fn commands_touching_secrets_are_flagged_so_their_output_is_withheld() {
+        for c in [
+            "cat /etc/shadow",
+            "head -c 0 /etc/shadow; echo visible",
+            "sudo cat /root/.ssh/id_ed25519",
+            "cp /etc/pve/priv/authkey.key /tmp/k",
+            "bash -c 'cat /etc/ssl/private/site.key'",
+        ] {
+            assert!(classify(c, None).secret, "{c}");
+        }
+        for c in
+            ["cat /etc/hostname", "ls -la /etc/ssh", "uptime", "rm -rf /tmp/x", "ssh -i ~/.ssh/id_ed25519 pve1 uptime"]
+        {
+            assert!(!classify(c, None).secret, "{c}");
+        }
     }
 }

@@ -184,6 +184,9 @@ string_enum!(
 pub struct Verdict {
     pub risk: Risk,
     pub reasons: Vec<String>,
+    /// The command reads, copies or prints secret material: its output is never stored or shown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
 }
 
 string_enum!(
