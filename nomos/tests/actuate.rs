@@ -793,3 +793,33 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
     assert_eq!(done, 14);
     eprintln!("14 one-second commands on one host took {:?}", started.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_command_another_process_runs_can_be_stopped_from_here() {
+    let w = World::default(1).await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .arg("--db")
+        .arg(w.tmp.path().join("oikos.db"))
+        .args(["run", "pve1", "--", "sleep 3604"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let id = loop {
+        let running = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap();
+        if let Some(x) = running.first() {
+            break x.id.clone();
+        }
+        assert!(Instant::now() < deadline, "the CLI never started its command");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let asked = Instant::now();
+    w.act.cancel(&id, &operator()).await.unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap();
+    eprintln!("the other process stopped its command {:?} after the cancel", asked.elapsed());
+    assert!(!status.success(), "a cancelled run is not a success");
+    let x = w.act.execution(&id).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Cancelled);
+    assert!(no_process("sleep 3604"));
+}

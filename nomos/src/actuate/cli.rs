@@ -99,6 +99,8 @@ pub enum ExecutionsCommand {
     },
     /// One execution with its output
     Show { id: String },
+    /// Withdraw a waiting request, or stop a running command (also one another process runs)
+    Cancel { id: String },
 }
 
 /// `nomos autonomy …`
@@ -366,6 +368,13 @@ pub async fn executions(act: &Actuator, cmd: ExecutionsCommand, json_out: bool) 
                         )
                     })
                     .collect()
+            })
+        }
+        ExecutionsCommand::Cancel { id } => {
+            let x = act.cancel(&id, &operator(None)).await.map_err(e)?;
+            print(json_out, &x, |x| match x.status {
+                ExecutionStatus::Running => format!("execution {} asked to stop; it ends within seconds", x.id),
+                other => format!("execution {} {other}", x.id),
             })
         }
         ExecutionsCommand::Show { id } => {

@@ -34,6 +34,8 @@ const HEARTBEAT: Duration = Duration::from_secs(20);
 const STALE_AFTER: Duration = Duration::from_secs(120);
 /// What is stored instead of the output of a command that touches secret material.
 pub const WITHHELD: &str = "[output withheld: the command touches secret material; it is not stored or shown]\n";
+/// How often a running execution looks for a cancel asked by another process.
+const CANCEL_POLL: Duration = Duration::from_secs(1);
 /// The longest time limit a command may ask for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
@@ -301,11 +303,14 @@ impl Actuator {
                 let exec = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &cancel);
                 tokio::pin!(exec);
                 let mut beat = tokio::time::interval(HEARTBEAT);
+                let mut watch = tokio::time::interval(CANCEL_POLL);
                 beat.tick().await;
+                watch.tick().await;
                 loop {
                     tokio::select! {
                         r = &mut exec => break r,
                         _ = beat.tick() => self.heartbeat(id).await,
+                        _ = watch.tick() => if self.cancel_requested(id).await { cancel.cancel() },
                     }
                 }
             }
@@ -329,6 +334,16 @@ impl Actuator {
         let secret = self.policy.classify(&command, None).secret;
         let job = target.job(&command, timeout, self.config.ssh.kill_grace);
         Ok((job, self.pinned(&target.host.slug).await?, secret))
+    }
+
+    /// Whether another process asked to stop this execution.
+    async fn cancel_requested(&self, id: &str) -> bool {
+        let asked: Result<Option<String>, _> =
+            sqlx::query_scalar("SELECT cancel_requested_at FROM executions WHERE id = ?")
+                .bind(id)
+                .fetch_one(self.engine.store().pool())
+                .await;
+        matches!(asked, Ok(Some(_)))
     }
 
     /// Tells other processes this execution is still in hand (see [`Actuator::recover_interrupted`]).
@@ -662,13 +677,22 @@ impl Actuator {
                 self.close_pending(id, "cancelled", decision).await?;
             }
             ExecutionStatus::Running => {
-                let handle = self.running.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
-                match handle {
-                    Some(c) => c.cancel(),
-                    None => return Err(Error::Conflict(format!("execution {id} runs in another process"))),
-                }
+                let handle = self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&execution.id).cloned();
                 let now = self.clock.now();
                 let mut tx = self.engine.store().begin_write().await?;
+                match handle {
+                    Some(c) => c.cancel(),
+                    // Another process runs it: it polls for this and kills the command.
+                    None => {
+                        sqlx::query(
+                            "UPDATE executions SET cancel_requested_at = ? WHERE id = ? AND status = 'running'",
+                        )
+                        .bind(&now)
+                        .bind(&execution.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
                 Audit {
                     at: &now,
                     actor_type: "operator",
