@@ -14,6 +14,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 /// How often the desktop looks for changes written by other processes.
 const OTHER_WRITERS_EVERY: Duration = Duration::from_secs(1);
+/// How often overdue approvals are expired and executions of dead processes closed.
+const SWEEP_EVERY: Duration = Duration::from_secs(30);
 
 /// What the commands share. The engine may have failed to open (corrupt or unwritable database):
 /// the window still opens and says why, instead of the app vanishing.
@@ -49,7 +51,10 @@ fn main() {
         .setup(|app| {
             let engine = open_engine();
             match &engine {
-                Ok(engine) => forward_events(app.handle().clone(), engine),
+                Ok(engine) => {
+                    forward_events(app.handle().clone(), engine);
+                    keep_house(engine);
+                }
                 Err(e) => tracing::error!("{e}"),
             }
             app.manage(AppState { engine });
@@ -68,6 +73,27 @@ fn main() {
         tracing::error!("oikos stopped: {e}");
         std::process::exit(1);
     }
+}
+
+/// At start and then every [`SWEEP_EVERY`]: expires approvals nobody decided on and fails the
+/// executions a killed process left running (the app itself may have been that process).
+fn keep_house(engine: &Engine) {
+    let policy = nomos::policy::Policy::load().unwrap_or_else(|e| {
+        tracing::error!("operator policy not loaded, using the built-in one: {e}");
+        nomos::policy::Policy::builtin().clone()
+    });
+    let act = nomos::actuate::Actuator::new(engine.clone(), policy, nomos::actuate::ActuateConfig::default());
+    tauri::async_runtime::spawn(async move {
+        let mut every = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            match act.sweep().await {
+                Ok((0, 0)) => {}
+                Ok((expired, interrupted)) => tracing::info!(expired, interrupted, "swept approvals and executions"),
+                Err(e) => tracing::warn!("sweep failed: {e}"),
+            }
+        }
+    });
 }
 
 /// Relays every engine event to the webview. A lagging relay drops events it missed and says so
