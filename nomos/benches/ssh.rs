@@ -6,7 +6,9 @@
 //!   with `sleep 0.5`, which waits instead of using the CPU the 16 sshds share with the client;
 //! - a command on a warm connection vs on a cold one (a fresh pool: TCP, key exchange, auth).
 //!
-//! All measured in the same process, side by side; the report gives medians and ratios.
+//! All measured in the same process, side by side; the report gives medians and ratios. As a
+//! reference for what the hosts themselves cost, the same `uptime` through the OpenSSH client on
+//! warm multiplexed connections (ControlMaster), 1 host vs 16 at once.
 //! Run with `make bench` (or `cargo bench -p nomos --bench ssh`).
 
 use std::time::{Duration, Instant};
@@ -56,7 +58,7 @@ fn main() {
         engine.import_inventory_file(&lab.inventory_path()).await.expect("inventory");
         let actuator = || Actuator::new(engine.clone(), Policy::builtin().clone(), ActuateConfig::default());
         let act = actuator();
-        let me = Decision { actor: "bench".into(), channel: Channel::Cli, message: None };
+        let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
         let names: Vec<String> = lab.hosts().iter().map(|h| h.name.clone()).collect();
         for n in &names {
             act.trust_host(&format!("host:{n}"), None, &me).await.expect("trust");
@@ -112,6 +114,7 @@ fn main() {
             uptime(&fresh, &names[1]).await;
             warm.push(t.elapsed());
         }
+        let (ref_one, ref_all) = openssh_reference(&lab, &tmp.path().join("cm"));
         let (one, all, warm, cold) = (median(one), median(all), median(warm), median(cold));
         let (wait_one, wait_all) = (median(wait_one), median(wait_all));
         println!("uptime, 1 host:                {one:>10.2?} median of {ROUNDS}");
@@ -123,10 +126,52 @@ fn main() {
         println!("sleep 0.5, 1 host:             {wait_one:>10.2?} median of {ROUNDS}");
         println!("sleep 0.5, {HOSTS} hosts concurrently: {wait_all:>10.2?} median of {ROUNDS} batches");
         println!("  ratio {HOSTS} hosts / 1 host:   {:.2}x", wait_all.as_secs_f64() / wait_one.as_secs_f64());
+        println!("reference, OpenSSH client, uptime on 1 host:   {ref_one:>10.2?}");
+        println!("reference, OpenSSH client, uptime on {HOSTS} hosts: {ref_all:>10.2?}");
+        println!("  ratio {HOSTS} hosts / 1 host:   {:.2}x", ref_all.as_secs_f64() / ref_one.as_secs_f64());
         println!("cold connection + command:     {cold:>10.2?} median of {ROUNDS}");
         println!("warm connection, next command: {warm:>10.2?} median of {ROUNDS}");
         println!("  ratio cold / warm:           {:.2}x", cold.as_secs_f64() / warm.as_secs_f64());
         engine.store().close().await;
     });
     lab.stop();
+}
+
+/// `uptime` through the OpenSSH client over warm multiplexed connections: medians for 1 host and
+/// for all hosts at once.
+fn openssh_reference(lab: &Lab, dir: &std::path::Path) -> (Duration, Duration) {
+    use std::process::{Command, Stdio};
+    std::fs::create_dir_all(dir).expect("control dir");
+    let ssh = |port: u16, extra: &[&str], command: &str| {
+        let mut c = Command::new("ssh");
+        c.arg("-i").arg(lab.client_key()).args(["-p", &port.to_string()]);
+        c.args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"]);
+        c.args(["-o", "LogLevel=ERROR", "-o"]).arg(format!("ControlPath={}/%p", dir.display()));
+        c.args(extra).arg("root@127.0.0.1").arg(command).stdin(Stdio::null()).stdout(Stdio::null());
+        c
+    };
+    let ports: Vec<u16> = lab.hosts().iter().map(|h| h.port).collect();
+    for p in &ports {
+        let ok = ssh(*p, &["-o", "ControlMaster=yes", "-o", "ControlPersist=120", "-f", "-N"], "")
+            .status()
+            .expect("ssh runs")
+            .success();
+        assert!(ok, "control master for port {p}");
+    }
+    let (mut one, mut all) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        assert!(ssh(ports[0], &[], "uptime").status().expect("ssh").success());
+        one.push(t.elapsed());
+        let t = Instant::now();
+        let children: Vec<_> = ports.iter().map(|p| ssh(*p, &[], "uptime").spawn().expect("ssh")).collect();
+        for mut c in children {
+            assert!(c.wait().expect("ssh").success());
+        }
+        all.push(t.elapsed());
+    }
+    for p in &ports {
+        let _ = ssh(*p, &["-O", "exit"], "").stderr(Stdio::null()).status();
+    }
+    (median(one), median(all))
 }
