@@ -107,22 +107,8 @@ impl Engine {
         }
         // Its waiting requests are withdrawn: nobody may approve what a deleted task asked for
         // (and, detached from it, they would collide with identical requests of no task).
-        sqlx::query(concat!(
-            "UPDATE approvals SET status = 'cancelled', decided_at = ",
-            now_sql!(),
-            ", decided_by = 'system:task-deleted', channel = 'system' WHERE task_id = ? AND status = 'pending'"
-        ))
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(concat!(
-            "UPDATE executions SET status = 'cancelled', finished_at = ",
-            now_sql!(),
-            ", error = 'withdrawn: its task was deleted' WHERE task_id = ? AND status = 'pending_approval'"
-        ))
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+        let now: String = sqlx::query_scalar(concat!("SELECT ", now_sql!())).fetch_one(&mut *tx).await?;
+        crate::actuate::withdraw_task_requests(&mut tx, id, &now).await?;
         sqlx::query("DELETE FROM tasks WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if let Some(entity_id) = &entity_id {
             // Only the task's own entity: its edges go with it, the notes at their other end stay.

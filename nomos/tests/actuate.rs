@@ -194,7 +194,8 @@ async fn read_only_runs_mutations_wait_and_windows_stay_with_their_task() {
     w.act.set_paused(true, &operator()).await.unwrap();
     assert!(w.act.open_windows().await.unwrap().is_empty());
     queued(w.run("host:pve1", &format!("echo three >> {}", q(&marks)), Some(&task_a)).await);
-    assert!(w.act.open_window(&task_a, WindowKind::Assent, None, &operator()).await.is_err());
+    let err = w.act.open_window(&task_a, WindowKind::Assent, None, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("autonomy is paused"), "{err}");
     w.act.set_paused(false, &operator()).await.unwrap();
 
     // Every step left an audit record and an event.
@@ -237,7 +238,8 @@ async fn expired_denied_and_cancelled_requests_never_run() {
     let denied = w.act.deny(&a2, &Decision { message: Some("not now".into()), ..operator() }).await.unwrap();
     assert_eq!(denied.status, ApprovalStatus::Denied);
     assert_eq!(denied.decided_by.as_deref(), Some("operator:test"));
-    assert!(w.act.approve(&a2, &operator()).await.is_err(), "a denied approval cannot be approved later");
+    let err = w.act.approve(&a2, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("already denied"), "a denied approval cannot be approved later: {err}");
     let listed = w.act.executions(None, Some(ExecutionStatus::Denied), 10).await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].id, x2);
@@ -693,7 +695,8 @@ async fn decisions_cannot_be_doubled_stretched_or_taken_by_the_agent() {
     let x = ran(w.run("host:pve1", &cmd, Some(&a)).await);
     assert_eq!(x.id, x1, "the waiting execution itself ran");
     assert_eq!(w.act.approval(&a1).await.unwrap().status, ApprovalStatus::Cancelled);
-    assert!(w.act.approve(&a1, &operator()).await.is_err());
+    let err = w.act.approve(&a1, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("already cancelled"), "{err}");
     assert_eq!(w.read_marks("d"), ["once"]);
     w.act.revoke_windows(Some(&a), &operator()).await.unwrap();
 
@@ -707,18 +710,30 @@ async fn decisions_cannot_be_doubled_stretched_or_taken_by_the_agent() {
     let approval = w.act.approval(&a2).await.unwrap();
     assert!(approval.requires_confirmation);
     assert_eq!(approval.risk, Risk::Destructive);
-    assert!(w.act.approve(&a2, &operator()).await.is_err());
+    let err = w.act.approve(&a2, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("typed confirmation"), "{err}");
 
     // Only an operator decides; the agent may not approve or deny.
     let agent = Decision { actor: "agent:nomos".into(), channel: Channel::Chat, message: Some("yes".into()) };
     let err = w.act.approve(&a2, &agent).await.unwrap_err().to_string();
     assert!(err.contains("only an operator"), "{err}");
-    assert!(w.act.deny(&a2, &agent).await.is_err());
+    assert!(w.act.deny(&a2, &agent).await.unwrap_err().to_string().contains("only an operator"));
+    // Nor may it grant itself room: windows, resuming and host keys are the operator's too.
+    for err in [
+        w.act.open_window(&a, WindowKind::Assent, None, &agent).await.unwrap_err(),
+        w.act.set_paused(false, &agent).await.unwrap_err(),
+        w.act.trust_host("pve1", None, &agent).await.unwrap_err(),
+    ] {
+        assert!(err.to_string().contains("only an operator"), "{err}");
+    }
+    let spoof = Decision { actor: "nomos".into(), ..operator() };
+    assert!(w.act.approve(&a2, &spoof).await.unwrap_err().to_string().contains("only an operator"));
     // In chat, the operator's words must be assent, and they are recorded exactly.
     let (_, a3) = queued(w.run("host:pve1", &format!("echo chat >> {m}"), None).await);
     let chat =
         |text: &str| Decision { actor: "operator:me".into(), channel: Channel::Chat, message: Some(text.into()) };
-    assert!(w.act.approve(&a3, &chat("not yet")).await.is_err());
+    let err = w.act.approve(&a3, &chat("not yet")).await.unwrap_err().to_string();
+    assert!(err.contains("does not approve"), "{err}");
     w.act.approve(&a3, &chat("yes, go ahead")).await.unwrap();
     assert_eq!(w.act.approval(&a3).await.unwrap().grant_message.as_deref(), Some("yes, go ahead"));
 
@@ -742,7 +757,8 @@ async fn decisions_cannot_be_doubled_stretched_or_taken_by_the_agent() {
     w.act.open_window(&a, WindowKind::Destructive, Some("pve1"), &operator()).await.unwrap();
     ran(w.run("host:pve1", &format!("rm -rf {}", q(&victim)), Some(&a)).await);
     assert!(!victim.exists());
-    assert!(w.act.open_window("no-such-task", WindowKind::Assent, None, &operator()).await.is_err());
+    let err = w.act.open_window("no-such-task", WindowKind::Assent, None, &operator()).await.unwrap_err().to_string();
+    assert!(err.contains("unknown task"), "{err}");
 
     // Deleting a task withdraws what it was waiting for.
     let b = w.task("B").await;
@@ -757,7 +773,7 @@ async fn output_of_commands_that_touch_secrets_is_never_stored() {
     let w = World::default(1).await;
     // Reads no secret byte (head -c 0) but is judged as touching /etc/shadow: nothing it prints
     // may be kept.
-    let (_, a) = queued(w.run("host:pve1", "head -c 0 /etc/shadow; echo visible", None).await);
+    let (_, a) = queued(w.run("host:pve1", "head -c 0 /etc/shadow; echo visible; echo also >&2", None).await);
     let x = w.act.approve(&a, &confirm("confirm pve1")).await.unwrap();
     assert_eq!(x.status, ExecutionStatus::Completed);
     let (out, err) = w.act.execution_output(&x.id).await.unwrap();
@@ -791,7 +807,10 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
         done += 1;
     }
     assert_eq!(done, 14);
-    eprintln!("14 one-second commands on one host took {:?}", started.elapsed());
+    let took = started.elapsed();
+    eprintln!("14 one-second commands on one host took {took:?}");
+    // Serialised they would take 14 s; side by side (two connections) a little over one.
+    assert!(took < Duration::from_secs(7), "{took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -822,4 +841,59 @@ async fn a_command_another_process_runs_can_be_stopped_from_here() {
     let x = w.act.execution(&id).await.unwrap();
     assert_eq!(x.status, ExecutionStatus::Cancelled);
     assert!(no_process("sleep 3604"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn asking_again_for_a_change_that_is_running_joins_it() {
+    let w = World::default(1).await;
+    let a = w.task("A").await;
+    let cmd = format!("sleep 2; echo ran >> {}", q(&w.marks("j")));
+    let (_, approval) = queued(w.run("host:pve1", &cmd, Some(&a)).await);
+    let approving = {
+        let act = w.act.clone();
+        tokio::spawn(async move { act.approve(&approval, &operator()).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while w.act.executions(Some(&a), Some(ExecutionStatus::Running), 1).await.unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the approved command never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The approval opened A's window, but the same change asked again is the running one.
+    let again = ran(w.run("host:pve1", &cmd, Some(&a)).await);
+    let first = approving.await.unwrap().unwrap();
+    assert_eq!(again.id, first.id);
+    assert_eq!(again.status, ExecutionStatus::Completed);
+    assert_eq!(w.read_marks("j"), ["ran"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cancelling_a_container_command_kills_it_inside_the_container() {
+    let w = World::default(1).await;
+    let running = {
+        let act = w.act.clone();
+        tokio::spawn(async move { act.run(request("lxc:caddy", "sleep 3605", None)).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let id = loop {
+        if let Some(x) = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap().first() {
+            break x.id.clone();
+        }
+        assert!(Instant::now() < deadline, "never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // Give the command time to reach the container's own session.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while no_process_now("sleep 3605") {
+        assert!(Instant::now() < deadline, "the container command never appeared");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    w.act.cancel(&id, &operator()).await.unwrap();
+    let x = ran(running.await.unwrap().unwrap());
+    assert_eq!(x.status, ExecutionStatus::Cancelled);
+    assert_eq!(x.error.as_deref(), Some("cancelled by the operator; the command was killed"));
+    assert!(no_process("sleep 3605"), "the container's command survived the cancel");
+}
+
+fn no_process_now(pattern: &str) -> bool {
+    std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap().stdout.is_empty()
 }

@@ -36,6 +36,9 @@ const STALE_AFTER: Duration = Duration::from_secs(120);
 pub const WITHHELD: &str = "[output withheld: the command touches secret material; it is not stored or shown]\n";
 /// How often a running execution looks for a cancel asked by another process.
 const CANCEL_POLL: Duration = Duration::from_secs(1);
+/// The longest command accepted: it travels as one argument (Linux allows 128 KiB), base64-encoded
+/// for containers.
+const MAX_COMMAND: usize = 64 * 1024;
 /// The longest time limit a command may ask for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
@@ -81,6 +84,16 @@ impl Actuator {
                 )));
             }
         }
+        if req.command.contains('\0') {
+            return Err(Error::Invalid("the command contains a NUL byte, which no shell can run".into()));
+        }
+        if req.command.len() > MAX_COMMAND {
+            return Err(Error::Invalid(format!(
+                "the command is {} bytes; the limit is {} KiB (copy a script to the host and run it instead)",
+                req.command.len(),
+                MAX_COMMAND / 1024
+            )));
+        }
         let target = {
             let mut conn = self.engine.store().pool().acquire().await?;
             resolve(&mut conn, &req.target).await?
@@ -114,14 +127,35 @@ impl Actuator {
         let reasons = json!(verdict.reasons).to_string();
         let declared = req.declared_risk.map(|r| r.as_str());
 
+        // A task asking again for a change that is running right now (approved a moment ago) gets
+        // that run, not a second copy of it.
+        if let (Some(task), true) = (&req.task_id, verdict.risk != Risk::ReadOnly) {
+            let running: Option<String> = sqlx::query_scalar(
+                "SELECT id FROM executions WHERE task_id = ? AND target_slug = ? AND command = ? AND action = ?
+                   AND status = 'running' ORDER BY started_at DESC LIMIT 1",
+            )
+            .bind(task)
+            .bind(target.slug())
+            .bind(&req.command)
+            .bind(&action)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(id) = running {
+                drop(tx);
+                tracing::info!(execution = %id, "the same change is already running for this task; joining it");
+                let execution = if req.background { self.execution(&id).await? } else { self.wait_final(&id).await? };
+                return Ok(RunOutcome::Ran(execution));
+            }
+        }
         // The same request while one waits is that one, never a second execution.
         let pending: Option<String> = sqlx::query_scalar(
             "SELECT id FROM executions WHERE ifnull(task_id, '') = ifnull(?, '') AND target_slug = ? AND command = ?
-               AND status = 'pending_approval'",
+               AND action = ? AND status = 'pending_approval'",
         )
         .bind(&req.task_id)
         .bind(target.slug())
         .bind(&req.command)
+        .bind(&action)
         .fetch_optional(&mut *tx)
         .await?;
         let mut adopted = None;
@@ -144,10 +178,40 @@ impl Actuator {
                     .bind(&waiting.id)
                     .execute(&mut *tx)
                     .await?;
+                Audit {
+                    at: &now,
+                    actor_type: actor_type(&req.requested_by),
+                    actor: &req.requested_by,
+                    channel: None,
+                    action: "approval.raised",
+                    entity: Some(target.slug()),
+                    task: req.task_id.as_deref(),
+                    execution: Some(&pending_id),
+                    detail: json!({"approval": waiting.id, "from": waiting.risk, "to": verdict.risk,
+                                   "reasons": verdict.reasons}),
+                }
+                .write(&mut tx)
+                .await?;
+                tx.emit(
+                    EventDraft::new(event_kind::APPROVAL_REQUESTED)
+                        .correlation(&pending_id)
+                        .entity(target.slug())
+                        .payload(json!({"approval_id": waiting.id, "execution_id": pending_id, "risk": verdict.risk,
+                                        "task_id": req.task_id, "raised_from": waiting.risk})),
+                )
+                .await?;
             }
             if waiting.expires_at > now {
-                // A waiting request judged riskier than this one keeps waiting for its own decision.
-                let covered = grant.as_ref().filter(|_| waiting.risk <= verdict.risk);
+                // A waiting request judged riskier than this one keeps waiting for its own decision,
+                // and so does one asked for a place that has changed since.
+                let (asked_host, asked_pve): (Option<String>, Option<i64>) =
+                    sqlx::query_as("SELECT target_host, target_pve_id FROM executions WHERE id = ?")
+                        .bind(&pending_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                let same_place = asked_host.as_deref() == Some(target.host.slug.as_str())
+                    && asked_pve == target.pve_id.and_then(|p| i64::try_from(p).ok());
+                let covered = grant.as_ref().filter(|_| waiting.risk <= verdict.risk && same_place);
                 match covered {
                     None => {
                         let execution = execution_in(&mut tx, &pending_id).await?;
@@ -258,16 +322,40 @@ impl Actuator {
             &now,
         )
         .await?;
-        if req.background {
+        // The execution's own settings (an adopted one keeps those it was asked with).
+        let stored = execution_in(&mut tx, &id).await?;
+        let background = stored.params.get("background").and_then(Json::as_bool).unwrap_or(false);
+        if background {
             link_task(&mut tx, &id, req.task_id.as_deref()).await?;
         }
         tx.commit().await?;
-        let timeout = req.timeout.unwrap_or(self.config.command_timeout);
-        if req.background {
+        let timeout = self.timeout_of(&stored);
+        if background {
             self.spawn_execute(id.clone(), target, timeout);
             return Ok(RunOutcome::Ran(self.execution(&id).await?));
         }
         Ok(RunOutcome::Ran(self.execute(&id, &target, timeout).await?))
+    }
+
+    /// The time limit an execution was asked with, else the default.
+    fn timeout_of(&self, execution: &Execution) -> Duration {
+        execution
+            .params
+            .get("timeout_secs")
+            .and_then(Json::as_u64)
+            .map_or(self.config.command_timeout, Duration::from_secs)
+            .min(MAX_TIMEOUT)
+    }
+
+    /// Waits until an execution (run by this or another process) has ended.
+    async fn wait_final(&self, id: &str) -> Result<Execution> {
+        loop {
+            let x = self.execution(id).await?;
+            if x.status.is_final() {
+                return Ok(x);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 
     /// Runs a `running` execution in its own task and waits for it: the command is recorded to
@@ -295,9 +383,9 @@ impl Actuator {
     /// command starts still ends the execution (failed, with the reason), never leaves it running.
     async fn execute_here(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
         let cancel = Cancel::new();
-        let _running = RunningGuard::new(&self.running, id, cancel.clone());
+        let _running = RunningGuard::new(super::running(), id, cancel.clone());
         let mut withhold = false;
-        let result = match self.prepare(id, target, timeout).await {
+        let result = match self.prepare(id, target, timeout, &cancel).await {
             Ok((job, pinned, secret)) => {
                 withhold = secret;
                 let exec = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &cancel);
@@ -305,7 +393,6 @@ impl Actuator {
                 let mut beat = tokio::time::interval(HEARTBEAT);
                 let mut watch = tokio::time::interval(CANCEL_POLL);
                 beat.tick().await;
-                watch.tick().await;
                 loop {
                     tokio::select! {
                         r = &mut exec => break r,
@@ -326,12 +413,21 @@ impl Actuator {
 
     /// The job to run, the pinned key, and whether the output must be withheld (the command
     /// touches secret material).
-    async fn prepare(&self, id: &str, target: &Target, timeout: Duration) -> Result<(Job, Option<Pinned>, bool)> {
+    async fn prepare(
+        &self,
+        id: &str,
+        target: &Target,
+        timeout: Duration,
+        cancel: &Cancel,
+    ) -> Result<(Job, Option<Pinned>, bool)> {
         let command: String = sqlx::query_scalar("SELECT command FROM executions WHERE id = ?")
             .bind(id)
             .fetch_one(self.engine.store().pool())
             .await?;
         let secret = self.policy.classify(&command, None).secret;
+        if self.cancel_requested(id).await {
+            cancel.cancel();
+        }
         let job = target.job(&command, timeout, self.config.ssh.kill_grace);
         Ok((job, self.pinned(&target.host.slug).await?, secret))
     }
@@ -375,7 +471,7 @@ impl Actuator {
         .await?;
         // This process's own commands are alive whatever their heartbeat says (a laptop that slept).
         let own: std::collections::HashSet<String> =
-            self.running.lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+            super::running().lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
         let stale: Vec<_> = stale.into_iter().filter(|(id, ..)| !own.contains(id)).collect();
         for (id, target, task, last) in &stale {
             let error = format!(
@@ -434,10 +530,16 @@ impl Actuator {
         let now = self.clock.now();
         let (status, exit, mut stdout, mut stderr, truncated, error, duration) = match result {
             Ok(out) => {
-                let error = if out.cancelled {
-                    Some("cancelled by the operator; the command was killed".to_string())
+                let killed = match &out.kill_failed {
+                    None => "the command was killed".to_string(),
+                    Some(why) => format!("killing what was left failed ({why}); processes may still run on the host"),
+                };
+                let error = if out.cancelled && !out.started {
+                    Some("cancelled before it started; nothing ran".to_string())
+                } else if out.cancelled {
+                    Some(format!("cancelled by the operator; {killed}"))
                 } else if out.timed_out {
-                    Some(format!("timed out after {} s; the command was killed", timeout.as_secs()))
+                    Some(format!("timed out after {} s; {killed}", timeout.as_secs()))
                 } else if let Some(sig) = &out.signal {
                     Some(format!("killed by signal {sig}"))
                 } else {
@@ -651,11 +753,7 @@ impl Actuator {
             link_task(&mut tx, &execution.id, execution.task_id.as_deref()).await?;
         }
         tx.commit().await?;
-        let timeout = execution
-            .params
-            .get("timeout_secs")
-            .and_then(|v| v.as_u64())
-            .map_or(self.config.command_timeout, Duration::from_secs);
+        let timeout = self.timeout_of(&execution);
         if background {
             self.spawn_execute(execution.id.clone(), target, timeout);
             return self.execution(&execution.id).await;
@@ -671,46 +769,73 @@ impl Actuator {
 
     /// Withdraws a pending request, or stops a running command (killing it on the host).
     pub async fn cancel(&self, id: &str, decision: &Decision) -> Result<Execution> {
-        let execution = self.execution(id).await?;
-        match execution.status {
-            ExecutionStatus::PendingApproval => {
-                self.close_pending(id, "cancelled", decision).await?;
+        let mut execution = self.execution(id).await?;
+        if execution.status == ExecutionStatus::PendingApproval {
+            match self.close_pending(&execution.id, "cancelled", decision).await {
+                Ok(_) => return self.execution(&execution.id).await,
+                // A window took it up meanwhile: it runs now, so stop it running.
+                Err(e) => {
+                    execution = self.execution(&execution.id).await?;
+                    if execution.status != ExecutionStatus::Running {
+                        return Err(e);
+                    }
+                }
             }
-            ExecutionStatus::Running => {
-                let handle = self.running.lock().unwrap_or_else(|e| e.into_inner()).get(&execution.id).cloned();
-                let now = self.clock.now();
-                let mut tx = self.engine.store().begin_write().await?;
-                match handle {
-                    Some(c) => c.cancel(),
-                    // Another process runs it: it polls for this and kills the command.
-                    None => {
-                        sqlx::query(
-                            "UPDATE executions SET cancel_requested_at = ? WHERE id = ? AND status = 'running'",
-                        )
+        }
+        if execution.status != ExecutionStatus::Running {
+            return Err(Error::Conflict(format!("execution {} is already {}", execution.id, execution.status)));
+        }
+        let handle = super::running().lock().unwrap_or_else(|e| e.into_inner()).get(&execution.id).cloned();
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let runner = match handle {
+            Some(c) => {
+                c.cancel();
+                "this process"
+            }
+            // Another process runs it: it polls for this and kills the command.
+            None => {
+                let updated =
+                    sqlx::query("UPDATE executions SET cancel_requested_at = ? WHERE id = ? AND status = 'running'")
                         .bind(&now)
                         .bind(&execution.id)
                         .execute(&mut *tx)
                         .await?;
-                    }
+                if updated.rows_affected() == 0 {
+                    return self.execution(&execution.id).await;
                 }
-                Audit {
-                    at: &now,
-                    actor_type: "operator",
-                    actor: &decision.actor,
-                    channel: Some(decision.channel.as_str()),
-                    action: "execution.cancel_requested",
-                    entity: Some(&execution.target),
-                    task: execution.task_id.as_deref(),
-                    execution: Some(id),
-                    detail: json!({}),
+                let alive: Option<String> = sqlx::query_scalar("SELECT heartbeat_at FROM executions WHERE id = ?")
+                    .bind(&execution.id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let stale = crate::clock::format_ms(self.clock.now_ms() - ms(HEARTBEAT * 3));
+                if alive.as_deref().is_some_and(|at| at < stale.as_str()) {
+                    tx.commit().await?;
+                    return Err(Error::Conflict(format!(
+                        "execution {} belongs to a process that seems gone (no sign of life since {}); it will be \
+                         marked interrupted — check the host for the command",
+                        execution.id,
+                        alive.as_deref().unwrap_or("?")
+                    )));
                 }
-                .write(&mut tx)
-                .await?;
-                tx.commit().await?;
+                "another process"
             }
-            other => return Err(Error::Conflict(format!("execution {id} is already {other}"))),
+        };
+        Audit {
+            at: &now,
+            actor_type: actor_type(&decision.actor),
+            actor: &decision.actor,
+            channel: Some(decision.channel.as_str()),
+            action: "execution.cancel_requested",
+            entity: Some(&execution.target),
+            task: execution.task_id.as_deref(),
+            execution: Some(&execution.id),
+            detail: json!({"runner": runner}),
         }
-        self.execution(id).await
+        .write(&mut tx)
+        .await?;
+        tx.commit().await?;
+        self.execution(&execution.id).await
     }
 
     async fn close_pending(&self, approval_id: &str, status: &str, decision: &Decision) -> Result<Approval> {
@@ -804,6 +929,7 @@ impl Actuator {
         target: Option<&str>,
         decision: &Decision,
     ) -> Result<AutonomyWindow> {
+        operator_only(decision, "open a window")?;
         if (kind == WindowKind::Destructive) != target.is_some() {
             return Err(Error::Invalid("a destructive window names one target; an assent window none".into()));
         }
@@ -895,6 +1021,9 @@ impl Actuator {
 
     /// "Pause autonomy": revokes every open window and opens none until resumed.
     pub async fn set_paused(&self, paused_now: bool, decision: &Decision) -> Result<()> {
+        if !paused_now {
+            operator_only(decision, "resume autonomy")?;
+        }
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         sqlx::query(
@@ -1011,6 +1140,7 @@ impl Actuator {
     /// trusted: the key the host presents now, which must equal one it showed before (in the
     /// "not trusted" error) if it showed one. A host whose trusted key changed needs `expected`.
     pub async fn trust_host(&self, host: &str, expected: Option<&str>, decision: &Decision) -> Result<HostKey> {
+        operator_only(decision, "trust a host key")?;
         let target = {
             let mut conn = self.engine.store().pool().acquire().await?;
             resolve(&mut conn, host).await?
@@ -1225,13 +1355,12 @@ async fn open_window_for(
     Ok(id.map(|w| format!("window:{w}")))
 }
 
-/// Approving and denying are the operator's: the agent may withdraw its own requests (cancel),
-/// never decide them.
+/// Approving, denying, opening windows, resuming autonomy and trusting host keys are the
+/// operator's (`operator` or `operator:<who>`): the agent may withdraw its own requests (cancel)
+/// and anyone may pause, but nothing grants itself permission.
 fn operator_only(decision: &Decision, what: &str) -> Result<()> {
-    if decision.actor.trim().is_empty()
-        || actor_type(&decision.actor) != "operator"
-        || decision.channel == Channel::System
-    {
+    let operator = decision.actor == "operator" || decision.actor.starts_with("operator:");
+    if !operator || decision.channel == Channel::System {
         return Err(Error::Invalid(format!("only an operator can {what}; `{}` cannot", decision.actor)));
     }
     Ok(())
@@ -1329,6 +1458,56 @@ async fn supersede(
     )
     .await?;
     Ok(())
+}
+
+/// Withdraws the requests a task is waiting on, as part of deleting it (inside the caller's
+/// transaction): nobody may approve what a deleted task asked for.
+pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now: &str) -> Result<usize> {
+    let rows = sqlx::query(&format!("{APPROVAL_SELECT} WHERE a.task_id = ? AND a.status = 'pending'"))
+        .bind(task_id)
+        .fetch_all(&mut **tx)
+        .await?;
+    let waiting: Vec<Approval> = rows.iter().map(approval_from_row).collect::<Result<_>>()?;
+    for a in &waiting {
+        sqlx::query(
+            "UPDATE approvals SET status = 'cancelled', decided_at = ?, decided_by = 'system:task-deleted',
+                    channel = 'system' WHERE id = ?",
+        )
+        .bind(now)
+        .bind(&a.id)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "UPDATE executions SET status = 'cancelled', finished_at = ?, error = 'withdrawn: its task was deleted'
+              WHERE id = ? AND status = 'pending_approval'",
+        )
+        .bind(now)
+        .bind(&a.execution_id)
+        .execute(&mut **tx)
+        .await?;
+        Audit {
+            at: now,
+            actor_type: "system",
+            actor: "system:task-deleted",
+            channel: Some("system"),
+            action: "approval.cancelled",
+            entity: Some(&a.target),
+            task: Some(task_id),
+            execution: Some(&a.execution_id),
+            detail: json!({"approval": a.id, "reason": "task deleted"}),
+        }
+        .write(tx)
+        .await?;
+        tx.emit(
+            EventDraft::new(event_kind::APPROVAL_DECIDED)
+                .correlation(&a.execution_id)
+                .entity(&a.target)
+                .payload(json!({"approval_id": a.id, "execution_id": a.execution_id, "status": "cancelled",
+                                "reason": "task deleted", "task_id": task_id})),
+        )
+        .await?;
+    }
+    Ok(waiting.len())
 }
 
 async fn expire_one(tx: &mut WriteTx, approval: &Approval, now: &str) -> Result<()> {

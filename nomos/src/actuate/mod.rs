@@ -24,8 +24,16 @@ use crate::policy::Policy;
 use crate::Engine;
 
 pub use curated::{ActionOutcome, ActionRequest};
+pub(crate) use gate::withdraw_task_requests;
 pub use gate::WITHHELD;
 pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
+
+/// Cancel handles of the executions running in this process, whichever [`Actuator`] started them:
+/// a cancel from any instance reaches them, and no instance takes them for interrupted.
+fn running() -> &'static Mutex<HashMap<String, Cancel>> {
+    static RUNNING: std::sync::OnceLock<Mutex<HashMap<String, Cancel>>> = std::sync::OnceLock::new();
+    RUNNING.get_or_init(|| Mutex::new(HashMap::new()))
+}
 
 /// Limits of the gate and the executor.
 #[derive(Debug, Clone)]
@@ -108,8 +116,6 @@ pub struct Actuator {
     clock: Arc<dyn Clock>,
     policy: Arc<Policy>,
     config: Arc<ActuateConfig>,
-    /// Cancellation handles of the executions running in this process.
-    running: Arc<Mutex<HashMap<String, Cancel>>>,
 }
 
 impl Actuator {
@@ -124,7 +130,6 @@ impl Actuator {
             clock,
             policy: Arc::new(policy),
             config: Arc::new(config),
-            running: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 

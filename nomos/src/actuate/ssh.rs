@@ -58,7 +58,7 @@ impl SeenKey {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SshError {
     #[error("host key for {host} not trusted: {}", seen.fingerprint)]
     UntrustedHostKey { host: String, seen: SeenKey },
@@ -115,6 +115,10 @@ pub struct Output {
     pub truncated: bool,
     pub timed_out: bool,
     pub cancelled: bool,
+    /// The command was handed to the host (false: cancelled before it started).
+    pub started: bool,
+    /// Why the kill line after a timeout or cancel could not run, if it could not.
+    pub kill_failed: Option<String>,
     pub duration: Duration,
 }
 
@@ -179,12 +183,36 @@ fn same_key(a: &str, b: &str) -> bool {
 /// The connections open to one host. A command takes a channel permit from the first with room;
 /// when all are full another connection is opened, so the host's session limit (OpenSSH's
 /// `MaxSessions`, 10 by default) is never hit and no command waits for another.
-type Slot = Arc<tokio::sync::Mutex<Vec<Arc<Connection>>>>;
+#[derive(Default)]
+struct HostSlot {
+    conns: Mutex<Vec<Arc<Connection>>>,
+    /// One connect at a time per host; the others look for a free channel meanwhile.
+    connecting: tokio::sync::Mutex<()>,
+    /// The last failed connect: callers that waited for it fail with it instead of each trying
+    /// (and waiting out the timeout) again.
+    failed: Mutex<Option<(Instant, SshError)>>,
+}
+
+type Slot = Arc<HostSlot>;
 
 struct Connection {
     handle: Handle<Checker>,
     endpoint: Endpoint,
     channels: Arc<Semaphore>,
+}
+
+impl HostSlot {
+    /// A live connection with a free channel, and its permit.
+    fn free(&self, endpoint: &Endpoint) -> Option<(Arc<Connection>, OwnedSemaphorePermit)> {
+        let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        conns.retain(|c| !c.handle.is_closed() && c.endpoint == *endpoint);
+        conns.iter().find_map(|c| c.channels.clone().try_acquire_owned().ok().map(|p| (c.clone(), p)))
+    }
+
+    fn retire(&self, conn: &Arc<Connection>) {
+        conn.channels.close();
+        self.conns.lock().unwrap_or_else(|e| e.into_inner()).retain(|c| !Arc::ptr_eq(c, conn));
+    }
 }
 
 /// A command ready for the host: the line that runs it under the deadline, and a line that kills
@@ -221,8 +249,9 @@ impl SshPool {
     /// them are cut off, so callers do this only when the old connections must not be used.
     pub(crate) async fn forget(&self, host: &str) {
         let slot = self.slot(host);
-        let old = std::mem::take(&mut *slot.lock().await);
+        let old = std::mem::take(&mut *slot.conns.lock().unwrap_or_else(|e| e.into_inner()));
         for conn in old {
+            conn.channels.close();
             let _ = conn.handle.disconnect(Disconnect::ByApplication, "", "en").await;
         }
     }
@@ -238,58 +267,82 @@ impl SshPool {
         }
     }
 
-    /// A connection with room for one more channel, and the permit for it.
+    /// A connection with room for one more channel, and the permit for it. While another caller
+    /// connects to the same host, this one keeps looking for a channel freed on the existing
+    /// connections; if that connect fails, this one fails with it.
     async fn lease(
         &self,
         endpoint: &Endpoint,
         pinned: Option<&Pinned>,
     ) -> Result<(Arc<Connection>, OwnedSemaphorePermit), SshError> {
         let slot = self.slot(&endpoint.slug);
-        // Held across a connect: callers for the same host that also find no room wait for this
-        // connection instead of each opening their own. Other hosts have their own slots.
-        let mut conns = slot.lock().await;
-        conns.retain(|c| !c.handle.is_closed() && c.endpoint == *endpoint);
-        for conn in conns.iter() {
-            if let Ok(permit) = conn.channels.clone().try_acquire_owned() {
-                return Ok((conn.clone(), permit));
+        let asked = Instant::now();
+        loop {
+            if let Some(free) = slot.free(endpoint) {
+                return Ok(free);
             }
+            if let Some((at, e)) = slot.failed.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                if at >= asked {
+                    return Err(e);
+                }
+            }
+            let Ok(_connecting) = slot.connecting.try_lock() else {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            };
+            // A channel may have come free while the lock was taken.
+            if let Some(free) = slot.free(endpoint) {
+                return Ok(free);
+            }
+            return match self.connect(endpoint, pinned.cloned()).await {
+                Ok(conn) => {
+                    let conn = Arc::new(conn);
+                    let permit = conn.channels.clone().try_acquire_owned().map_err(|_| SshError::Protocol {
+                        host: endpoint.slug.clone(),
+                        message: "no channel available on a new connection".into(),
+                    })?;
+                    slot.conns.lock().unwrap_or_else(|e| e.into_inner()).push(conn.clone());
+                    Ok((conn, permit))
+                }
+                Err(e) => {
+                    *slot.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), e.clone()));
+                    Err(e)
+                }
+            };
         }
-        let conn = Arc::new(self.connect(endpoint, pinned.cloned()).await?);
-        let permit = conn.channels.clone().try_acquire_owned().map_err(|_| SshError::Protocol {
-            host: endpoint.slug.clone(),
-            message: "no channel available on a new connection".into(),
-        })?;
-        conns.push(conn.clone());
-        Ok((conn, permit))
     }
 
-    /// Opens a session channel; a connection found dead is replaced once.
+    /// Opens a session channel. A connection found dead is replaced once; one whose host refuses
+    /// another session is retired, so later commands get a connection of their own.
     async fn channel(
         &self,
         endpoint: &Endpoint,
         pinned: Option<&Pinned>,
     ) -> Result<(Channel<client::Msg>, OwnedSemaphorePermit), SshError> {
-        let (conn, permit) = self.lease(endpoint, pinned).await?;
-        match conn.handle.channel_open_session().await {
-            Ok(c) => Ok((c, permit)),
-            Err(e) if conn.handle.is_closed() => {
-                drop(permit);
-                // Only this dead connection leaves the slot; the others keep their commands.
-                let slot = self.slot(&endpoint.slug);
-                slot.lock().await.retain(|c| !Arc::ptr_eq(c, &conn));
-                tracing::debug!(host = %endpoint.slug, error = %e, "connection was closed; reconnecting");
-                let (conn, permit) = self.lease(endpoint, pinned).await?;
-                let channel = conn
-                    .handle
-                    .channel_open_session()
-                    .await
-                    .map_err(|e| SshError::Protocol { host: endpoint.slug.clone(), message: e.to_string() })?;
-                Ok((channel, permit))
+        let slot = self.slot(&endpoint.slug);
+        let mut retried = false;
+        loop {
+            let (conn, permit) = self.lease(endpoint, pinned).await?;
+            let opening = tokio::time::timeout(self.config.connect_timeout, conn.handle.channel_open_session()).await;
+            let error = match opening {
+                Ok(Ok(channel)) => return Ok((channel, permit)),
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => format!("no answer within {} s", self.config.connect_timeout.as_secs()),
+            };
+            drop(permit);
+            slot.retire(&conn);
+            let dead = conn.handle.is_closed();
+            if !dead {
+                let _ = conn.handle.disconnect(Disconnect::ByApplication, "", "en").await;
             }
-            Err(e) => Err(SshError::Protocol {
-                host: endpoint.slug.clone(),
-                message: format!("the host refused a new session: {e}"),
-            }),
+            if retried {
+                return Err(SshError::Protocol {
+                    host: endpoint.slug.clone(),
+                    message: format!("cannot open a session: {error}"),
+                });
+            }
+            tracing::debug!(host = %endpoint.slug, error = %error, dead, "session refused; trying a new connection");
+            retried = true;
         }
     }
 
@@ -346,28 +399,39 @@ impl SshPool {
         cancel: &Cancel,
     ) -> Result<Output, SshError> {
         let mut out = Output::default();
+        if cancel.is_cancelled() {
+            out.cancelled = true;
+            return Ok(out);
+        }
         let opened = tokio::select! {
             r = self.channel(endpoint, pinned.as_ref()) => Some(r?),
             _ = cancel.cancelled() => None,
         };
-        let Some((channel, permit)) = opened.filter(|_| !cancel.is_cancelled()) else {
+        let Some((channel, permit)) = opened else {
             out.cancelled = true;
             return Ok(out);
         };
+        if cancel.is_cancelled() {
+            let _ = channel.close().await;
+            out.cancelled = true;
+            return Ok(out);
+        }
         let started = Instant::now();
         let host = endpoint.slug.clone();
-        channel
-            .exec(true, job.line.as_bytes())
-            .await
-            .map_err(|e| SshError::Protocol { host: host.clone(), message: e.to_string() })?;
+        if let Err(e) = channel.exec(true, job.line.as_bytes()).await {
+            let _ = channel.close().await;
+            return Err(SshError::Protocol { host, message: e.to_string() });
+        }
+        out.started = true;
         // Nothing is fed to the command: a prompt reads end-of-file instead of waiting forever.
         let _ = channel.eof().await;
 
         let cap = self.config.output_cap;
         let mut channel = channel;
-        // The remote `timeout` ends the command first; this local limit only covers a host that
-        // stopped answering.
-        let local_limit = deadline.saturating_add(self.config.kill_grace).saturating_add(Duration::from_secs(10));
+        let mut refused = false;
+        // The remote `timeout` ends the command first; this local limit covers a host that stopped
+        // answering and a command that outlived `timeout` while holding the channel open.
+        let local_limit = deadline.saturating_add(self.config.kill_grace).saturating_add(Duration::from_secs(5));
         let reading = async {
             while let Some(msg) = channel.wait().await {
                 match msg {
@@ -375,6 +439,11 @@ impl SshPool {
                     ChannelMsg::ExtendedData { data, ext: 1 } => keep(&mut out.stderr, &data, cap, &mut out.truncated),
                     ChannelMsg::ExitStatus { exit_status } => out.exit_code = Some(exit_status),
                     ChannelMsg::ExitSignal { signal_name, .. } => out.signal = Some(format!("{signal_name:?}")),
+                    // The exec request itself was refused.
+                    ChannelMsg::Failure => {
+                        refused = true;
+                        break;
+                    }
                     _ => {}
                 }
             }
@@ -385,7 +454,7 @@ impl SshPool {
             _ = cancel.cancelled() => { out.cancelled = true; false }
         };
         out.duration = started.elapsed();
-        if !finished {
+        if !finished || refused {
             let _ = channel.signal(Sig::KILL).await;
             let _ = channel.close().await;
             out.exit_code = None;
@@ -394,20 +463,41 @@ impl SshPool {
             out.timed_out = true;
         }
         drop(permit);
+        if refused {
+            return Err(SshError::Protocol { host, message: "the host refused to run the command".into() });
+        }
         if out.timed_out || out.cancelled {
             // Whatever survived the remote `timeout` (a container's processes, a detached child).
-            self.kill(endpoint, pinned.as_ref(), &job.kill).await;
+            out.kill_failed = self.kill(endpoint, pinned.as_ref(), &job.kill).await.err();
         }
         Ok(out)
     }
 
-    /// Runs a job's kill line (best effort, bounded).
-    async fn kill(&self, endpoint: &Endpoint, pinned: Option<&Pinned>, script: &str) {
-        let Ok((channel, _permit)) = self.channel(endpoint, pinned).await else { return };
-        if channel.exec(true, script.as_bytes()).await.is_ok() {
-            let mut channel = channel;
-            let _ =
-                tokio::time::timeout(Duration::from_secs(10), async { while channel.wait().await.is_some() {} }).await;
+    /// Runs a job's kill line (bounded).
+    async fn kill(&self, endpoint: &Endpoint, pinned: Option<&Pinned>, script: &str) -> Result<(), String> {
+        let (channel, _permit) = self.channel(endpoint, pinned).await.map_err(|e| e.to_string())?;
+        if let Err(e) = channel.exec(true, script.as_bytes()).await {
+            let _ = channel.close().await;
+            return Err(e.to_string());
+        }
+        let mut channel = channel;
+        let mut status = None;
+        let waited = tokio::time::timeout(Duration::from_secs(15), async {
+            while let Some(msg) = channel.wait().await {
+                if let ChannelMsg::ExitStatus { exit_status } = msg {
+                    status = Some(exit_status);
+                }
+            }
+        })
+        .await;
+        if waited.is_err() {
+            let _ = channel.close().await;
+            return Err("the kill line did not finish within 15 s".into());
+        }
+        match status {
+            Some(0) => Ok(()),
+            Some(code) => Err(format!("the kill line ended with status {code}")),
+            None => Err("the kill line ended without a status".into()),
         }
     }
 }

@@ -56,11 +56,14 @@ impl Target {
                 kill: kill_here,
             },
             Some(id) => {
-                // Containers may lack bash (Alpine): `sh` decodes the script and hands it to bash
-                // when there is one.
+                // Inside the container: decode (failing loudly, never running an empty script),
+                // keep the container's own deadline when it has GNU `timeout` (the host's only
+                // reaches `pct`), and use bash when there is one (Alpine has only sh).
                 let inner = format!(
-                    "s=$(printf %s {} | base64 -d); if command -v bash >/dev/null 2>&1; \
-                     then exec bash --norc -c \"$s\" {marker}; else exec sh -c \"$s\" {marker}; fi",
+                    "s=$(printf %s {} | base64 -d) && [ -n \"$s\" ] || {{ echo 'oikos: the container cannot decode the \
+                     command (base64 missing?)' >&2; exit 127; }}; sh=sh; command -v bash >/dev/null 2>&1 && sh=bash; \
+                     if timeout --version >/dev/null 2>&1; then exec timeout --kill-after={grace}s {secs}s \"$sh\" -c \
+                     \"$s\" {marker}; else exec \"$sh\" -c \"$s\" {marker}; fi",
                     shell_quote(&base64(script.as_bytes()))
                 );
                 Job {
@@ -68,7 +71,12 @@ impl Target {
                         "exec timeout --kill-after={grace}s {secs}s pct exec {id} -- sh -c {}",
                         shell_quote(&inner)
                     ),
-                    kill: format!("pct exec {id} -- sh -c {}; {kill_here}", shell_quote(&kill_here)),
+                    // The host sees the container's processes: kill them from there first; the
+                    // same inside the container only as a second try, and bounded.
+                    kill: format!(
+                        "{kill_here}; timeout 10 pct exec {id} -- sh -c {} 2>/dev/null; true",
+                        shell_quote(&kill_here)
+                    ),
                 }
             }
         }
@@ -233,6 +241,6 @@ mod tests {
         let job = target(Some(101)).job("echo hi", Duration::from_secs(600), Duration::from_secs(5));
         assert!(job.line.starts_with("exec timeout --kill-after=5s 600s pct exec 101 -- sh -c "), "{}", job.line);
         assert!(job.line.contains(&base64(b"echo hi")));
-        assert!(job.kill.starts_with("pct exec 101 -- sh -c "), "{}", job.kill);
+        assert!(job.kill.contains("; timeout 10 pct exec 101 -- sh -c "), "{}", job.kill);
     }
 }

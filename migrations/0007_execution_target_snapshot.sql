@@ -3,7 +3,3 @@
 -- refuses instead of running the command somewhere the approval card never showed.
 ALTER TABLE executions ADD COLUMN target_host TEXT;
 ALTER TABLE executions ADD COLUMN target_pve_id INTEGER;
-
--- An operator in one process (the desktop) may stop a command another process (the CLI) runs:
--- the request is recorded here and the running process, which polls it, kills the command.
-ALTER TABLE executions ADD COLUMN cancel_requested_at TEXT;
