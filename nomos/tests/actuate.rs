@@ -119,6 +119,30 @@ fn no_process(pattern: &str) -> bool {
     false
 }
 
+/// `nomos run pve1 -- COMMAND` in another process, on the world's database.
+fn cli_run(w: &World, command: &str) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+        .arg("--db")
+        .arg(w.tmp.path().join("oikos.db"))
+        .args(["run", "pve1", "--", command])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The id of the first execution (of `task`) seen running, waiting up to 20 s for one.
+async fn first_running(act: &Actuator, task: Option<&str>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(x) = act.executions(task, Some(ExecutionStatus::Running), 1).await.unwrap().first() {
+            return x.id.clone();
+        }
+        assert!(Instant::now() < deadline, "nothing started running");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn q(p: &Path) -> String {
     format!("'{}'", p.display())
 }
@@ -421,15 +445,7 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
         tokio::spawn(async move { act.run(request("host:pve1", "sleep 20", Some(&a))).await })
     };
     // Wait until A's command is really running on the host.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let slow_id = loop {
-        let running = w.act.executions(Some(&a), Some(ExecutionStatus::Running), 1).await.unwrap();
-        if let Some(x) = running.first() {
-            break x.id.clone();
-        }
-        assert!(Instant::now() < deadline, "task A's command never started");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let slow_id = first_running(&w.act, Some(&a)).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     let x = ran(w.run("host:pve1", "uptime", Some(&b)).await);
@@ -651,23 +667,8 @@ async fn a_killed_process_leaves_no_execution_running_forever() {
     let w = World::start(1, true, ActuateConfig::default()).await;
     let clock = w.clock.clone().unwrap();
     // Another process (the CLI) runs a long command on the same database, and is killed.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .arg("--db")
-        .arg(w.tmp.path().join("oikos.db"))
-        .args(["run", "pve1", "--", "sleep 3602"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let id = loop {
-        let running = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap();
-        if let Some(x) = running.first() {
-            break x.id.clone();
-        }
-        assert!(Instant::now() < deadline, "the CLI never started its command");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let mut child = cli_run(&w, "sleep 3602");
+    let id = first_running(&w.act, None).await;
     child.kill().unwrap();
     child.wait().unwrap();
     // Its heartbeat is fresh: nobody else may call it dead yet.
@@ -816,23 +817,9 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_command_another_process_runs_can_be_stopped_from_here() {
     let w = World::default(1).await;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .arg("--db")
-        .arg(w.tmp.path().join("oikos.db"))
-        .args(["run", "pve1", "--", "sleep 3604"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let id = loop {
-        let running = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap();
-        if let Some(x) = running.first() {
-            break x.id.clone();
-        }
-        assert!(Instant::now() < deadline, "the CLI never started its command");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    // Another process (the CLI) runs a long command on the same database.
+    let mut child = cli_run(&w, "sleep 3604");
+    let id = first_running(&w.act, None).await;
     let asked = Instant::now();
     w.act.cancel(&id, &operator()).await.unwrap();
     let status = tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap();
@@ -853,11 +840,7 @@ async fn asking_again_for_a_change_that_is_running_joins_it() {
         let act = w.act.clone();
         tokio::spawn(async move { act.approve(&approval, &operator()).await })
     };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while w.act.executions(Some(&a), Some(ExecutionStatus::Running), 1).await.unwrap().is_empty() {
-        assert!(Instant::now() < deadline, "the approved command never started");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    first_running(&w.act, Some(&a)).await;
     // The approval opened A's window, but the same change asked again is the running one.
     let again = ran(w.run("host:pve1", &cmd, Some(&a)).await);
     let first = approving.await.unwrap().unwrap();
@@ -873,14 +856,7 @@ async fn cancelling_a_container_command_kills_it_inside_the_container() {
         let act = w.act.clone();
         tokio::spawn(async move { act.run(request("lxc:caddy", "sleep 3605", None)).await })
     };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let id = loop {
-        if let Some(x) = w.act.executions(None, Some(ExecutionStatus::Running), 1).await.unwrap().first() {
-            break x.id.clone();
-        }
-        assert!(Instant::now() < deadline, "never started");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let id = first_running(&w.act, None).await;
     // Give the command time to reach the container's own session.
     let deadline = Instant::now() + Duration::from_secs(10);
     while no_process_now("sleep 3605") {

@@ -843,44 +843,17 @@ impl Actuator {
         let mut tx = self.engine.store().begin_write().await?;
         let approval = approval_in(&mut tx, approval_id).await?;
         let mut tx = Self::check_pending(tx, &approval, &now).await?;
-        sqlx::query(
-            "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, grant_message = ? WHERE id = ?",
-        )
-        .bind(status)
-        .bind(&now)
-        .bind(&decision.actor)
-        .bind(decision.channel.as_str())
-        .bind(decision.message.as_deref().filter(|_| decision.channel == Channel::Chat))
-        .bind(&approval.id)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE executions SET status = ?, finished_at = ? WHERE id = ? AND status = 'pending_approval'")
-            .bind(status)
-            .bind(&now)
-            .bind(&approval.execution_id)
-            .execute(&mut *tx)
-            .await?;
-        Audit {
-            at: &now,
-            actor_type: actor_type(&decision.actor),
+        let closing = Closing {
+            status,
             actor: &decision.actor,
-            channel: Some(decision.channel.as_str()),
+            channel: decision.channel.as_str(),
+            message: decision.message.as_deref().filter(|_| decision.channel == Channel::Chat),
             action: if status == "denied" { "approval.denied" } else { "approval.cancelled" },
-            entity: Some(&approval.target),
-            task: approval.task_id.as_deref(),
-            execution: Some(&approval.execution_id),
             detail: json!({"approval": approval.id, "message": decision.message}),
-        }
-        .write(&mut tx)
-        .await?;
-        tx.emit(
-            EventDraft::new(event_kind::APPROVAL_DECIDED)
-                .correlation(&approval.execution_id)
-                .entity(&approval.target)
-                .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": status,
-                                "channel": decision.channel, "task_id": approval.task_id})),
-        )
-        .await?;
+            event: json!({}),
+            ends_execution: Some(None),
+        };
+        close_approval(&mut tx, &approval, closing, &now).await?;
         let approval = approval_in(&mut tx, &approval.id).await?;
         tx.commit().await?;
         Ok(approval)
@@ -1416,14 +1389,17 @@ async fn supersede(
     reasons: &str,
     now: &str,
 ) -> Result<()> {
-    sqlx::query(
-        "UPDATE approvals SET status = 'cancelled', decided_at = ?, decided_by = 'gate', channel = 'system'
-          WHERE id = ? AND status = 'pending'",
-    )
-    .bind(now)
-    .bind(&approval.id)
-    .execute(&mut **tx)
-    .await?;
+    let closing = Closing {
+        status: "cancelled",
+        actor: "system:gate",
+        channel: "system",
+        message: None,
+        action: "approval.superseded",
+        detail: json!({"approval": approval.id, "granted_by": grant}),
+        event: json!({"reason": "superseded", "granted_by": grant}),
+        ends_execution: None,
+    };
+    close_approval(tx, approval, closing, now).await?;
     sqlx::query(
         "UPDATE executions SET status = 'running', granted_by = ?1, started_at = ?2, heartbeat_at = ?2, risk = ?3,
                 reasons = ?4
@@ -1436,25 +1412,76 @@ async fn supersede(
     .bind(&approval.execution_id)
     .execute(&mut **tx)
     .await?;
+    Ok(())
+}
+
+/// How a waiting approval ends: who ended it, how, and what happens to its execution.
+struct Closing<'a> {
+    /// The approval's new status (`expired`, `denied`, `cancelled`).
+    status: &'a str,
+    actor: &'a str,
+    channel: &'a str,
+    /// The operator's words, kept for chat decisions.
+    message: Option<&'a str>,
+    /// The audit action and its detail.
+    action: &'a str,
+    detail: Json,
+    /// Extra fields for the event (a reason).
+    event: Json,
+    /// The execution ends with the approval (`Some(error)` for its error column); `None` when it
+    /// goes on to run (superseded by a window).
+    ends_execution: Option<Option<&'a str>>,
+}
+
+/// Closes a waiting approval, and with it (usually) its execution: one place for the update, the
+/// audit record and the event, whichever way the approval ends.
+async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, now: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, grant_message = ?
+          WHERE id = ? AND status = 'pending'",
+    )
+    .bind(c.status)
+    .bind(now)
+    .bind(c.actor)
+    .bind(c.channel)
+    .bind(c.message)
+    .bind(&approval.id)
+    .execute(&mut **tx)
+    .await?;
+    if let Some(error) = c.ends_execution {
+        sqlx::query(
+            "UPDATE executions SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'pending_approval'",
+        )
+        .bind(c.status)
+        .bind(now)
+        .bind(error)
+        .bind(&approval.execution_id)
+        .execute(&mut **tx)
+        .await?;
+    }
     Audit {
         at: now,
-        actor_type: "system",
-        actor: "gate",
-        channel: Some("system"),
-        action: "approval.superseded",
+        actor_type: actor_type(c.actor),
+        actor: c.actor,
+        channel: Some(c.channel),
+        action: c.action,
         entity: Some(&approval.target),
         task: approval.task_id.as_deref(),
         execution: Some(&approval.execution_id),
-        detail: json!({"approval": approval.id, "granted_by": grant}),
+        detail: c.detail,
     }
     .write(tx)
     .await?;
+    let mut payload = json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": c.status,
+                             "channel": c.channel, "task_id": approval.task_id});
+    if let (Some(p), Json::Object(extra)) = (payload.as_object_mut(), c.event) {
+        p.extend(extra);
+    }
     tx.emit(
         EventDraft::new(event_kind::APPROVAL_DECIDED)
             .correlation(&approval.execution_id)
             .entity(&approval.target)
-            .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": "cancelled",
-                            "reason": "superseded", "granted_by": grant, "task_id": approval.task_id})),
+            .payload(payload),
     )
     .await?;
     Ok(())
@@ -1469,82 +1496,33 @@ pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now:
         .await?;
     let waiting: Vec<Approval> = rows.iter().map(approval_from_row).collect::<Result<_>>()?;
     for a in &waiting {
-        sqlx::query(
-            "UPDATE approvals SET status = 'cancelled', decided_at = ?, decided_by = 'system:task-deleted',
-                    channel = 'system' WHERE id = ?",
-        )
-        .bind(now)
-        .bind(&a.id)
-        .execute(&mut **tx)
-        .await?;
-        sqlx::query(
-            "UPDATE executions SET status = 'cancelled', finished_at = ?, error = 'withdrawn: its task was deleted'
-              WHERE id = ? AND status = 'pending_approval'",
-        )
-        .bind(now)
-        .bind(&a.execution_id)
-        .execute(&mut **tx)
-        .await?;
-        Audit {
-            at: now,
-            actor_type: "system",
+        let closing = Closing {
+            status: "cancelled",
             actor: "system:task-deleted",
-            channel: Some("system"),
+            channel: "system",
+            message: None,
             action: "approval.cancelled",
-            entity: Some(&a.target),
-            task: Some(task_id),
-            execution: Some(&a.execution_id),
             detail: json!({"approval": a.id, "reason": "task deleted"}),
-        }
-        .write(tx)
-        .await?;
-        tx.emit(
-            EventDraft::new(event_kind::APPROVAL_DECIDED)
-                .correlation(&a.execution_id)
-                .entity(&a.target)
-                .payload(json!({"approval_id": a.id, "execution_id": a.execution_id, "status": "cancelled",
-                                "reason": "task deleted", "task_id": task_id})),
-        )
-        .await?;
+            event: json!({"reason": "task deleted"}),
+            ends_execution: Some(Some("withdrawn: its task was deleted")),
+        };
+        close_approval(tx, a, closing, now).await?;
     }
     Ok(waiting.len())
 }
 
 async fn expire_one(tx: &mut WriteTx, approval: &Approval, now: &str) -> Result<()> {
-    sqlx::query("UPDATE approvals SET status = 'expired', decided_at = ?, channel = 'system' WHERE id = ? AND status = 'pending'")
-        .bind(now)
-        .bind(&approval.id)
-        .execute(&mut **tx)
-        .await?;
-    sqlx::query(
-        "UPDATE executions SET status = 'expired', finished_at = ? WHERE id = ? AND status = 'pending_approval'",
-    )
-    .bind(now)
-    .bind(&approval.execution_id)
-    .execute(&mut **tx)
-    .await?;
-    Audit {
-        at: now,
-        actor_type: "system",
-        actor: "gate",
-        channel: Some("system"),
+    let closing = Closing {
+        status: "expired",
+        actor: "system:gate",
+        channel: "system",
+        message: None,
         action: "approval.expired",
-        entity: Some(&approval.target),
-        task: approval.task_id.as_deref(),
-        execution: Some(&approval.execution_id),
         detail: json!({"approval": approval.id, "expires_at": approval.expires_at}),
-    }
-    .write(tx)
-    .await?;
-    tx.emit(
-        EventDraft::new(event_kind::APPROVAL_DECIDED)
-            .correlation(&approval.execution_id)
-            .entity(&approval.target)
-            .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": "expired",
-                            "task_id": approval.task_id})),
-    )
-    .await?;
-    Ok(())
+        event: json!({}),
+        ends_execution: Some(None),
+    };
+    close_approval(tx, approval, closing, now).await
 }
 
 #[allow(clippy::too_many_arguments)]
