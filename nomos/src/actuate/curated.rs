@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::time::Duration;
 
-use nomos_types::{EntityState, Execution, Risk};
+use nomos_types::{Direction, EntityState, Execution, Risk};
 use serde_json::{json, Map, Value as Json};
 
 use super::ssh::shell_quote;
@@ -216,7 +216,7 @@ impl Actuator {
             let Some(gw) = gw.clone() else {
                 return Err(Error::Invalid(format!(
                     "pct_create: a static ip needs its gateway (gw). {}",
-                    self.neighbour_hint(&host.slug).await
+                    self.neighbour_hint(req, &host.slug).await
                 )));
             };
             check_ipv4(&gw)?;
@@ -278,26 +278,50 @@ impl Actuator {
             Ok(_) => Ok(()),
             Err(why) => Err(Error::Invalid(format!(
                 "gateway {gw} is unreachable from {host} ({why}). Don't guess another address: {}",
-                self.neighbour_hint(host).await
+                self.neighbour_hint(req, host).await
             ))),
         }
     }
 
-    /// Guidance for a static address: a same-host container's gateway and bridge, or DHCP.
-    async fn neighbour_hint(&self, host: &str) -> String {
+    /// Guidance for a static address: what same-host containers use (their `pct config`, read
+    /// on the host, else what the graph knows), or DHCP.
+    async fn neighbour_hint(&self, req: &ActionRequest, host: &str) -> String {
         let mut seen = Vec::new();
-        if let Ok(relations) = self.engine.relations(host, false).await {
-            for r in relations {
-                if r.rel_type != "hosts" || r.direction != nomos_types::Direction::Outgoing {
-                    continue;
-                }
-                if let Ok(e) = self.engine.entity(&r.other.slug).await {
-                    let a = &e.attributes;
-                    if let Some(gw) = a.get("gw").or_else(|| a.get("gateway")).and_then(Json::as_str) {
-                        let bridge = a.get("bridge").and_then(Json::as_str).unwrap_or("vmbr0");
-                        seen.push(format!("{} (gw {gw}, bridge {bridge})", e.slug));
+        let neighbours: Vec<nomos_types::Entity> = match self.engine.relations(host, false).await {
+            Ok(relations) => {
+                let mut out = Vec::new();
+                for r in relations.iter().filter(|r| r.rel_type == "hosts" && r.direction == Direction::Outgoing) {
+                    if let Ok(e) = self.engine.entity(&r.other.slug).await {
+                        if e.entity_type == "lxc" && e.state != EntityState::Destroyed {
+                            out.push(e);
+                        }
                     }
                 }
+                out
+            }
+            Err(_) => Vec::new(),
+        };
+        for e in neighbours.iter().take(3) {
+            let a = &e.attributes;
+            let mut gw = a.get("gw").or_else(|| a.get("gateway")).and_then(Json::as_str).map(str::to_string);
+            let mut bridge = a.get("bridge").and_then(Json::as_str).map(str::to_string);
+            if let Some(id) = a.get("pve_id").and_then(Json::as_u64) {
+                if let Ok(Ok(config)) =
+                    self.preflight(req, format!("pct config {id}"), "how a neighbour is networked").await
+                {
+                    if let Some(net) = config.lines().find_map(|l| l.strip_prefix("net0:")) {
+                        for kv in net.trim().split(',') {
+                            match kv.split_once('=') {
+                                Some(("gw", v)) => gw = Some(v.to_string()),
+                                Some(("bridge", v)) => bridge = Some(v.to_string()),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(gw) = gw {
+                seen.push(format!("{} (gw {gw}, bridge {})", e.slug, bridge.as_deref().unwrap_or("vmbr0")));
             }
         }
         if seen.is_empty() {

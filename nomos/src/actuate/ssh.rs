@@ -359,7 +359,15 @@ impl SshPool {
             ..Default::default()
         });
         let secs = self.config.connect_timeout.as_secs().max(1);
-        let connecting = client::connect(config, (endpoint.address.as_str(), endpoint.port), checker);
+        // The TCP connect on its own, so the operator reads the system's reason (refused, no
+        // route) rather than the SSH library's.
+        let tcp = tokio::net::TcpStream::connect((endpoint.address.as_str(), endpoint.port));
+        let stream = tokio::time::timeout(self.config.connect_timeout, tcp)
+            .await
+            .map_err(|_| SshError::ConnectTimeout { host: host.clone(), addr: addr.clone(), secs })?
+            .map_err(|e| SshError::Unreachable { host: host.clone(), addr: addr.clone(), message: e.to_string() })?;
+        let _ = stream.set_nodelay(true);
+        let connecting = client::connect_stream(config, stream, checker);
         let result = tokio::time::timeout(self.config.connect_timeout, connecting)
             .await
             .map_err(|_| SshError::ConnectTimeout { host: host.clone(), addr: addr.clone(), secs })?;
@@ -376,7 +384,16 @@ impl SshPool {
                         SshError::HostKeyChanged { host, pinned: fingerprint_of(&p.public_key), seen }
                     }
                     (Some(seen), _) => SshError::UntrustedHostKey { host, seen },
-                    (None, _) => SshError::Unreachable { host, addr, message: e.to_string() },
+                    (None, _) => {
+                        let message = match e {
+                            russh::Error::Disconnect => {
+                                "the connection closed before the SSH handshake (is sshd listening on that port?)"
+                                    .to_string()
+                            }
+                            other => other.to_string(),
+                        };
+                        SshError::Unreachable { host, addr, message }
+                    }
                 });
             }
         };
