@@ -824,7 +824,7 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
     let took = started.elapsed();
     eprintln!("14 one-second commands on one host took {took:?}");
     // Serialised they would take 14 s; side by side (two connections) a little over one.
-    assert!(took < Duration::from_secs(7), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
