@@ -1,6 +1,7 @@
 //! `nomos`, the engine's command line.
 //!
-//! Exit status: 0 ok, 1 error (one line on stderr), 2 usage. Every read command takes `--json`.
+//! Exit status: 0 ok, 1 error (one line on stderr) or a command that failed on its host, 2 usage,
+//! 3 queued for approval. Every read command takes `--json`.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -59,6 +60,9 @@ enum Command {
     /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
     /// {"message", "assent", "typed_confirmation"}.
     Assent,
+    /// Tasks: what the agent (or you) works on; their windows let their changes run
+    #[command(subcommand)]
+    Tasks(TasksCommand),
     /// Hosts and their SSH host keys
     #[command(subcommand)]
     Hosts(cli::HostsCommand),
@@ -78,6 +82,26 @@ enum Command {
     /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
     #[command(subcommand)]
     Lab(nomos::lab::cli::LabCommand),
+}
+
+#[derive(Subcommand)]
+enum TasksCommand {
+    /// Start a task; prints its id (for `run --task`, `autonomy open`)
+    Create {
+        #[arg(long)]
+        title: String,
+        #[arg(long, default_value = "")]
+        goal: String,
+    },
+    /// Tasks, most recently active first
+    List {
+        #[arg(long, default_value_t = 30)]
+        limit: u32,
+    },
+    /// One task
+    Show { id: String },
+    /// Delete a task (its knowledge stays; its waiting requests are withdrawn)
+    Delete { id: String },
 }
 
 #[derive(Subcommand)]
@@ -195,6 +219,7 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(message) if message == QUEUED => ExitCode::from(3),
         Err(message) => {
             // One line, whatever the error carried (nothing when the command reported already).
             if !message.is_empty() {
@@ -310,12 +335,16 @@ async fn actuator(engine: &Engine) -> Result<Actuator, String> {
 }
 
 /// A command that ran and failed has said why already; it only sets the exit status.
-fn ok_or_failed(r: Result<bool, String>) -> Result<(), String> {
+fn ok_or_failed(r: Result<cli::Ended, String>) -> Result<(), String> {
     match r? {
-        true => Ok(()),
-        false => Err(String::new()),
+        cli::Ended::Succeeded => Ok(()),
+        cli::Ended::Failed => Err(String::new()),
+        cli::Ended::Queued => Err(QUEUED.into()),
     }
 }
+
+/// The error text that means "waits for approval" (exit status 3, nothing more to print).
+const QUEUED: &str = "\u{0}queued";
 
 async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), String> {
     let e = |err: nomos::Error| err.to_string();
@@ -383,6 +412,7 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
             out.print(&b, render_blast)
         }
         Command::Knowledge(k) => knowledge(engine, k, out).await,
+        Command::Tasks(c) => tasks(engine, c, out).await,
         Command::Hosts(c) => cli::hosts(&actuator(engine).await?, c, out.json).await,
         Command::Run(a) => ok_or_failed(cli::run(&actuator(engine).await?, a, out.json).await),
         Command::Action(a) => ok_or_failed(cli::action(&actuator(engine).await?, a, out.json).await),
@@ -390,6 +420,37 @@ async fn dispatch(engine: &Engine, command: Command, out: &Out) -> Result<(), St
         Command::Executions(c) => cli::executions(&actuator(engine).await?, c, out.json).await,
         Command::Autonomy(c) => cli::autonomy(&actuator(engine).await?, c, out.json).await,
         Command::Classify { .. } | Command::Assent | Command::Lab(_) => Ok(()),
+    }
+}
+
+async fn tasks(engine: &Engine, command: TasksCommand, out: &Out) -> Result<(), String> {
+    let e = |err: nomos::Error| err.to_string();
+    let line = |t: &nomos::types::Task| format!("{}  {:<10} {}", t.id, t.status.as_str(), t.title);
+    match command {
+        TasksCommand::Create { title, goal } => {
+            let t = engine.create_task(&title, &goal).await.map_err(e)?;
+            out.print(&t, |t| t.id.clone())
+        }
+        TasksCommand::List { limit } => {
+            let list = engine.tasks(limit).await.map_err(e)?;
+            out.print(&list, |list| {
+                if list.is_empty() {
+                    "no tasks".into()
+                } else {
+                    list.iter().map(|t| line(t) + "\n").collect()
+                }
+            })
+        }
+        TasksCommand::Show { id } => {
+            let t = engine.task(&id).await.map_err(e)?;
+            out.print(&t, |t| format!("{}\ngoal: {}\nsummary: {}", line(t), t.goal, t.summary))
+        }
+        TasksCommand::Delete { id } => {
+            let kept = engine.delete_task(&id).await.map_err(e)?;
+            out.print(&serde_json::json!({"deleted": id, "knowledge_kept": kept}), |_| {
+                format!("task {id} deleted; {kept} note(s) it produced are kept")
+            })
+        }
     }
 }
 

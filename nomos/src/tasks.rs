@@ -77,6 +77,15 @@ impl Engine {
         self.task(&id).await
     }
 
+    /// Tasks, most recently active first.
+    pub async fn tasks(&self, limit: u32) -> Result<Vec<Task>> {
+        let rows = sqlx::query(&format!("{TASK_SELECT} ORDER BY t.last_active_at DESC, t.id LIMIT ?"))
+            .bind(i64::from(limit))
+            .fetch_all(self.store().pool())
+            .await?;
+        rows.iter().map(task_from_row).collect()
+    }
+
     pub async fn task(&self, id: &str) -> Result<Task> {
         let row = sqlx::query(&format!("{TASK_SELECT} WHERE t.id = ?"))
             .bind(id)

@@ -107,6 +107,12 @@ fn ran(o: RunOutcome) -> nomos::types::Execution {
     }
 }
 
+/// `sleep N.<random>`: a command line no other test (or anything else on the machine) shares, so
+/// looking for it, or killing it, touches only this test's process.
+fn unique_sleep(secs: u32) -> String {
+    format!("sleep {secs}.{:05}", uuid::Uuid::new_v4().as_u128() % 100_000)
+}
+
 /// Whether no process with `pattern` in its command line is left (after a short grace).
 fn no_process(pattern: &str) -> bool {
     for _ in 0..20 {
@@ -347,7 +353,9 @@ async fn unreachable_hosts_and_unknown_targets_fail_cleanly() {
     };
     let w = World::start(1, false, config).await;
     // A port nobody listens on, and an address nothing answers (TEST-NET-2).
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Port 1 (tcpmux): privileged and unused on any machine this runs on, so nothing else can
+    // take it while the test runs.
+    let closed = 1;
     w.engine
         .import_inventory(
             &format!("hosts:\n  - {{ name: gone, address: 127.0.0.1, ssh_port: {closed} }}\n  - {{ name: void, address: 198.51.100.7 }}\n"),
@@ -371,7 +379,7 @@ async fn unreachable_hosts_and_unknown_targets_fail_cleanly() {
         if host == "host:mute" {
             assert!(x.error.as_deref().unwrap().contains("did not answer within 2 s"), "{:?}", x.error);
         }
-        assert!(took < Duration::from_secs(2) + Duration::from_millis(1500), "{host} took {took:?}");
+        assert!(took < Duration::from_secs(7), "{host} took {took:?} (connect timeout 2 s)");
         // Trusting cannot work either, and says why.
         assert!(w.act.trust_host(host, None, &operator()).await.is_err());
     }
@@ -393,7 +401,8 @@ async fn unreachable_hosts_and_unknown_targets_fail_cleanly() {
 async fn hung_commands_are_killed_and_output_survives_intact() {
     let w = World::default(1).await;
     // A hung command: killed at its deadline, recorded as failed, gone from the host.
-    let mut req = request("host:pve1", "echo started; sleep 3601", None);
+    let hung = unique_sleep(3600);
+    let mut req = request("host:pve1", &format!("echo started; {hung}"), None);
     req.timeout = Some(Duration::from_secs(2));
     let started = Instant::now();
     let x = ran(w.act.run(req).await.unwrap());
@@ -401,15 +410,16 @@ async fn hung_commands_are_killed_and_output_survives_intact() {
     assert!(x.error.as_deref().unwrap().contains("timed out after 2 s"), "{:?}", x.error);
     assert_eq!(x.stdout, "started\n", "output before the kill is kept");
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(no_process("sleep 3601"), "the command still runs");
+    assert!(no_process(&hung), "the command still runs");
 
     // The same inside a container, where the host's `timeout` does not reach.
-    let mut req = request("lxc:caddy", "sleep 3603", None);
+    let hung = unique_sleep(3600);
+    let mut req = request("lxc:caddy", &hung, None);
     req.timeout = Some(Duration::from_secs(2));
     let x = ran(w.act.run(req).await.unwrap());
     assert_eq!(x.status, ExecutionStatus::Failed);
     assert!(x.error.as_deref().unwrap().contains("timed out"), "{:?}", x.error);
-    assert!(no_process("sleep 3603"), "the container's command still runs");
+    assert!(no_process(&hung), "the container's command still runs");
 
     // Limits out of range are refused before anything runs.
     let mut req = request("host:pve1", "true", None);
@@ -452,7 +462,8 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
     let slow = {
         let act = w.act.clone();
         let a = a.clone();
-        tokio::spawn(async move { act.run(request("host:pve1", "sleep 20", Some(&a))).await })
+        let slow = unique_sleep(20);
+        tokio::spawn(async move { act.run(request("host:pve1", &slow, Some(&a))).await })
     };
     // Wait until A's command is really running on the host.
     let slow_id = first_running(&w.act, Some(&a)).await;
@@ -467,7 +478,7 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
     w.act.cancel(&slow_id, &operator()).await.unwrap();
     let x = ran(slow.await.unwrap().unwrap());
     assert_eq!(x.status, ExecutionStatus::Cancelled);
-    assert!(no_process("sleep 20"), "the cancelled command still runs");
+    assert!(no_process(&x.command), "the cancelled command still runs");
 }
 
 async fn wait_final(act: &Actuator, id: &str) -> nomos::types::Execution {
@@ -680,7 +691,8 @@ async fn a_killed_process_leaves_no_execution_running_forever() {
     let w = World::start(1, true, ActuateConfig::default()).await;
     let clock = w.clock.clone().unwrap();
     // Another process (the CLI) runs a long command on the same database, and is killed.
-    let mut child = cli_run(&w, "sleep 3602");
+    let hung = unique_sleep(3600);
+    let mut child = cli_run(&w, &hung);
     let id = first_running(&w.act, None).await;
     child.kill().unwrap();
     child.wait().unwrap();
@@ -692,7 +704,8 @@ async fn a_killed_process_leaves_no_execution_running_forever() {
     assert_eq!(x.status, ExecutionStatus::Failed);
     assert!(x.error.as_deref().unwrap().starts_with("interrupted:"), "{:?}", x.error);
     assert_eq!(w.act.recover_interrupted().await.unwrap(), 0, "recovered once");
-    let _ = std::process::Command::new("pkill").args(["-f", "sleep 3602"]).status();
+    // The killed CLI's command runs on until its remote deadline; this test's own, so end it.
+    let _ = std::process::Command::new("pkill").args(["-f", &hung]).status();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -831,7 +844,8 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
 async fn a_command_another_process_runs_can_be_stopped_from_here() {
     let w = World::default(1).await;
     // Another process (the CLI) runs a long command on the same database.
-    let mut child = cli_run(&w, "sleep 3604");
+    let hung = unique_sleep(3600);
+    let mut child = cli_run(&w, &hung);
     let id = first_running(&w.act, None).await;
     let asked = Instant::now();
     w.act.cancel(&id, &operator()).await.unwrap();
@@ -840,7 +854,7 @@ async fn a_command_another_process_runs_can_be_stopped_from_here() {
     assert!(!status.success(), "a cancelled run is not a success");
     let x = w.act.execution(&id).await.unwrap();
     assert_eq!(x.status, ExecutionStatus::Cancelled);
-    assert!(no_process("sleep 3604"));
+    assert!(no_process(&hung));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -865,14 +879,16 @@ async fn asking_again_for_a_change_that_is_running_joins_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn cancelling_a_container_command_kills_it_inside_the_container() {
     let w = World::default(1).await;
+    let hung = unique_sleep(3600);
     let running = {
         let act = w.act.clone();
-        tokio::spawn(async move { act.run(request("lxc:caddy", "sleep 3605", None)).await })
+        let hung = hung.clone();
+        tokio::spawn(async move { act.run(request("lxc:caddy", &hung, None)).await })
     };
     let id = first_running(&w.act, None).await;
     // Give the command time to reach the container's own session.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while no_process_now("sleep 3605") {
+    while no_process_now(&hung) {
         assert!(Instant::now() < deadline, "the container command never appeared");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -880,9 +896,72 @@ async fn cancelling_a_container_command_kills_it_inside_the_container() {
     let x = ran(running.await.unwrap().unwrap());
     assert_eq!(x.status, ExecutionStatus::Cancelled);
     assert_eq!(x.error.as_deref(), Some("cancelled by the operator; the command was killed"));
-    assert!(no_process("sleep 3605"), "the container's command survived the cancel");
+    assert!(no_process(&hung), "the container's command survived the cancel");
 }
 
 fn no_process_now(pattern: &str) -> bool {
     std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap().stdout.is_empty()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_command_whose_process_was_killed_is_stopped_from_here() {
+    let w = World::default(1).await;
+    let hung = unique_sleep(3600);
+    let mut child = cli_run(&w, &hung);
+    let id = first_running(&w.act, None).await;
+    // The CLI dies without a word (kill -9): nobody polls for a cancel request any more.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let x = w.act.cancel(&id, &operator()).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Cancelled);
+    assert!(x.error.as_deref().unwrap().contains("killed from here"), "{:?}", x.error);
+    assert!(no_process(&hung), "the orphaned command still runs");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ctrl_c_on_the_command_line_stops_the_command_on_the_host() {
+    let w = World::default(1).await;
+    let hung = unique_sleep(3600);
+    let mut child = cli_run(&w, &hung);
+    let id = first_running(&w.act, None).await;
+    let interrupted = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(interrupted.success());
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap();
+    assert!(!status.success());
+    let x = w.act.execution(&id).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Cancelled, "{:?}", x.error);
+    assert!(no_process(&hung), "the command outlived the Ctrl-C");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_command_line_tells_ran_failed_and_queued_apart() {
+    let w = World::default(1).await;
+    let nomos = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+            .arg("--db")
+            .arg(w.tmp.path().join("oikos.db"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let created = nomos(&["tasks", "create", "--title", "cli"]);
+    assert!(created.status.success());
+    let task = String::from_utf8(created.stdout).unwrap().trim().to_string();
+    assert!(nomos(&["tasks", "list"]).stdout.windows(task.len()).any(|w| w == task.as_bytes()));
+
+    let ok = nomos(&["run", "pve1", "--", "echo fine"]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(ok.stdout, b"fine\n");
+    assert_eq!(nomos(&["run", "pve1", "--", "exit 4"]).status.code(), Some(1));
+    let mark = q(&w.marks("cli"));
+    let queued = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo q >> {mark}")]);
+    assert_eq!(queued.status.code(), Some(3), "{}", String::from_utf8_lossy(&queued.stderr));
+    let text = String::from_utf8(queued.stdout).unwrap();
+    let approval = text.lines().find_map(|l| l.strip_prefix("approve with: nomos approvals approve ")).unwrap();
+    assert_eq!(nomos(&["approvals", "approve", approval.trim()]).status.code(), Some(0));
+    assert_eq!(w.read_marks("cli"), ["q"]);
+    // The task's window now lets its next change run from the command line too.
+    let next = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo r >> {mark}")]);
+    assert_eq!(next.status.code(), Some(0));
+    assert_eq!(w.read_marks("cli"), ["q", "r"]);
 }

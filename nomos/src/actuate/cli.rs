@@ -196,7 +196,7 @@ pub async fn hosts(act: &Actuator, cmd: HostsCommand, json_out: bool) -> Result<
     }
 }
 
-pub async fn run(act: &Actuator, args: RunArgs, json_out: bool) -> Result<bool, String> {
+pub async fn run(act: &Actuator, args: RunArgs, json_out: bool) -> Result<Ended, String> {
     let req = RunRequest {
         target: args.target,
         command: args.command.join(" "),
@@ -207,11 +207,11 @@ pub async fn run(act: &Actuator, args: RunArgs, json_out: bool) -> Result<bool, 
         timeout: args.timeout.map(Duration::from_secs),
         background: false,
     };
-    let outcome = act.run(req).await.map_err(|e| e.to_string())?;
+    let outcome = until_interrupted(act.run(req)).await.map_err(|e| e.to_string())?;
     report(act, &outcome, &[], json_out).await
 }
 
-pub async fn action(act: &Actuator, args: ActionArgs, json_out: bool) -> Result<bool, String> {
+pub async fn action(act: &Actuator, args: ActionArgs, json_out: bool) -> Result<Ended, String> {
     let mut params = serde_json::Map::new();
     for p in &args.params {
         let Some((k, v)) = p.split_once('=') else {
@@ -227,16 +227,30 @@ pub async fn action(act: &Actuator, args: ActionArgs, json_out: bool) -> Result<
         task_id: args.task,
         requested_by: operator(None).actor,
     };
-    let done = act.action(req).await.map_err(|e| e.to_string())?;
+    let done = until_interrupted(act.action(req)).await.map_err(|e| e.to_string())?;
     let mut outcome = done.outcome;
     // A background action (create, upgrade) is followed to its end here: a terminal has nowhere
     // else to show the result.
     if let RunOutcome::Ran(x) = &outcome {
         if x.status == ExecutionStatus::Running {
-            outcome = RunOutcome::Ran(wait_for(act, &x.id).await?);
+            outcome = RunOutcome::Ran(until_interrupted(wait_for(act, &x.id)).await?);
         }
     }
     report(act, &outcome, &done.notes, json_out).await
+}
+
+/// Runs `work`; on Ctrl-C, stops what this process runs on the hosts (killed there, recorded as
+/// cancelled) and lets `work` finish with that, instead of leaving commands behind.
+async fn until_interrupted<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::pin!(work);
+    tokio::select! {
+        r = &mut work => r,
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("interrupted: stopping the command on the host…");
+            super::cancel_running_here();
+            work.await
+        }
+    }
 }
 
 async fn wait_for(act: &Actuator, id: &str) -> Result<Execution, String> {
@@ -249,8 +263,17 @@ async fn wait_for(act: &Actuator, id: &str) -> Result<Execution, String> {
     }
 }
 
-/// Prints what became of a request; true when it ran and succeeded, or was queued.
-async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], json_out: bool) -> Result<bool, String> {
+/// How a command-line request ended, for the exit status: 0 ran and succeeded, 1 failed,
+/// 3 waits for approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Succeeded,
+    Failed,
+    Queued,
+}
+
+/// Prints what became of a request.
+async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], json_out: bool) -> Result<Ended, String> {
     match outcome {
         RunOutcome::Ran(x) => {
             let (stdout, stderr) = act.execution_output(&x.id).await.map_err(|e| e.to_string())?;
@@ -269,8 +292,11 @@ async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], json_out
                 }
                 let how = x.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
                 eprintln!("execution {} {}{how}", x.id, x.status);
+                if let Some(host) = x.error.as_deref().and_then(untrusted_host) {
+                    eprintln!("check the fingerprint on the host, then: nomos hosts trust {host}");
+                }
             }
-            Ok(x.status == ExecutionStatus::Completed)
+            Ok(if x.status == ExecutionStatus::Completed { Ended::Succeeded } else { Ended::Failed })
         }
         RunOutcome::Queued { execution, approval, existing } => {
             print(
@@ -288,9 +314,10 @@ async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], json_out
                         blast_line(approval),
                     ));
                     if approval.requires_confirmation {
+                        let name = approval.target.split_once(':').map_or(approval.target.as_str(), |(_, n)| n);
                         s.push_str(&format!(
-                            "approve with: nomos approvals approve {} --confirm \"confirm {}\"",
-                            approval.id, approval.target
+                            "approve with: nomos approvals approve {} --confirm \"confirm {name}\"",
+                            approval.id
                         ));
                     } else {
                         s.push_str(&format!("approve with: nomos approvals approve {}", approval.id));
@@ -298,16 +325,21 @@ async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], json_out
                     s
                 },
             )?;
-            Ok(true)
+            Ok(Ended::Queued)
         }
     }
+}
+
+/// The host named in a "host key … not trusted" error.
+fn untrusted_host(error: &str) -> Option<&str> {
+    error.strip_prefix("host key for ")?.split_once(" not trusted:").map(|(h, _)| h)
 }
 
 fn blast_line(a: &Approval) -> String {
     a.blast_radius.get("summary").and_then(|v| v.as_str()).unwrap_or("blast radius unknown").to_string()
 }
 
-pub async fn approvals(act: &Actuator, cmd: ApprovalsCommand, json_out: bool) -> Result<bool, String> {
+pub async fn approvals(act: &Actuator, cmd: ApprovalsCommand, json_out: bool) -> Result<Ended, String> {
     let e = |err: crate::Error| err.to_string();
     match cmd {
         ApprovalsCommand::List => {
@@ -335,17 +367,17 @@ pub async fn approvals(act: &Actuator, cmd: ApprovalsCommand, json_out: bool) ->
                     })
                     .collect()
             })?;
-            Ok(true)
+            Ok(Ended::Succeeded)
         }
         ApprovalsCommand::Approve { id, confirm } => {
-            let x = act.approve(&id, &operator(confirm)).await.map_err(e)?;
-            let x = if x.status.is_final() { x } else { wait_for(act, &x.id).await? };
+            let x = until_interrupted(act.approve(&id, &operator(confirm))).await.map_err(e)?;
+            let x = if x.status.is_final() { x } else { until_interrupted(wait_for(act, &x.id)).await? };
             report(act, &RunOutcome::Ran(x), &[], json_out).await
         }
         ApprovalsCommand::Deny { id, reason } => {
             let a = act.deny(&id, &operator(reason)).await.map_err(e)?;
             print(json_out, &a, |a| format!("approval {} denied; execution {} will not run", a.id, a.execution_id))?;
-            Ok(true)
+            Ok(Ended::Succeeded)
         }
     }
 }

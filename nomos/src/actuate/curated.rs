@@ -188,7 +188,14 @@ impl Actuator {
         let memory = p.int("memory", 512, 16, 4 * 1024 * 1024)?;
         let swap = p.int("swap", 512, 0, 4 * 1024 * 1024)?;
         let disk_gb = p.int("disk_gb", 8, 1, 1024 * 1024)?;
-        let storage = p.opt_string("storage")?.unwrap_or_else(|| "local-lvm".into());
+        let storage = match p.opt_string("storage")? {
+            Some(s) => s,
+            None => {
+                let s = self.default_storage(&host.slug).await;
+                notes.push(format!("no storage given: using `{s}`"));
+                s
+            }
+        };
         check_word("storage", &storage)?;
         let bridge = p.opt_string("bridge")?.unwrap_or_else(|| "vmbr0".into());
         check_word("bridge", &bridge)?;
@@ -243,6 +250,31 @@ impl Actuator {
             "timeout_secs": 900,
         });
         Ok((command, recorded))
+    }
+
+    /// The storage for a new container's root disk: one the host provides that holds container
+    /// volumes (`content` with `rootdir`, or unknown), by Proxmox's usual names first; else
+    /// Proxmox's default, `local-lvm`.
+    async fn default_storage(&self, host: &str) -> String {
+        let mut candidates = Vec::new();
+        if let Ok(relations) = self.engine.relations(host, false).await {
+            for r in relations.iter().filter(|r| r.rel_type == "provides" && r.direction == Direction::Outgoing) {
+                if r.other.entity_type != "storage" {
+                    continue;
+                }
+                let Ok(e) = self.engine.entity(&r.other.slug).await else { continue };
+                let content = e.attributes.get("content").and_then(Json::as_str);
+                if content.is_none_or(|c| c.split(',').any(|k| k.trim() == "rootdir")) {
+                    candidates.push(e.name.clone());
+                }
+            }
+        }
+        for preferred in ["local-lvm", "local-zfs"] {
+            if candidates.iter().any(|c| c == preferred) {
+                return preferred.to_string();
+            }
+        }
+        candidates.into_iter().next().unwrap_or_else(|| "local-lvm".into())
     }
 
     /// Runs a read-only pre-flight through the gate and returns its stdout, or the failure.

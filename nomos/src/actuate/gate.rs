@@ -429,6 +429,11 @@ impl Actuator {
             cancel.cancel();
         }
         let job = target.job(&command, timeout, self.config.ssh.kill_grace);
+        sqlx::query("UPDATE executions SET kill_line = ? WHERE id = ?")
+            .bind(&job.kill)
+            .bind(id)
+            .execute(self.engine.store().pool())
+            .await?;
         Ok((job, self.pinned(&target.host.slug).await?, secret))
     }
 
@@ -804,20 +809,6 @@ impl Actuator {
                 if updated.rows_affected() == 0 {
                     return self.execution(&execution.id).await;
                 }
-                let alive: Option<String> = sqlx::query_scalar("SELECT heartbeat_at FROM executions WHERE id = ?")
-                    .bind(&execution.id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                let stale = crate::clock::format_ms(self.clock.now_ms() - ms(HEARTBEAT * 3));
-                if alive.as_deref().is_some_and(|at| at < stale.as_str()) {
-                    tx.commit().await?;
-                    return Err(Error::Conflict(format!(
-                        "execution {} belongs to a process that seems gone (no sign of life since {}); it will be \
-                         marked interrupted — check the host for the command",
-                        execution.id,
-                        alive.as_deref().unwrap_or("?")
-                    )));
-                }
                 "another process"
             }
         };
@@ -835,7 +826,89 @@ impl Actuator {
         .write(&mut tx)
         .await?;
         tx.commit().await?;
+        if runner == "another process" {
+            return self.stop_foreign(&execution).await;
+        }
         self.execution(&execution.id).await
+    }
+
+    /// After asking another process to stop an execution: give it a moment, and if it does not
+    /// answer (it was killed, or hangs), kill the command from here and close the record.
+    async fn stop_foreign(&self, execution: &Execution) -> Result<Execution> {
+        for _ in 0..30 {
+            tokio::time::sleep(CANCEL_POLL / 10).await;
+            let now = self.execution(&execution.id).await?;
+            if now.status != ExecutionStatus::Running {
+                return Ok(now);
+            }
+        }
+        // A runner that answered meanwhile has closed the record itself.
+        let row: Option<Option<String>> =
+            sqlx::query_scalar("SELECT kill_line FROM executions WHERE id = ? AND status = 'running'")
+                .bind(&execution.id)
+                .fetch_optional(self.engine.store().pool())
+                .await?;
+        let Some(kill_line) = row else { return self.execution(&execution.id).await };
+        let kill_line = kill_line.unwrap_or_default();
+        let outcome = match (kill_line.is_empty(), self.resolve_for_kill(&execution.target).await) {
+            (true, _) => Err("no kill line recorded (it had not started)".to_string()),
+            (false, Ok((endpoint, pinned))) => self.ssh.kill(&endpoint, pinned.as_ref(), &kill_line).await,
+            (false, Err(e)) => Err(e.to_string()),
+        };
+        let error = match &outcome {
+            Ok(()) => {
+                "cancelled by the operator; its process did not answer, so the command was killed from here".to_string()
+            }
+            Err(why) => format!(
+                "cancelled by the operator; its process did not answer and killing the command failed ({why}); \
+                 it may still run on the host"
+            ),
+        };
+        let now = self.clock.now();
+        let mut tx = self.engine.store().begin_write().await?;
+        let closed = sqlx::query(
+            "UPDATE executions SET status = 'cancelled', error = ?, finished_at = ? WHERE id = ? AND status = 'running'",
+        )
+        .bind(&error)
+        .bind(&now)
+        .bind(&execution.id)
+        .execute(&mut *tx)
+        .await?;
+        if closed.rows_affected() == 1 {
+            Audit {
+                at: &now,
+                actor_type: "system",
+                actor: "executor",
+                channel: None,
+                action: "execution.finished",
+                entity: Some(&execution.target),
+                task: execution.task_id.as_deref(),
+                execution: Some(&execution.id),
+                detail: json!({"status": "cancelled", "error": error, "killed_from": "another process"}),
+            }
+            .write(&mut tx)
+            .await?;
+            tx.emit(
+                EventDraft::new(event_kind::EXECUTION_FINISHED)
+                    .correlation(&execution.id)
+                    .entity(&execution.target)
+                    .payload(json!({"execution_id": execution.id, "status": "cancelled", "error": error,
+                                    "task_id": execution.task_id, "action": execution.action})),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        self.execution(&execution.id).await
+    }
+
+    /// Where to send a kill line for a target (its host's endpoint and pinned key).
+    async fn resolve_for_kill(&self, target: &str) -> Result<(super::ssh::Endpoint, Option<Pinned>)> {
+        let t = {
+            let mut conn = self.engine.store().pool().acquire().await?;
+            resolve(&mut conn, target).await?
+        };
+        let pinned = self.pinned(&t.host.slug).await?;
+        Ok((t.endpoint, pinned))
     }
 
     async fn close_pending(&self, approval_id: &str, status: &str, decision: &Decision) -> Result<Approval> {

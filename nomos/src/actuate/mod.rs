@@ -28,6 +28,16 @@ pub(crate) use gate::withdraw_task_requests;
 pub use gate::WITHHELD;
 pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
 
+/// Cancels every execution running in this process (the operator pressed Ctrl-C): each is killed
+/// on its host and recorded as cancelled by the code that runs it.
+pub fn cancel_running_here() -> usize {
+    let map = running().lock().unwrap_or_else(|e| e.into_inner());
+    for c in map.values() {
+        c.cancel();
+    }
+    map.len()
+}
+
 /// Cancel handles of the executions running in this process, whichever [`Actuator`] started them:
 /// a cancel from any instance reaches them, and no instance takes them for interrupted.
 fn running() -> &'static Mutex<HashMap<String, Cancel>> {

@@ -491,7 +491,7 @@ impl SshPool {
     }
 
     /// Runs a job's kill line (bounded).
-    async fn kill(&self, endpoint: &Endpoint, pinned: Option<&Pinned>, script: &str) -> Result<(), String> {
+    pub(crate) async fn kill(&self, endpoint: &Endpoint, pinned: Option<&Pinned>, script: &str) -> Result<(), String> {
         let (channel, _permit) = self.channel(endpoint, pinned).await.map_err(|e| e.to_string())?;
         if let Err(e) = channel.exec(true, script.as_bytes()).await {
             let _ = channel.close().await;

@@ -44,8 +44,9 @@ macro_rules! string_enum {
         }
 
         impl fmt::Display for $name {
+            // `pad` honours width and alignment (`{:<16}` in tables).
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
     };
