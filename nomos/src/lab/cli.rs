@@ -17,8 +17,8 @@ pub enum LabCommand {
         /// Lab directory [default: the OS data directory's oikos/lab]
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-        /// Number of hosts (pve1..pveN)
-        #[arg(long, default_value_t = 3)]
+        /// Number of hosts (pve1..pveN), 1 to 64
+        #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
         hosts: usize,
         /// Host i listens on BASE_PORT + i (default: free ports)
         #[arg(long, value_name = "PORT")]
@@ -48,6 +48,14 @@ struct HostStatus {
 }
 
 #[derive(Serialize)]
+struct Started {
+    dir: String,
+    inventory: String,
+    client_key: String,
+    hosts: Vec<super::LabHost>,
+}
+
+#[derive(Serialize)]
 struct Status {
     dir: String,
     running: bool,
@@ -69,32 +77,49 @@ fn dir_or_default(dir: Option<PathBuf>) -> Result<PathBuf, String> {
     }
 }
 
-/// Runs a lab subcommand; `json` selects JSON output for `status`.
+/// An error as the caller prints it. Errors whose text spans lines (an sshd's log) are printed
+/// here, line breaks kept, and reported as the empty message (already said).
+fn failure(e: LabError) -> String {
+    let text = e.to_string();
+    if !text.contains('\n') {
+        return text;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "nomos: {}", text.trim_end());
+    String::new()
+}
+
+/// Runs a lab subcommand; `json` selects JSON output for `up` and `status`.
 pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
     match command {
         LabCommand::Up { dir, hosts, base_port } => {
-            let explicit = dir.is_some();
             let dir = dir_or_default(dir)?;
-            let lab = Lab::start(LabConfig { dir, hosts, base_port }).map_err(|e| e.to_string())?;
+            let lab = Lab::start(LabConfig { dir, hosts, base_port }).map_err(failure)?;
             // Detached before printing: a closed stdout (`| head`) must not take the lab down.
-            let summary = started(&lab, explicit);
+            let summary = if json {
+                let started = Started {
+                    dir: lab.dir().display().to_string(),
+                    inventory: lab.inventory_path().display().to_string(),
+                    client_key: lab.client_key().display().to_string(),
+                    hosts: lab.hosts().to_vec(),
+                };
+                serde_json::to_string_pretty(&started).map_err(|e| e.to_string())
+            } else {
+                Ok(started(&lab))
+            };
             lab.detach();
-            say(format_args!("{}", summary.trim_end()));
+            say(format_args!("{}", summary?.trim_end()));
             Ok(())
         }
         LabCommand::Down { dir, purge } => {
             let dir = dir_or_default(dir)?;
-            match Lab::attach(&dir) {
-                Ok(lab) => {
-                    let n = lab.hosts().len();
-                    lab.stop();
-                    say(format_args!("lab in {} stopped ({n} hosts)", dir.display()));
-                }
-                Err(LabError::NotFound(_)) => say(format_args!("no lab running in {}", dir.display())),
-                Err(e) => return Err(e.to_string()),
+            match Lab::stop_dir(&dir) {
+                Ok(0) | Err(LabError::NotFound(_)) => say(format_args!("no lab running in {}", dir.display())),
+                Ok(n) => say(format_args!("lab in {} stopped ({n} hosts)", dir.display())),
+                Err(e) => return Err(failure(e)),
             }
             if purge {
-                Lab::purge(&dir).map_err(|e| e.to_string())?;
+                Lab::purge(&dir).map_err(failure)?;
                 say(format_args!("removed {}", dir.display()));
             }
             Ok(())
@@ -149,10 +174,23 @@ fn status(dir: &Path) -> Result<Status, String> {
     }
 }
 
+/// A path as one shell word (quoted only when it needs to be).
+fn shell_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c)) {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
 /// What `lab up` prints: the hosts and the next steps.
-fn started(lab: &Lab, explicit_dir: bool) -> String {
+fn started(lab: &Lab) -> String {
     let mut s = String::new();
-    let dir_arg = if explicit_dir { format!(" --dir {}", lab.dir().display()) } else { String::new() };
+    // `--dir` wherever the lab is not in the default directory (the commands must find it).
+    let default = Lab::default_dir().ok().map(|d| std::fs::canonicalize(&d).unwrap_or(d));
+    let dir_arg =
+        if default.as_deref() == Some(lab.dir()) { String::new() } else { format!(" --dir {}", shell_path(lab.dir())) };
     let _ = writeln!(
         s,
         "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam and qm are stand-ins):",
@@ -167,12 +205,18 @@ fn started(lab: &Lab, explicit_dir: bool) -> String {
     let _ = writeln!(s, "client key: {}", lab.client_key().display());
     let _ = writeln!(s);
     let _ = writeln!(s, "next:");
-    let _ = writeln!(s, "  nomos inventory import {}", inventory.display());
-    let _ = writeln!(s, "  nomos hosts trust pve1");
+    let _ = writeln!(s, "  nomos inventory import {}", shell_path(&inventory));
+    for h in lab.hosts() {
+        let _ = writeln!(s, "  nomos hosts trust {}", h.name);
+    }
     if let Some(h) = lab.hosts().first() {
         let user = super::inventory::current_user();
-        let _ =
-            writeln!(s, "  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand", lab.client_key().display(), h.port);
+        let _ = writeln!(
+            s,
+            "  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand",
+            shell_path(lab.client_key()),
+            h.port
+        );
     }
     let _ = writeln!(s, "stop it with: nomos lab down{dir_arg}");
     s

@@ -12,6 +12,7 @@
 //! <dir>/client_ed25519[.pub]             the one key every host accepts (authorized_keys)
 //! <dir>/inventory.yaml                   for `nomos inventory import`
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
+//! <dir>/lab.lock                         held while the lab starts, stops or is removed
 //! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state
 //! ```
 //!
@@ -19,6 +20,7 @@
 
 pub mod cli;
 mod inventory;
+mod lock;
 mod sshd;
 
 use std::fs;
@@ -30,6 +32,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+use lock::LabLock;
 
 /// The files of the lab, embedded so an installed `nomos` can start one anywhere.
 const BIN_FILES: [(&str, &str); 2] =
@@ -53,6 +57,10 @@ const STATE_FILE: &str = "lab.json";
 const CLIENT_KEY: &str = "client_ed25519";
 /// How long a starting sshd has to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long stopping waits for a start (or stop) of the same lab in another process.
+const LOCK_PATIENCE: Duration = Duration::from_secs(60);
+/// Written last when a host's guests are seeded: without it the seeding starts over.
+const SEEDED_MARKER: &str = ".seeded";
 
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
@@ -62,8 +70,14 @@ pub enum LabError {
     KeygenMissing,
     #[error("a lab needs at least one host")]
     NoHosts,
-    #[error("a lab is already running in {0} (stop it with `nomos lab down`)")]
+    #[error("a lab is already running in {} (stop it with `nomos lab down --dir {}`)", .0.display(), .0.display())]
     AlreadyRunning(PathBuf),
+    #[error(
+        "a lab is starting or running in {}: another `nomos lab` command is at work on it (it holds {})",
+        .0.display(),
+        .0.join("lab.lock").display()
+    )]
+    Busy(PathBuf),
     #[error("no lab in {0} (start one with `nomos lab up`)")]
     NotFound(PathBuf),
     #[error("{0} does not look like a lab directory; not touching it")]
@@ -74,6 +88,10 @@ pub enum LabError {
     Port { host: String, reason: String },
     #[error("sshd of {host} did not start: {reason}; log tail:\n{log}")]
     SshdFailed { host: String, reason: String, log: String },
+    #[error(
+        "lab host {host} serves, but logging in to it as {user} with the lab key failed: {message}; its sshd.log ends:\n{log}"
+    )]
+    LoginFailed { host: String, user: String, message: String, log: String },
     #[error("{what} failed: {message}")]
     Command { what: String, message: String },
     #[error("no data directory for this user (set --dir)")]
@@ -140,6 +158,8 @@ pub struct Lab {
     sshd: PathBuf,
     penalties_option: bool,
     stop_on_drop: bool,
+    /// `<dir>/lab.lock` while this value starts or stops the lab.
+    lock: Option<LabLock>,
 }
 
 impl Lab {
@@ -149,7 +169,10 @@ impl Lab {
     }
 
     /// Writes the lab's files, seeds the guests (first start only: a restarted lab keeps its state
-    /// and keys) and starts one sshd per host.
+    /// and keys), starts one sshd per host and logs in to each once.
+    ///
+    /// Holds `<dir>/lab.lock` throughout: while another process starts or stops a lab in the same
+    /// directory this fails at once with [`LabError::Busy`].
     pub fn start(config: LabConfig) -> Result<Lab> {
         if config.hosts == 0 {
             return Err(LabError::NoHosts);
@@ -158,6 +181,7 @@ impl Lab {
         fs::create_dir_all(&config.dir).map_err(LabError::io(&config.dir))?;
         // sshd needs absolute paths everywhere (it re-executes itself).
         let dir = fs::canonicalize(&config.dir).map_err(LabError::io(&config.dir))?;
+        let lock = LabLock::try_take(&dir)?;
         let previous = read_state(&dir).ok();
         if let Some(state) = &previous {
             if state.hosts.iter().any(|h| sshd::is_our_sshd(h.pid, &host_dir(&dir, &h.name))) {
@@ -186,6 +210,7 @@ impl Lab {
             sshd,
             penalties_option,
             stop_on_drop: true,
+            lock: Some(lock),
         };
         let mut taken = Vec::new();
         for (i, name) in names.iter().enumerate() {
@@ -201,9 +226,14 @@ impl Lab {
             taken.push(port);
             lab.hosts.push(LabHost { name: name.clone(), port, pid: child.id() });
             lab.children.push(Some(child));
+            // After every host: an interrupted start leaves no sshd that `lab down` cannot find.
+            lab.save_state()?;
         }
-        lab.save_state()?;
+        for host in &lab.hosts {
+            lab.check_login(host)?;
+        }
         inventory::write(&lab)?;
+        lab.lock = None;
         tracing::info!(dir = %lab.dir.display(), hosts = lab.hosts.len(), "lab started");
         Ok(lab)
     }
@@ -224,7 +254,16 @@ impl Lab {
             .map(|c| c.contains("PerSourcePenalties"))
             .unwrap_or(false);
         let client_key = dir.join(CLIENT_KEY);
-        Ok(Lab { dir, client_key, hosts: state.hosts, children, sshd, penalties_option, stop_on_drop: false })
+        Ok(Lab {
+            dir,
+            client_key,
+            hosts: state.hosts,
+            children,
+            sshd,
+            penalties_option,
+            stop_on_drop: false,
+            lock: None,
+        })
     }
 
     /// Leaves the sshds running after this value is gone (for `nomos lab up`).
@@ -288,13 +327,24 @@ impl Lab {
         Ok(())
     }
 
-    /// Stops every sshd of the lab and waits for them. The state (guests, keys) stays.
+    /// Stops every sshd of the lab, with the commands running in its sessions, and waits for them.
+    /// The state (guests, keys) stays.
     pub fn stop(mut self) {
+        self.stop_on_drop = false;
         self.stop_all();
     }
 
-    /// Removes a lab directory (stopping its sshds first if they run). Refuses directories that do
-    /// not look like a lab, so a mistyped `--dir` cannot remove anything else.
+    /// Stops the lab running in `dir` (for `nomos lab down`): waits for a start or stop in progress,
+    /// then stops every host's sshd and session processes. Returns how many sshds ran; fails with
+    /// [`LabError::NotFound`] where no lab was ever started.
+    pub fn stop_dir(dir: &Path) -> Result<usize> {
+        read_state(dir)?;
+        let _lock = LabLock::wait(dir, LOCK_PATIENCE)?;
+        stop_dir_locked(dir)
+    }
+
+    /// Removes a lab directory (stopping its sshds and session processes first). Refuses
+    /// directories that do not look like a lab, so a mistyped `--dir` cannot remove anything else.
     pub fn purge(dir: &Path) -> Result<()> {
         if !dir.exists() {
             return Ok(());
@@ -302,13 +352,20 @@ impl Lab {
         if !dir.join("bin").join("lab-shell").exists() && !dir.join(STATE_FILE).exists() {
             return Err(LabError::NotALab(dir.to_path_buf()));
         }
-        if let Ok(lab) = Lab::attach(dir) {
-            lab.stop();
+        let _lock = LabLock::wait(dir, LOCK_PATIENCE)?;
+        match stop_dir_locked(dir) {
+            Ok(_) | Err(LabError::NotFound(_)) => {}
+            Err(e) => return Err(e),
         }
         fs::remove_dir_all(dir).map_err(LabError::io(dir))
     }
 
     fn stop_all(&mut self) {
+        // Within `start` the lock is held already; otherwise wait for it, but stop regardless.
+        let _lock = match self.lock {
+            Some(_) => None,
+            None => LabLock::wait(&self.dir, LOCK_PATIENCE).ok(),
+        };
         for i in 0..self.hosts.len() {
             self.stop_host(i);
         }
@@ -316,16 +373,46 @@ impl Lab {
     }
 
     fn stop_host(&mut self, i: usize) {
-        let hdir = host_dir(&self.dir, &self.hosts[i].name);
-        match self.children.get_mut(i).and_then(Option::take) {
-            Some(mut child) => {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-            None => sshd::terminate(self.hosts[i].pid, &hdir),
-        }
+        let name = self.hosts[i].name.clone();
+        let hdir = host_dir(&self.dir, &name);
+        let child = self.children.get_mut(i).and_then(Option::take);
+        let pid = self.hosts[i].pid;
+        let sshd_pid = (child.is_some() || sshd::is_our_sshd(pid, &hdir)).then_some(pid);
+        sshd::stop_host(&self.dir, &name, sshd_pid, child);
         // A stale pid file would make the stand-ins think the node is online.
         let _ = fs::remove_file(hdir.join("sshd.pid"));
+    }
+
+    /// One login with the lab key, as every client will: an sshd that serves but lets nobody in
+    /// (an account it considers locked, say) fails here with its log rather than later.
+    fn check_login(&self, host: &LabHost) -> Result<()> {
+        let Some(ssh) = sshd::on_path("ssh") else {
+            tracing::warn!("no ssh client on PATH: lab logins not checked");
+            return Ok(());
+        };
+        let user = inventory::current_user();
+        let out = Command::new(ssh)
+            .arg("-F")
+            .arg("/dev/null")
+            .arg("-i")
+            .arg(&self.client_key)
+            .args(["-p", &host.port.to_string()])
+            .args(["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=no"])
+            .args(["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=5"])
+            .arg(format!("{user}@127.0.0.1"))
+            .arg("true")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| LabError::Command { what: format!("ssh to {}", host.name), message: e.to_string() })?;
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(LabError::LoginFailed {
+            host: host.name.clone(),
+            user,
+            message: sshd::failure_text(&out),
+            log: log_tail(&host_dir(&self.dir, &host.name).join("sshd.log")),
+        })
     }
 
     /// Starts the host's sshd on `wanted` (or a free port) and waits until it serves. With `fixed`
@@ -395,6 +482,22 @@ impl Drop for Lab {
     }
 }
 
+/// Stops every host recorded in `dir/lab.json` (sshd and session processes), the lock held.
+fn stop_dir_locked(dir: &Path) -> Result<usize> {
+    let state = read_state(dir)?;
+    let dir = fs::canonicalize(dir).map_err(LabError::io(dir))?;
+    let mut running = 0;
+    for h in &state.hosts {
+        let hdir = host_dir(&dir, &h.name);
+        let ours = sshd::is_our_sshd(h.pid, &hdir);
+        running += usize::from(ours);
+        sshd::stop_host(&dir, &h.name, ours.then_some(h.pid), None);
+        let _ = fs::remove_file(hdir.join("sshd.pid"));
+    }
+    tracing::info!(dir = %dir.display(), running, "lab stopped");
+    Ok(running)
+}
+
 fn host_dir(dir: &Path, name: &str) -> PathBuf {
     dir.join("hosts").join(name)
 }
@@ -435,9 +538,10 @@ fn prepare_host(dir: &Path, name: &str) -> Result<()> {
         sshd::keygen(&key, &format!("oikos-lab {name}"))?;
     }
     let pve = hdir.join("pve");
-    if pve.exists() {
+    if pve.join(SEEDED_MARKER).exists() {
         return Ok(());
     }
+    // A seeding that stopped partway goes on where it stopped: what exists stays.
     let cache = pve.join("template").join("cache");
     for d in [pve.join("lxc"), pve.join("qemu"), cache.clone()] {
         fs::create_dir_all(&d).map_err(LabError::io(&d))?;
@@ -446,10 +550,19 @@ fn prepare_host(dir: &Path, name: &str) -> Result<()> {
         write_file(&cache.join(t), "", 0o644)?;
     }
     for seed in inventory::SEEDS.iter().filter(|s| s.host == name) {
+        let guest = pve.join(seed.kind).join(seed.vmid.to_string());
+        if guest.join("config").exists() {
+            continue;
+        }
+        // Half made (no config yet): made again.
+        match fs::remove_dir_all(&guest) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(LabError::io(&guest)(e)),
+            _ => {}
+        }
         let (tool, args) = seed.create_command();
         run_standin(dir, name, tool, &args)?;
     }
-    Ok(())
+    write_file(&pve.join(SEEDED_MARKER), "", 0o644)
 }
 
 /// Runs a stand-in as the lab host would (used to seed guests with the same code that makes them).

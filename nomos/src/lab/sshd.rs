@@ -18,7 +18,7 @@ pub(super) fn find_sshd() -> Result<PathBuf> {
     on_path("sshd").ok_or(LabError::SshdMissing)
 }
 
-fn on_path(name: &str) -> Option<PathBuf> {
+pub(super) fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file() && p.is_absolute())
 }
@@ -38,10 +38,22 @@ pub(super) fn keygen(path: &Path, comment: &str) -> Result<()> {
     if !out.status.success() {
         return Err(LabError::Command {
             what: format!("ssh-keygen for {}", path.display()),
-            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            message: failure_text(&out),
         });
     }
     Ok(())
+}
+
+/// What a failed command said: its stderr, else its stdout (ssh-keygen asks whether to overwrite
+/// there), else its exit status.
+pub(super) fn failure_text(out: &std::process::Output) -> String {
+    for stream in [&out.stderr, &out.stdout] {
+        let text = String::from_utf8_lossy(stream).trim().to_string();
+        if !text.is_empty() {
+            return format!("{text} ({})", out.status);
+        }
+    }
+    format!("no output ({})", out.status)
 }
 
 /// sshd started as root refuses to run without its privilege separation directory, which a
@@ -146,27 +158,128 @@ pub(super) fn is_our_sshd(pid: u32, hdir: &Path) -> bool {
     args.contains("sshd") && (args.contains(&config) || in_pid_file)
 }
 
-/// Stops an sshd this process did not start: SIGTERM, then SIGKILL if it lingers.
-pub(super) fn terminate(pid: u32, hdir: &Path) {
-    if !is_our_sshd(pid, hdir) {
+/// How long stopped processes get to exit on SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Stops a lab host: its sshd (`sshd_pid`, when it still is that host's sshd; `child` when this
+/// process started it) with its whole process group, every process descending from it (each
+/// connection is a session of its own), and whatever else runs for the host: processes whose
+/// environment names the lab directory and host (set by `lab-shell`, inherited by everything a
+/// session starts, even when the session is gone) or whose command line holds the host's
+/// directory. SIGTERM first, SIGKILL after a grace period.
+pub(super) fn stop_host(dir: &Path, name: &str, sshd_pid: Option<u32>, mut child: Option<std::process::Child>) {
+    let hdir = host_dir(dir, name);
+    let table = processes();
+    let mut targets: Vec<u32> = Vec::new();
+    if let Some(pid) = sshd_pid {
+        targets.push(pid);
+        let mut i = 0;
+        while i < targets.len() {
+            let parent = targets[i];
+            for p in &table {
+                if p.ppid == parent && !targets.contains(&p.pid) {
+                    targets.push(p.pid);
+                }
+            }
+            i += 1;
+        }
+    }
+    let env_dir = format!("OIKOS_LAB_DIR={}", dir.display());
+    let env_host = format!("OIKOS_LAB_HOST={name}");
+    let hdir_text = hdir.display().to_string();
+    for p in &table {
+        let ours = p.environ.iter().any(|e| e == &env_dir) && p.environ.iter().any(|e| e == &env_host);
+        if (ours || p.cmdline.contains(&hdir_text)) && !targets.contains(&p.pid) {
+            targets.push(p.pid);
+        }
+    }
+    let me = std::process::id();
+    targets.retain(|&p| p != me && p != 0);
+    if targets.is_empty() && child.is_none() {
         return;
     }
-    let signal = |sig: &str| {
-        let _ = Command::new("kill")
-            .args([sig, &pid.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+    let group = sshd_pid.map(|p| format!("-{p}"));
+    let signal_all = |sig: &str| {
+        let mut args: Vec<String> = vec![sig.to_string(), "--".to_string()];
+        args.extend(group.iter().cloned());
+        args.extend(targets.iter().map(u32::to_string));
+        let _ =
+            Command::new("kill").args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
     };
-    signal("-TERM");
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while is_our_sshd(pid, hdir) {
+    signal_all("-TERM");
+    let deadline = Instant::now() + STOP_GRACE;
+    loop {
+        let child_gone = child.as_mut().is_none_or(|c| matches!(c.try_wait(), Ok(Some(_)) | Err(_)));
+        if child_gone && !targets.iter().any(|&p| is_running(p)) {
+            break;
+        }
         if Instant::now() > deadline {
-            signal("-KILL");
+            signal_all("-KILL");
             break;
         }
         std::thread::sleep(Duration::from_millis(25));
     }
-    tracing::debug!(pid, "lab sshd stopped");
+    if let Some(mut c) = child {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    tracing::debug!(host = name, processes = targets.len(), "lab host stopped");
+}
+
+struct Process {
+    pid: u32,
+    ppid: u32,
+    cmdline: String,
+    environ: Vec<String>,
+}
+
+/// Every process this user can see (on Linux with environment; elsewhere from `ps`, without).
+fn processes() -> Vec<Process> {
+    if Path::new("/proc/self/stat").exists() {
+        let Ok(entries) = fs::read_dir("/proc") else { return Vec::new() };
+        return entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter_map(|pid| {
+                let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let ppid = stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()?;
+                let read = |what: &str| fs::read(format!("/proc/{pid}/{what}")).unwrap_or_default();
+                let cmdline = String::from_utf8_lossy(&read("cmdline")).replace('\0', " ");
+                let environ =
+                    read("environ").split(|b| *b == 0).map(|e| String::from_utf8_lossy(e).into_owned()).collect();
+                Some(Process { pid, ppid, cmdline, environ })
+            })
+            .collect();
+    }
+    let out = Command::new("ps")
+        .args(["-A", "-o", "pid=", "-o", "ppid=", "-o", "args="])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    out.lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let pid = words.next()?.parse().ok()?;
+            let ppid = words.next()?.parse().ok()?;
+            Some(Process { pid, ppid, cmdline: words.collect::<Vec<_>>().join(" "), environ: Vec::new() })
+        })
+        .collect()
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn is_running(pid: u32) -> bool {
+    if Path::new("/proc/self/stat").exists() {
+        return fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rfind(')').and_then(|i| s[i + 1..].split_whitespace().next().map(|st| st != "Z")))
+            .unwrap_or(false);
+    }
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
