@@ -861,18 +861,24 @@ async fn a_command_another_process_runs_can_be_stopped_from_here() {
 async fn asking_again_for_a_change_that_is_running_joins_it() {
     let w = World::default(1).await;
     let a = w.task("A").await;
-    let cmd = format!("sleep 2; echo ran >> {}", q(&w.marks("j")));
+    // The change waits for a gate file, so it is surely still running when asked for again.
+    let gate = w.tmp.path().join("gate");
+    let cmd = format!("while [ ! -e {} ]; do sleep 0.05; done; echo ran >> {}", q(&gate), q(&w.marks("j")));
     let (_, approval) = queued(w.run("host:pve1", &cmd, Some(&a)).await);
     let approving = {
         let act = w.act.clone();
         tokio::spawn(async move { act.approve(&approval, &operator()).await })
     };
-    first_running(&w.act, Some(&a)).await;
+    let running = first_running(&w.act, Some(&a)).await;
     // The approval opened A's window, but the same change asked again is the running one.
-    let again = ran(w.run("host:pve1", &cmd, Some(&a)).await);
+    let mut again = request("host:pve1", &cmd, Some(&a));
+    again.background = true;
+    let again = ran(w.act.run(again).await.unwrap());
+    assert_eq!(again.id, running);
+    std::fs::write(&gate, b"").unwrap();
     let first = approving.await.unwrap().unwrap();
-    assert_eq!(again.id, first.id);
-    assert_eq!(again.status, ExecutionStatus::Completed);
+    assert_eq!(first.id, running);
+    assert_eq!(first.status, ExecutionStatus::Completed);
     assert_eq!(w.read_marks("j"), ["ran"]);
 }
 

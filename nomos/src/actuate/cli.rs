@@ -51,6 +51,13 @@ pub struct RunArgs {
 
 /// `nomos action …`
 #[derive(Args, Debug)]
+#[command(after_help = "Actions and their parameters (-p KEY=VALUE):
+  restart      unit                                  (target: host or lxc)
+  systemctl    verb (start|stop|restart|reload|try-restart|reload-or-restart|enable|disable|status|is-active), unit
+  apt_upgrade  mode (audit: list upgradable, read-only | upgrade: gated, in the background)
+  pct_exec     command                               (target: lxc)
+  pct_create   hostname, and optionally vmid, template, cores, memory, swap, disk_gb, storage,
+               ip (dhcp | CIDR), gw, bridge, unprivileged, nesting, start   (target: the Proxmox host)")]
 pub struct ActionArgs {
     /// restart, systemctl, apt_upgrade, pct_exec or pct_create
     pub action: String,
@@ -59,8 +66,10 @@ pub struct ActionArgs {
     /// Parameters as key=value (repeatable); numbers and booleans may be written as text
     #[arg(long = "param", short = 'p', value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// The task this belongs to (its windows apply)
     #[arg(long)]
     pub task: Option<String>,
+    /// Why, in one sentence (shown on the approval)
     #[arg(long, default_value = "")]
     pub purpose: String,
 }
