@@ -7,7 +7,6 @@
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{LabError, Result};
@@ -90,26 +89,13 @@ fn is_stale(path: &Path) -> bool {
             fs::metadata(path).and_then(|m| m.modified()).ok().and_then(|t| SystemTime::now().duration_since(t).ok());
         return age.is_some_and(|a| a > UNWRITTEN_GRACE);
     };
-    if !is_alive(pid) {
+    if !super::sshd::is_running(pid) {
         return true;
     }
     match (words.next(), start_time(pid)) {
         (Some(recorded), Some(now)) if !recorded.is_empty() => recorded != now,
         _ => false,
     }
-}
-
-fn is_alive(pid: u32) -> bool {
-    if Path::new("/proc/self").exists() {
-        return Path::new(&format!("/proc/{pid}")).exists();
-    }
-    Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// The process's start time in clock ticks since boot (Linux), field 22 of `/proc/PID/stat`.

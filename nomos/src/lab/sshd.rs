@@ -268,7 +268,7 @@ fn processes() -> Vec<Process> {
 }
 
 /// Whether `pid` exists and is not a zombie.
-fn is_running(pid: u32) -> bool {
+pub(super) fn is_running(pid: u32) -> bool {
     if Path::new("/proc/self/stat").exists() {
         return fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
