@@ -263,13 +263,7 @@ async fn until_interrupted<T>(work: impl std::future::Future<Output = T>) -> T {
 }
 
 async fn wait_for(act: &Actuator, id: &str) -> Result<Execution, String> {
-    loop {
-        let x = act.execution(id).await.map_err(|e| e.to_string())?;
-        if x.status.is_final() {
-            return Ok(x);
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    act.wait_final(id).await.map_err(|e| e.to_string())
 }
 
 /// How a command-line request ended, for the exit status: 0 ran and succeeded, 1 failed,

@@ -42,22 +42,64 @@ const MAX_COMMAND: usize = 64 * 1024;
 /// The longest time limit a command may ask for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
-/// Registers a running execution's cancel handle for as long as it runs in this process.
-struct RunningGuard<'a> {
-    map: &'a std::sync::Mutex<std::collections::HashMap<String, Cancel>>,
+/// Registers a running execution's cancel handle (in the process-wide registry) for as long as
+/// it runs in this process.
+struct RunningGuard {
     id: String,
 }
 
-impl<'a> RunningGuard<'a> {
-    fn new(map: &'a std::sync::Mutex<std::collections::HashMap<String, Cancel>>, id: &str, cancel: Cancel) -> Self {
-        map.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel);
-        RunningGuard { map, id: id.to_string() }
+impl RunningGuard {
+    fn new(id: &str, cancel: Cancel) -> Self {
+        super::running().lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel);
+        RunningGuard { id: id.to_string() }
     }
 }
 
-impl Drop for RunningGuard<'_> {
+impl Drop for RunningGuard {
     fn drop(&mut self) {
-        self.map.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        super::running().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+    }
+}
+
+/// Where a request was asked to run, as recorded with it: an approval or a window applies to
+/// that place only.
+struct AskedPlace {
+    entity_id: Option<String>,
+    host: Option<String>,
+    pve_id: Option<i64>,
+}
+
+impl AskedPlace {
+    async fn of(conn: &mut SqliteConnection, execution_id: &str) -> Result<AskedPlace> {
+        let (entity_id, host, pve_id) =
+            sqlx::query_as("SELECT target_id, target_host, target_pve_id FROM executions WHERE id = ?")
+                .bind(execution_id)
+                .fetch_one(conn)
+                .await?;
+        Ok(AskedPlace { entity_id, host, pve_id })
+    }
+
+    /// Whether `target`, resolved now, is still that place.
+    fn is(&self, target: &Target) -> bool {
+        self.entity_id.as_deref() == Some(target.entity.id.as_str())
+            && self.host.as_deref() == Some(target.host.slug.as_str())
+            && self.pve_id == pve_id_sql(target)
+    }
+}
+
+/// A target's Proxmox id as stored.
+fn pve_id_sql(target: &Target) -> Option<i64> {
+    target.pve_id.and_then(|p| i64::try_from(p).ok())
+}
+
+/// Fails unless the task exists: a request or window for a task nobody knows is refused, not
+/// silently treated as having none.
+async fn require_task(conn: &mut SqliteConnection, task: &str) -> Result<()> {
+    let exists: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task).fetch_optional(conn).await?;
+    match exists {
+        Some(_) => Ok(()),
+        None => Err(Error::Invalid(format!("unknown task `{task}`"))),
     }
 }
 
@@ -114,11 +156,7 @@ impl Actuator {
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         if let Some(task) = &req.task_id {
-            let exists: Option<i64> =
-                sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
-            if exists.is_none() {
-                return Err(Error::Invalid(format!("unknown task `{task}`")));
-            }
+            require_task(&mut tx, task).await?;
         }
         let grant = match verdict.risk {
             Risk::ReadOnly => Some("read_only".to_string()),
@@ -204,13 +242,7 @@ impl Actuator {
             if waiting.expires_at > now {
                 // A waiting request judged riskier than this one keeps waiting for its own decision,
                 // and so does one asked for a place that has changed since.
-                let (asked_host, asked_pve): (Option<String>, Option<i64>) =
-                    sqlx::query_as("SELECT target_host, target_pve_id FROM executions WHERE id = ?")
-                        .bind(&pending_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                let same_place = asked_host.as_deref() == Some(target.host.slug.as_str())
-                    && asked_pve == target.pve_id.and_then(|p| i64::try_from(p).ok());
+                let same_place = AskedPlace::of(&mut tx, &pending_id).await?.is(&target);
                 let covered = grant.as_ref().filter(|_| waiting.risk <= verdict.risk && same_place);
                 match covered {
                     None => {
@@ -348,7 +380,7 @@ impl Actuator {
     }
 
     /// Waits until an execution (run by this or another process) has ended.
-    async fn wait_final(&self, id: &str) -> Result<Execution> {
+    pub async fn wait_final(&self, id: &str) -> Result<Execution> {
         loop {
             let x = self.execution(id).await?;
             if x.status.is_final() {
@@ -383,7 +415,7 @@ impl Actuator {
     /// command starts still ends the execution (failed, with the reason), never leaves it running.
     async fn execute_here(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
         let cancel = Cancel::new();
-        let _running = RunningGuard::new(super::running(), id, cancel.clone());
+        let _running = RunningGuard::new(id, cancel.clone());
         let mut withhold = false;
         let result = match self.prepare(id, target, timeout, &cancel).await {
             Ok((job, pinned, secret)) => {
@@ -643,23 +675,15 @@ impl Actuator {
             Ok(t) => t,
             Err(e) => return Err(Error::Invalid(format!("cannot approve: {e}"))),
         };
-        let (asked_id, asked_host, asked_pve): (Option<String>, Option<String>, Option<i64>) =
-            sqlx::query_as("SELECT target_id, target_host, target_pve_id FROM executions WHERE id = ?")
-                .bind(&approval.execution_id)
-                .fetch_one(&mut *tx)
-                .await?;
-        let now_pve = target.pve_id.and_then(|p| i64::try_from(p).ok());
-        if asked_id.as_deref() != Some(target.entity.id.as_str())
-            || asked_host.as_deref() != Some(target.host.slug.as_str())
-            || asked_pve != now_pve
-        {
+        let asked = AskedPlace::of(&mut tx, &approval.execution_id).await?;
+        if !asked.is(&target) {
             return Err(Error::Conflict(format!(
                 "{} changed since this was asked (then on {} as {}, now on {} as {}): deny it and ask again",
                 approval.target,
-                asked_host.as_deref().unwrap_or("?"),
-                asked_pve.map_or("-".into(), |p| p.to_string()),
+                asked.host.as_deref().unwrap_or("?"),
+                asked.pve_id.map_or("-".into(), |p| p.to_string()),
                 target.host.slug,
-                now_pve.map_or("-".into(), |p| p.to_string()),
+                pve_id_sql(&target).map_or("-".into(), |p| p.to_string()),
             )));
         }
         let message = decision.message.as_deref().unwrap_or("");
@@ -984,11 +1008,7 @@ impl Actuator {
         if paused(&mut tx).await? {
             return Err(Error::Conflict("autonomy is paused: resume it before opening windows".into()));
         }
-        let task: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task_id).fetch_optional(&mut *tx).await?;
-        if task.is_none() {
-            return Err(Error::Invalid(format!("unknown task `{task_id}`")));
-        }
+        require_task(&mut tx, task_id).await?;
         // The window is for the target as the gate will see it (`pve1` is `host:pve1`).
         let target = match target {
             Some(t) => Some(resolve(&mut tx, t).await?.entity.slug),
@@ -1638,7 +1658,7 @@ async fn insert_execution(
     .bind(started)
     .bind(started)
     .bind(&target.host.slug)
-    .bind(target.pve_id.and_then(|p| i64::try_from(p).ok()))
+    .bind(pve_id_sql(target))
     .execute(&mut **tx)
     .await?;
     tx.emit(
