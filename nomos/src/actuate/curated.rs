@@ -252,23 +252,38 @@ impl Actuator {
         Ok((command, recorded))
     }
 
+    /// What `host` currently relates to by `rel` (outgoing) that is of `entity_type` and not
+    /// destroyed. Best effort: advice and defaults, never a gate decision, are built from it.
+    async fn host_children(&self, host: &str, rel: &str, entity_type: &str) -> Vec<nomos_types::Entity> {
+        let Ok(relations) = self.engine.relations(host, false).await else { return Vec::new() };
+        let mut out = Vec::new();
+        for r in relations.iter().filter(|r| r.rel_type == rel && r.direction == Direction::Outgoing) {
+            if r.other.entity_type != entity_type {
+                continue;
+            }
+            if let Ok(e) = self.engine.entity(&r.other.slug).await {
+                if e.state != EntityState::Destroyed {
+                    out.push(e);
+                }
+            }
+        }
+        out
+    }
+
     /// The storage for a new container's root disk: one the host provides that holds container
     /// volumes (`content` with `rootdir`, or unknown), by Proxmox's usual names first; else
     /// Proxmox's default, `local-lvm`.
     async fn default_storage(&self, host: &str) -> String {
-        let mut candidates = Vec::new();
-        if let Ok(relations) = self.engine.relations(host, false).await {
-            for r in relations.iter().filter(|r| r.rel_type == "provides" && r.direction == Direction::Outgoing) {
-                if r.other.entity_type != "storage" {
-                    continue;
-                }
-                let Ok(e) = self.engine.entity(&r.other.slug).await else { continue };
+        let candidates: Vec<String> = self
+            .host_children(host, "provides", "storage")
+            .await
+            .into_iter()
+            .filter(|e| {
                 let content = e.attributes.get("content").and_then(Json::as_str);
-                if content.is_none_or(|c| c.split(',').any(|k| k.trim() == "rootdir")) {
-                    candidates.push(e.name.clone());
-                }
-            }
-        }
+                content.is_none_or(|c| c.split(',').any(|k| k.trim() == "rootdir"))
+            })
+            .map(|e| e.name)
+            .collect();
         for preferred in ["local-lvm", "local-zfs"] {
             if candidates.iter().any(|c| c == preferred) {
                 return preferred.to_string();
@@ -319,20 +334,7 @@ impl Actuator {
     /// on the host, else what the graph knows), or DHCP.
     async fn neighbour_hint(&self, req: &ActionRequest, host: &str) -> String {
         let mut seen = Vec::new();
-        let neighbours: Vec<nomos_types::Entity> = match self.engine.relations(host, false).await {
-            Ok(relations) => {
-                let mut out = Vec::new();
-                for r in relations.iter().filter(|r| r.rel_type == "hosts" && r.direction == Direction::Outgoing) {
-                    if let Ok(e) = self.engine.entity(&r.other.slug).await {
-                        if e.entity_type == "lxc" && e.state != EntityState::Destroyed {
-                            out.push(e);
-                        }
-                    }
-                }
-                out
-            }
-            Err(_) => Vec::new(),
-        };
+        let neighbours = self.host_children(host, "hosts", "lxc").await;
         for e in neighbours.iter().take(3) {
             let a = &e.attributes;
             let mut gw = a.get("gw").or_else(|| a.get("gateway")).and_then(Json::as_str).map(str::to_string);
