@@ -42,7 +42,8 @@ test: setup setup-test ui
 	$(CARGO) test --workspace
 
 bench: setup setup-test
-	$(CARGO) bench -p nomos --bench blast_radius --bench classify --bench ssh
+	$(CARGO) bench -p nomos --bench blast_radius --bench ssh
+	$(CARGO) bench -p nomos-policy --bench classify
 
 fmt:
 	$(CARGO) fmt --all
@@ -51,10 +52,10 @@ fmt:
 # running until `make lab-down`. It needs sshd, ssh-keygen and flock; nothing is installed here, as
 # installing openssh-server would also start the system's own sshd.
 lab:
-	$(CARGO) run -p nomos -- lab up $(ARGS)
+	$(CARGO) run -p nomos-cli -- lab up $(ARGS)
 
 lab-down:
-	$(CARGO) run -p nomos -- lab down $(ARGS)
+	$(CARGO) run -p nomos-cli -- lab down $(ARGS)
 
 lint: setup
 	mkdir -p ui/dist

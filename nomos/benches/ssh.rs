@@ -14,10 +14,10 @@
 use std::time::{Duration, Instant};
 
 use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
-use nomos::lab::{Lab, LabConfig};
 use nomos::policy::Policy;
 use nomos::types::{Channel, ExecutionStatus};
 use nomos::Engine;
+use nomos_lab::{Lab, LabConfig};
 
 const HOSTS: usize = 16;
 const ROUNDS: usize = 15;

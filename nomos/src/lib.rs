@@ -8,7 +8,10 @@
 //! - [`inventory`]: importing a homelab description from YAML;
 //! - [`tasks`]: task records and their lifecycle;
 //! - [`events`]: the event bus every change is announced on;
-//! - [`lab`]: simulated Proxmox hosts (real sshd, stand-in Proxmox tools) for tests and newcomers.
+//! - [`actuate`]: the gate and the SSH executor — the one path by which anything runs on a host.
+//!
+//! The classifier is the crate `nomos-policy` (re-exported as [`policy`]); the command line is
+//! `nomos-cli`; the simulated Proxmox hosts are `nomos-lab`.
 
 pub mod actuate;
 pub mod clock;
@@ -16,8 +19,6 @@ pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
-pub mod lab;
-pub mod policy;
 pub mod store;
 pub mod tasks;
 
@@ -27,6 +28,7 @@ pub(crate) mod testing;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use nomos_policy as policy;
 pub use nomos_types as types;
 use nomos_types::{EngineEvent, StoreInfo};
 use tokio::sync::broadcast;

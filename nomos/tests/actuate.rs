@@ -1,157 +1,23 @@
 //! The gate and the executor against the lab: real sshd processes on this machine, real SQLite
-//! files. Only `pct`/`pvesh`/`pveam`/`qm` on the lab hosts are stand-ins (see `nomos::lab`).
+//! files. Only `pct`/`pvesh`/`pveam`/`qm` on the lab hosts are stand-ins (see `nomos_lab`).
 //!
 //! Each test starts its own small lab (a few hundred milliseconds) so tests stay independent;
 //! dropping the lab stops its sshds even when a test fails.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, RunRequest, SshConfig};
-use nomos::clock::ManualClock;
-use nomos::lab::{Lab, LabConfig};
+use nomos::actuate::{ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, SshConfig};
+
 use nomos::policy::Policy;
 use nomos::types::{ApprovalStatus, Channel, EntityState, ExecutionStatus, Risk, WindowKind};
 use nomos::Engine;
-use tempfile::TempDir;
 
-struct World {
-    lab: Lab,
-    engine: Engine,
-    act: Actuator,
-    clock: Option<Arc<ManualClock>>,
-    tmp: TempDir,
-}
+mod support;
 
-impl World {
-    async fn start(hosts: usize, manual_clock: bool, config: ActuateConfig) -> World {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut lab_config = LabConfig::new(tmp.path().join("lab"));
-        lab_config.hosts = hosts;
-        let lab = Lab::start(lab_config).unwrap();
-        let engine = Engine::open(&tmp.path().join("oikos.db")).await.unwrap();
-        engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
-        let policy = Policy::builtin().clone();
-        let (act, clock) = if manual_clock {
-            let clock = ManualClock::new();
-            (Actuator::with_clock(engine.clone(), policy, config, clock.clone()), Some(clock))
-        } else {
-            (Actuator::new(engine.clone(), policy, config), None)
-        };
-        let w = World { lab, engine, act, clock, tmp };
-        for h in w.lab.hosts() {
-            w.act.trust_host(&format!("host:{}", h.name), None, &operator()).await.unwrap();
-        }
-        w
-    }
-
-    async fn default(hosts: usize) -> World {
-        World::start(hosts, false, ActuateConfig::default()).await
-    }
-
-    async fn task(&self, title: &str) -> String {
-        self.engine.create_task(title, "test goal").await.unwrap().id
-    }
-
-    /// A file the commands under test append to: the ground truth of what really ran.
-    fn marks(&self, name: &str) -> PathBuf {
-        self.tmp.path().join(format!("marks-{name}"))
-    }
-
-    fn read_marks(&self, name: &str) -> Vec<String> {
-        std::fs::read_to_string(self.marks(name)).unwrap_or_default().lines().map(str::to_string).collect()
-    }
-
-    async fn run(&self, target: &str, command: &str, task: Option<&str>) -> RunOutcome {
-        self.act.run(request(target, command, task)).await.unwrap()
-    }
-}
-
-fn request(target: &str, command: &str, task: Option<&str>) -> RunRequest {
-    RunRequest {
-        target: target.into(),
-        command: command.into(),
-        purpose: "test".into(),
-        task_id: task.map(str::to_string),
-        requested_by: "agent:nomos".into(),
-        ..Default::default()
-    }
-}
-
-fn operator() -> Decision {
-    Decision { actor: "operator:test".into(), channel: Channel::Ui, message: None }
-}
-
-fn confirm(text: &str) -> Decision {
-    Decision { message: Some(text.into()), ..operator() }
-}
-
-fn queued(o: RunOutcome) -> (String, String) {
-    match o {
-        RunOutcome::Queued { execution, approval, .. } => {
-            assert_eq!(execution.status, ExecutionStatus::PendingApproval);
-            (execution.id, approval.id)
-        }
-        RunOutcome::Ran(x) => {
-            panic!("expected it to wait for approval, but it ran: {} ({:?})", x.command, x.granted_by)
-        }
-    }
-}
-
-fn ran(o: RunOutcome) -> nomos::types::Execution {
-    match o {
-        RunOutcome::Ran(x) => x,
-        RunOutcome::Queued { execution, .. } => panic!("expected it to run, but it was queued: {}", execution.command),
-    }
-}
-
-/// `sleep N.<random>`: a command line no other test (or anything else on the machine) shares, so
-/// looking for it, or killing it, touches only this test's process.
-fn unique_sleep(secs: u32) -> String {
-    format!("sleep {secs}.{:05}", uuid::Uuid::new_v4().as_u128() % 100_000)
-}
-
-/// Whether no process with `pattern` in its command line is left (after a short grace).
-fn no_process(pattern: &str) -> bool {
-    for _ in 0..20 {
-        let out = std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap();
-        if out.stdout.is_empty() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
-}
-
-/// `nomos run pve1 -- COMMAND` in another process, on the world's database.
-fn cli_run(w: &World, command: &str) -> std::process::Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
-        .arg("--db")
-        .arg(w.tmp.path().join("oikos.db"))
-        .args(["run", "pve1", "--", command])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
-}
-
-/// The id of the first execution (of `task`) seen running, waiting up to 20 s for one.
-async fn first_running(act: &Actuator, task: Option<&str>) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(x) = act.executions(task, Some(ExecutionStatus::Running), 1).await.unwrap().first() {
-            return x.id.clone();
-        }
-        assert!(Instant::now() < deadline, "nothing started running");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-fn q(p: &Path) -> String {
-    format!("'{}'", p.display())
-}
+use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn read_only_runs_mutations_wait_and_windows_stay_with_their_task() {
@@ -481,18 +347,6 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
     assert!(no_process(&x.command), "the cancelled command still runs");
 }
 
-async fn wait_final(act: &Actuator, id: &str) -> nomos::types::Execution {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let x = act.execution(id).await.unwrap();
-        if x.status.is_final() {
-            return x;
-        }
-        assert!(Instant::now() < deadline, "execution {id} did not finish");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
     let w = World::default(2).await;
@@ -649,7 +503,7 @@ async fn curated_actions_go_through_the_gate() {
 fn only_the_executor_opens_channels() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     let mut files = Vec::new();
-    for dir in ["nomos/src", "src-tauri/src", "nomos/types/src"] {
+    for dir in ["nomos/src", "nomos/cli/src", "nomos/policy/src", "nomos/lab/src", "src-tauri/src", "nomos/types/src"] {
         collect(&root.join(dir), &mut files);
     }
     assert!(files.len() > 10, "found only {files:?}");
@@ -664,7 +518,7 @@ fn only_the_executor_opens_channels() {
         for needle in ["Command::new", "process::Command", "tokio::process"] {
             if text.contains(needle) {
                 // testing.rs is compiled for unit tests only (it mounts a read-only tmpfs).
-                let allowed = rel.starts_with("nomos/src/lab/") || rel == "nomos/src/testing.rs";
+                let allowed = rel.starts_with("nomos/lab/src/") || rel == "nomos/src/testing.rs";
                 assert!(allowed, "`{needle}` in {rel}: only the lab starts processes");
             }
         }
@@ -672,40 +526,6 @@ fn only_the_executor_opens_channels() {
             assert_eq!(rel, "nomos/src/actuate/gate.rs", "the executor is called from the gate only ({rel})");
         }
     }
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_killed_process_leaves_no_execution_running_forever() {
-    let w = World::start(1, true, ActuateConfig::default()).await;
-    let clock = w.clock.clone().unwrap();
-    // Another process (the CLI) runs a long command on the same database, and is killed.
-    let hung = unique_sleep(3600);
-    let mut child = cli_run(&w, &hung);
-    let id = first_running(&w.act, None).await;
-    child.kill().unwrap();
-    child.wait().unwrap();
-    // Its heartbeat is fresh: nobody else may call it dead yet.
-    assert_eq!(w.act.recover_interrupted().await.unwrap(), 0);
-    clock.advance_ms(3 * 60 * 1000);
-    assert_eq!(w.act.recover_interrupted().await.unwrap(), 1);
-    let x = w.act.execution(&id).await.unwrap();
-    assert_eq!(x.status, ExecutionStatus::Failed);
-    assert!(x.error.as_deref().unwrap().starts_with("interrupted:"), "{:?}", x.error);
-    assert_eq!(w.act.recover_interrupted().await.unwrap(), 0, "recovered once");
-    // The killed CLI's command runs on until its remote deadline; this test's own, so end it.
-    let _ = std::process::Command::new("pkill").args(["-f", &hung]).status();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -841,23 +661,6 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_command_another_process_runs_can_be_stopped_from_here() {
-    let w = World::default(1).await;
-    // Another process (the CLI) runs a long command on the same database.
-    let hung = unique_sleep(3600);
-    let mut child = cli_run(&w, &hung);
-    let id = first_running(&w.act, None).await;
-    let asked = Instant::now();
-    w.act.cancel(&id, &operator()).await.unwrap();
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap();
-    eprintln!("the other process stopped its command {:?} after the cancel", asked.elapsed());
-    assert!(!status.success(), "a cancelled run is not a success");
-    let x = w.act.execution(&id).await.unwrap();
-    assert_eq!(x.status, ExecutionStatus::Cancelled);
-    assert!(no_process(&hung));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn asking_again_for_a_change_that_is_running_joins_it() {
     let w = World::default(1).await;
     let a = w.task("A").await;
@@ -905,69 +708,14 @@ async fn cancelling_a_container_command_kills_it_inside_the_container() {
     assert!(no_process(&hung), "the container's command survived the cancel");
 }
 
-fn no_process_now(pattern: &str) -> bool {
-    std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap().stdout.is_empty()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_command_whose_process_was_killed_is_stopped_from_here() {
-    let w = World::default(1).await;
-    let hung = unique_sleep(3600);
-    let mut child = cli_run(&w, &hung);
-    let id = first_running(&w.act, None).await;
-    // The CLI dies without a word (kill -9): nobody polls for a cancel request any more.
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let x = w.act.cancel(&id, &operator()).await.unwrap();
-    assert_eq!(x.status, ExecutionStatus::Cancelled);
-    assert!(x.error.as_deref().unwrap().contains("killed from here"), "{:?}", x.error);
-    assert!(no_process(&hung), "the orphaned command still runs");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn ctrl_c_on_the_command_line_stops_the_command_on_the_host() {
-    let w = World::default(1).await;
-    let hung = unique_sleep(3600);
-    let mut child = cli_run(&w, &hung);
-    let id = first_running(&w.act, None).await;
-    let interrupted = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(interrupted.success());
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap()).await.unwrap();
-    assert!(!status.success());
-    let x = w.act.execution(&id).await.unwrap();
-    assert_eq!(x.status, ExecutionStatus::Cancelled, "{:?}", x.error);
-    assert!(no_process(&hung), "the command outlived the Ctrl-C");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_command_line_tells_ran_failed_and_queued_apart() {
-    let w = World::default(1).await;
-    let nomos = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
-            .arg("--db")
-            .arg(w.tmp.path().join("oikos.db"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    let created = nomos(&["tasks", "create", "--title", "cli"]);
-    assert!(created.status.success());
-    let task = String::from_utf8(created.stdout).unwrap().trim().to_string();
-    assert!(nomos(&["tasks", "list"]).stdout.windows(task.len()).any(|w| w == task.as_bytes()));
-
-    let ok = nomos(&["run", "pve1", "--", "echo fine"]);
-    assert_eq!(ok.status.code(), Some(0));
-    assert_eq!(ok.stdout, b"fine\n");
-    assert_eq!(nomos(&["run", "pve1", "--", "exit 4"]).status.code(), Some(1));
-    let mark = q(&w.marks("cli"));
-    let queued = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo q >> {mark}")]);
-    assert_eq!(queued.status.code(), Some(3), "{}", String::from_utf8_lossy(&queued.stderr));
-    let text = String::from_utf8(queued.stdout).unwrap();
-    let approval = text.lines().find_map(|l| l.strip_prefix("approve with: nomos approvals approve ")).unwrap();
-    assert_eq!(nomos(&["approvals", "approve", approval.trim()]).status.code(), Some(0));
-    assert_eq!(w.read_marks("cli"), ["q"]);
-    // The task's window now lets its next change run from the command line too.
-    let next = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo r >> {mark}")]);
-    assert_eq!(next.status.code(), Some(0));
-    assert_eq!(w.read_marks("cli"), ["q", "r"]);
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
 }

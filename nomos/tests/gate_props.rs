@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
 use nomos::clock::ManualClock;
-use nomos::lab::{Lab, LabConfig};
 use nomos::policy::Policy;
 use nomos::types::{Channel, ExecutionStatus, WindowKind};
 use nomos::Engine;
+use nomos_lab::{Lab, LabConfig};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 

@@ -6,7 +6,6 @@
 //! Curated actions ([`curated`]) build their commands and call the same function. [`ssh`] is the
 //! only code that opens an SSH channel.
 
-pub mod cli;
 pub mod curated;
 mod gate;
 mod records;

@@ -16,10 +16,10 @@
 //! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state
 //! ```
 //!
-//! This module is the only place in the engine that starts processes.
+//! This crate is the only code that starts processes (sshd, ssh-keygen); the desktop app does not link it.
 
-pub mod cli;
 mod inventory;
+pub use inventory::current_user;
 mod lock;
 mod sshd;
 
@@ -37,12 +37,12 @@ use lock::LabLock;
 
 /// The files of the lab, embedded so an installed `nomos` can start one anywhere.
 const BIN_FILES: [(&str, &str); 2] =
-    [("lab-shell", include_str!("../../lab/lab-shell")), ("lab-common.sh", include_str!("../../lab/lab-common.sh"))];
+    [("lab-shell", include_str!("../shell/lab-shell")), ("lab-common.sh", include_str!("../shell/lab-common.sh"))];
 const STANDINS: [(&str, &str); 4] = [
-    ("pct", include_str!("../../lab/standins/pct")),
-    ("pvesh", include_str!("../../lab/standins/pvesh")),
-    ("pveam", include_str!("../../lab/standins/pveam")),
-    ("qm", include_str!("../../lab/standins/qm")),
+    ("pct", include_str!("../shell/standins/pct")),
+    ("pvesh", include_str!("../shell/standins/pvesh")),
+    ("pveam", include_str!("../shell/standins/pveam")),
+    ("qm", include_str!("../shell/standins/qm")),
 ];
 
 /// Templates every host's cache holds from the start.

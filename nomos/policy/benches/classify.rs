@@ -1,11 +1,11 @@
 //! Classifier speed: a one-line command, a 100-line script, and adversarial inputs (1 MB, deep
 //! nesting). Medians over repeated runs in one process.
 //!
-//! Run with `make bench` (or `cargo bench -p nomos --bench classify`).
+//! Run with `make bench` (or `cargo bench -p nomos-policy --bench classify`).
 
 use std::time::{Duration, Instant};
 
-use nomos::policy::classify;
+use nomos_policy::classify;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

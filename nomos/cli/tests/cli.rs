@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seeds/demo-inventory.yaml");
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../seeds/demo-inventory.yaml");
 
 fn nomos(db: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nomos"))

@@ -26,7 +26,7 @@ use serde::Deserialize;
 use shell::{Analysis, Arg};
 
 /// The operator additions shipped with Oikos.
-pub const BUILTIN_POLICY_YAML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../seeds/policy.yaml"));
+pub const BUILTIN_POLICY_YAML: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../seeds/policy.yaml"));
 
 /// Environment variable naming an operator policy file (default: `<config dir>/oikos/policy.yaml`).
 pub const POLICY_ENV: &str = "OIKOS_POLICY";

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde::Serialize;
 
-use super::{Lab, LabConfig, LabError};
+use nomos_lab::{Lab, LabConfig, LabError};
+
+use crate::exit::{Exit, Failure, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum LabCommand {
@@ -52,7 +54,7 @@ struct Started {
     dir: String,
     inventory: String,
     client_key: String,
-    hosts: Vec<super::LabHost>,
+    hosts: Vec<nomos_lab::LabHost>,
 }
 
 #[derive(Serialize)]
@@ -70,27 +72,27 @@ fn say(args: std::fmt::Arguments<'_>) {
     let _ = out.write_fmt(args).and_then(|()| out.write_all(b"\n"));
 }
 
-fn dir_or_default(dir: Option<PathBuf>) -> Result<PathBuf, String> {
+fn dir_or_default(dir: Option<PathBuf>) -> Result<PathBuf, Failure> {
     match dir {
         Some(d) => Ok(d),
-        None => Lab::default_dir().map_err(|e| e.to_string()),
+        None => Lab::default_dir().map_err(failure),
     }
 }
 
 /// An error as the caller prints it. Errors whose text spans lines (an sshd's log) are printed
 /// here, line breaks kept, and reported as the empty message (already said).
-fn failure(e: LabError) -> String {
+fn failure(e: LabError) -> Failure {
     let text = e.to_string();
     if !text.contains('\n') {
-        return text;
+        return Failure(text);
     }
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "nomos: {}", text.trim_end());
-    String::new()
+    Failure(String::new())
 }
 
 /// Runs a lab subcommand; `json` selects JSON output for `up` and `status`.
-pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
+pub fn lab(command: LabCommand, json: bool) -> Outcome {
     match command {
         LabCommand::Up { dir, hosts, base_port } => {
             let dir = dir_or_default(dir)?;
@@ -103,13 +105,13 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
                     client_key: lab.client_key().display().to_string(),
                     hosts: lab.hosts().to_vec(),
                 };
-                serde_json::to_string_pretty(&started).map_err(|e| e.to_string())
+                serde_json::to_string_pretty(&started).map_err(Failure::from)
             } else {
                 Ok(started(&lab))
             };
             lab.detach();
             say(format_args!("{}", summary?.trim_end()));
-            Ok(())
+            Ok(Exit::Ok)
         }
         LabCommand::Down { dir, purge } => {
             let dir = dir_or_default(dir)?;
@@ -122,13 +124,13 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
                 Lab::purge(&dir).map_err(failure)?;
                 say(format_args!("removed {}", dir.display()));
             }
-            Ok(())
+            Ok(Exit::Ok)
         }
         LabCommand::Status { dir } => {
             let dir = dir_or_default(dir)?;
             let status = status(&dir)?;
             if json {
-                let text = serde_json::to_string_pretty(&status).map_err(|e| e.to_string())?;
+                let text = serde_json::to_string_pretty(&status)?;
                 say(format_args!("{text}"));
             } else if !status.running && status.hosts.is_empty() {
                 say(format_args!("no lab running in {}", status.dir));
@@ -142,17 +144,17 @@ pub fn run(command: LabCommand, json: bool) -> Result<(), String> {
                     say(format_args!("inventory: {inv}"));
                 }
             }
-            Ok(())
+            Ok(Exit::Ok)
         }
     }
 }
 
-fn status(dir: &Path) -> Result<Status, String> {
+fn status(dir: &Path) -> Result<Status, Failure> {
     match Lab::attach(dir) {
         Ok(lab) => {
             let mut hosts = Vec::new();
             for h in lab.hosts() {
-                let serving = lab.is_serving(&h.name).map_err(|e| e.to_string())?;
+                let serving = lab.is_serving(&h.name).map_err(failure)?;
                 hosts.push(HostStatus { name: h.name.clone(), port: h.port, pid: h.pid, serving });
             }
             Ok(Status {
@@ -170,7 +172,7 @@ fn status(dir: &Path) -> Result<Status, String> {
             client_key: None,
             hosts: Vec::new(),
         }),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(failure(e)),
     }
 }
 
@@ -210,7 +212,7 @@ fn started(lab: &Lab) -> String {
         let _ = writeln!(s, "  nomos hosts trust {}", h.name);
     }
     if let Some(h) = lab.hosts().first() {
-        let user = super::inventory::current_user();
+        let user = nomos_lab::current_user();
         let _ = writeln!(
             s,
             "  ssh -i {} -p {} {user}@127.0.0.1 pct list   # by hand",

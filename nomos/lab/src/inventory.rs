@@ -126,7 +126,7 @@ impl Seed {
 }
 
 /// The user the lab's sshds let in with the lab key: whoever runs the lab.
-pub(super) fn current_user() -> String {
+pub fn current_user() -> String {
     for var in ["USER", "LOGNAME"] {
         if let Ok(u) = std::env::var(var) {
             if !u.is_empty() {

@@ -1,0 +1,165 @@
+//! `nomos`, the Oikos engine's command line. One module per subcommand; each parses its
+//! arguments, calls the engine and prints (text, or JSON with `--json`). Exit statuses are
+//! [`exit::Exit`]: 0 ok, 1 failed or refused (one line on stderr), 2 usage, 3 waiting for an
+//! approval or the operator.
+
+mod action;
+mod approvals;
+mod autonomy;
+mod classify;
+mod db;
+mod entity;
+mod executions;
+mod exit;
+mod graph;
+mod hosts;
+mod inventory;
+mod knowledge;
+mod lab;
+mod out;
+mod report;
+mod run;
+mod tasks;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use nomos::actuate::{ActuateConfig, Actuator};
+use nomos::policy::Policy;
+use nomos::{store, Engine};
+
+use exit::{Exit, Outcome};
+use out::Out;
+
+#[derive(Parser)]
+#[command(name = "nomos", version, about = "The Oikos engine: homelab knowledge graph, knowledge base and agent")]
+struct Cli {
+    /// Database file [default: $OIKOS_DB, else the OS data directory]
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Print JSON instead of text
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Database maintenance
+    #[command(subcommand)]
+    Db(db::DbCommand),
+    /// Import a homelab description
+    #[command(subcommand)]
+    Inventory(inventory::InventoryCommand),
+    /// Entities of the knowledge graph
+    #[command(subcommand)]
+    Entity(entity::EntityCommand),
+    /// Relationships and impact
+    #[command(subcommand)]
+    Graph(graph::GraphCommand),
+    /// The knowledge base
+    #[command(subcommand)]
+    Knowledge(knowledge::KnowledgeCommand),
+    /// Classify shell commands by risk: one per line on stdin, or one after `--`. Writes one JSON
+    /// object per command: {"command", "risk", "reasons"}.
+    Classify(classify::ClassifyArgs),
+    /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
+    /// {"message", "assent", "typed_confirmation"}.
+    Assent,
+    /// Tasks: what the agent (or you) works on; their windows let their changes run
+    #[command(subcommand)]
+    Tasks(tasks::TasksCommand),
+    /// Hosts and their SSH host keys
+    #[command(subcommand)]
+    Hosts(hosts::HostsCommand),
+    /// Run a shell command on a target through the risk gate
+    Run(run::RunArgs),
+    /// Run a curated action (restart, systemctl, apt_upgrade, pct_exec, pct_create) through the gate
+    Action(action::ActionArgs),
+    /// Pending approvals: list, approve, deny
+    #[command(subcommand)]
+    Approvals(approvals::ApprovalsCommand),
+    /// What ran, is running or waits
+    #[command(subcommand)]
+    Executions(executions::ExecutionsCommand),
+    /// Windows that let a task act without asking again; pause and resume
+    #[command(subcommand)]
+    Autonomy(autonomy::AutonomyCommand),
+    /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
+    #[command(subcommand)]
+    Lab(lab::LabCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; anything else is a usage error.
+            let _ = e.print();
+            return if e.use_stderr() { Exit::Usage } else { Exit::Ok }.into();
+        }
+    };
+    nomos::init_logging("NOMOS_LOG", "warn");
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("nomos: cannot start the runtime: {e}");
+            return Exit::Failed.into();
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(exit) => exit.into(),
+        Err(failure) => {
+            // One line, whatever the error carried (nothing when it was reported already).
+            if !failure.0.is_empty() {
+                eprintln!("nomos: {}", failure.0.replace('\n', " "));
+            }
+            Exit::Failed.into()
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Outcome {
+    let out = Out { json: cli.json };
+    // The gate's judgement and the lab need no database.
+    let command = match cli.command {
+        Command::Classify(args) => return classify::classify(args),
+        Command::Assent => return classify::assent(),
+        Command::Lab(command) => return lab::lab(command, cli.json),
+        other => other,
+    };
+    let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
+    let engine = Engine::open(&path).await?;
+    let result = dispatch(&engine, command, out).await;
+    engine.store().close().await;
+    result
+}
+
+/// The gate for this command; first it expires overdue approvals and fails executions whose
+/// process died, so what is listed or decided is current.
+async fn actuator(engine: &Engine) -> Result<Actuator, exit::Failure> {
+    let policy = Policy::load().map_err(|e| e.to_string())?;
+    let act = Actuator::new(engine.clone(), policy, ActuateConfig::default());
+    act.sweep().await?;
+    Ok(act)
+}
+
+async fn dispatch(engine: &Engine, command: Command, out: Out) -> Outcome {
+    match command {
+        Command::Db(c) => db::db(engine, c, out).await,
+        Command::Inventory(c) => inventory::inventory(engine, c, out).await,
+        Command::Entity(c) => entity::entity(engine, c, out).await,
+        Command::Graph(c) => graph::graph(engine, c, out).await,
+        Command::Knowledge(c) => knowledge::knowledge(engine, c, out).await,
+        Command::Tasks(c) => tasks::tasks(engine, c, out).await,
+        Command::Hosts(c) => hosts::hosts(&actuator(engine).await?, c, out).await,
+        Command::Run(a) => run::run(&actuator(engine).await?, a, out).await,
+        Command::Action(a) => action::action(&actuator(engine).await?, a, out).await,
+        Command::Approvals(c) => approvals::approvals(&actuator(engine).await?, c, out).await,
+        Command::Executions(c) => executions::executions(&actuator(engine).await?, c, out).await,
+        Command::Autonomy(c) => autonomy::autonomy(&actuator(engine).await?, c, out).await,
+        Command::Classify(_) | Command::Assent | Command::Lab(_) => Ok(Exit::Ok),
+    }
+}

@@ -1,0 +1,102 @@
+//! What the gate's commands share: the operator at this terminal, Ctrl-C handling, and how the
+//! outcome of a request is printed and turned into an exit status.
+
+use std::io::Write;
+
+use nomos::actuate::{Actuator, Decision, RunOutcome};
+use nomos::types::{Approval, Channel, Execution, ExecutionStatus};
+use serde_json::json;
+
+use crate::exit::{Exit, Failure, Outcome};
+use crate::out::Out;
+
+/// The operator at this terminal.
+pub fn operator(message: Option<String>) -> Decision {
+    let user = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
+    Decision { actor: format!("operator:{user}"), channel: Channel::Cli, message }
+}
+
+/// Runs `work`; on Ctrl-C, stops what this process runs on the hosts (killed there, recorded as
+/// cancelled) and lets `work` finish with that, instead of leaving commands behind.
+pub async fn until_interrupted<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::pin!(work);
+    tokio::select! {
+        r = &mut work => r,
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("interrupted: stopping the command on the host…");
+            nomos::actuate::cancel_running_here();
+            work.await
+        }
+    }
+}
+
+/// Waits for an execution's end, stopping it on Ctrl-C.
+pub async fn follow(act: &Actuator, id: &str) -> Result<Execution, Failure> {
+    Ok(until_interrupted(act.wait_final(id)).await?)
+}
+
+/// Prints what became of a request: 0 it ran and succeeded, 1 it failed, 3 it waits for approval.
+pub async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], out: Out) -> Outcome {
+    match outcome {
+        RunOutcome::Ran(x) => {
+            let (stdout, stderr) = act.execution_output(&x.id).await?;
+            if out.json {
+                out.print(&json!({"outcome": "ran", "execution": x, "notes": notes}), |_| String::new())?;
+            } else {
+                for n in notes {
+                    eprintln!("note: {n}");
+                }
+                eprintln!("risk: {} ({})", x.risk, x.reasons.join("; "));
+                // The exact bytes, as the host printed them.
+                let _ = std::io::stdout().lock().write_all(&stdout);
+                let _ = std::io::stderr().lock().write_all(&stderr);
+                if x.output_truncated {
+                    eprintln!("(output was cut at the storage cap)");
+                }
+                let how = x.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+                eprintln!("execution {} {}{how}", x.id, x.status);
+                if let Some(host) = x.error.as_deref().and_then(untrusted_host) {
+                    eprintln!("check the fingerprint on the host, then: nomos hosts trust {host}");
+                }
+            }
+            Ok(if x.status == ExecutionStatus::Completed { Exit::Ok } else { Exit::Failed })
+        }
+        RunOutcome::Queued { execution, approval, existing } => {
+            out.print(
+                &json!({"outcome": "queued", "execution": execution, "approval": approval,
+                        "existing": existing, "notes": notes}),
+                |_| {
+                    let mut s: String = notes.iter().map(|n| format!("note: {n}\n")).collect();
+                    s.push_str(&format!(
+                        "execution {} queued (risk: {}){}\n  {}\n  {}\n",
+                        execution.id,
+                        execution.risk,
+                        if *existing { " — the same request was already waiting" } else { "" },
+                        execution.reasons.join("; "),
+                        blast_line(approval),
+                    ));
+                    if approval.requires_confirmation {
+                        let name = approval.target.split_once(':').map_or(approval.target.as_str(), |(_, n)| n);
+                        s.push_str(&format!(
+                            "approve with: nomos approvals approve {} --confirm \"confirm {name}\"",
+                            approval.id
+                        ));
+                    } else {
+                        s.push_str(&format!("approve with: nomos approvals approve {}", approval.id));
+                    }
+                    s
+                },
+            )?;
+            Ok(Exit::Waiting)
+        }
+    }
+}
+
+/// The host named in a "host key … not trusted" error.
+fn untrusted_host(error: &str) -> Option<&str> {
+    error.strip_prefix("host key for ")?.split_once(" not trusted:").map(|(h, _)| h)
+}
+
+pub fn blast_line(a: &Approval) -> String {
+    a.blast_radius.get("summary").and_then(|v| v.as_str()).unwrap_or("blast radius unknown").to_string()
+}
