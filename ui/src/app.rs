@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use nomos_types::events::{HealthChanged, InventoryImported};
 use nomos_types::{
-    event_kind, BlastRadius, EngineEvent, EntityListItem, EntityQuery, Explain, IpcError, Json, Page, StoreInfo,
-    TypeCount,
+    BlastRadius, EngineEvent, EntityListItem, EntityQuery, Explain, IpcError, Json, Page, StoreInfo, TypeCount,
 };
 
 use crate::ipc;
@@ -26,8 +26,8 @@ fn touches_graph(kind: &str) -> bool {
     kind.starts_with("entity.")
         || kind.starts_with("relationship.")
         || kind.starts_with("knowledge.")
-        || kind == event_kind::INVENTORY_IMPORTED
-        || kind == event_kind::HEALTH_CHANGED
+        || kind == InventoryImported::KIND
+        || kind == HealthChanged::KIND
 }
 
 #[derive(Clone, PartialEq)]
@@ -47,7 +47,7 @@ pub fn App() -> impl IntoView {
 
     let scheduled = Rc::new(Cell::new(false));
     ipc::on_engine_event(move |event| {
-        let relevant = touches_graph(&event.kind);
+        let relevant = touches_graph(event.kind());
         last_event.set(Some(event));
         if relevant && !scheduled.get() {
             scheduled.set(true);
@@ -108,7 +108,7 @@ pub fn App() -> impl IntoView {
                 <div class="live" title="Latest engine event">
                     <span class="pulse"></span>
                     {move || {
-                        last_event.get().map(|e| format!("#{} {}", e.id, e.kind)).unwrap_or_else(|| "live".into())
+                        last_event.get().map(|e| format!("#{} {}", e.id, e.kind())).unwrap_or_else(|| "live".into())
                     }}
                 </div>
             </header>
