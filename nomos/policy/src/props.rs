@@ -96,8 +96,7 @@ fn case() -> impl Strategy<Value = (&'static str, Risk)> {
 
 /// Commands that bash parses on their own and that run something.
 fn complete(c: &str) -> bool {
-    let v = classify(c, None);
-    !v.reasons.iter().any(|r| r.contains("parse"))
+    !crate::Policy::builtin().analyse(c).unparsed()
         && c.lines().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
 }
 

@@ -354,7 +354,7 @@ fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
                 .unwrap_or(path);
             if an.is_secret(path) {
-                an.raise(DE, format!("`{base}` touches secret material `{path}`"));
+                an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
             } else if an.may_be_secret(path) {
                 an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
             }
@@ -413,7 +413,7 @@ fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, valued: &[&str]) {
         let raw =
             op.values().into_iter().flat_map(|v| [v, v.split_once('=').map_or(v, |(_, p)| p)]).any(is_block_device);
         if raw {
-            an.raise(CM, format!("`{base}` reads a raw disk ({}), secrets and all", op.shown()));
+            an.raise_secret(CM, format!("`{base}` reads a raw disk ({}), secrets and all", op.shown()));
         }
     }
     // A recursive read of a directory that holds secrets reads them too.
@@ -460,7 +460,7 @@ fn recursive_read(an: &mut Analysis<'_>, base: &str, paths: &[&Arg]) {
     for p in paths {
         for v in p.values() {
             if an.resolve(v).iter().any(|r| holds_secrets(r)) {
-                an.raise(CM, format!("`{base}` reads the whole of {v}, which holds secrets"));
+                an.raise_secret(CM, format!("`{base}` reads the whole of {v}, which holds secrets"));
             }
         }
     }
@@ -659,7 +659,7 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
             }
         }
         "getent" => match a.operands(&["-s", "--service"]).first().map(|o| o.shown()) {
-            Some("shadow" | "gshadow") => an.raise(DE, "`getent shadow` prints password hashes"),
+            Some("shadow" | "gshadow") => an.raise_secret(DE, "`getent shadow` prints password hashes"),
             _ => ro(an, "`getent` only looks up"),
         },
         "ss" => {
@@ -1894,12 +1894,12 @@ fn rule(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
         },
         "wg" => {
             match a.sub(&[]).map(|(_, s)| s) {
-                Some("showconf") => an.raise(DE, "`wg showconf` prints private keys"),
+                Some("showconf") => an.raise_secret(DE, "`wg showconf` prints private keys"),
                 _ if a.all.iter().any(|x| {
                     x.shown().contains("private-key") || x.shown() == "preshared-keys" || x.shown() == "dump"
                 }) && matches!(a.sub(&[]).map(|(_, s)| s), Some("show")) =>
                 {
-                    an.raise(DE, "`wg show … private-key` prints private keys")
+                    an.raise_secret(DE, "`wg show … private-key` prints private keys")
                 }
                 Some("show" | "genpsk" | "pubkey") | None => ro(an, "`wg show` only reports"),
                 Some(_) => an.raise(CM, "`wg` changes WireGuard"),
@@ -2283,7 +2283,7 @@ fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
         ["system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call("].iter().any(|w| code.contains(w));
     for literal in quoted_literals(code) {
         if an.is_secret(literal.trim()) {
-            an.raise(DE, format!("`{base}` code touches secret material `{}`", literal.trim()));
+            an.raise_secret(DE, format!("`{base}` code touches secret material `{}`", literal.trim()));
         }
         if is_block_device(literal.trim()) {
             an.raise(DE, format!("`{base}` code touches the device `{}`", literal.trim()));
@@ -2775,7 +2775,7 @@ fn sed_script(an: &mut Analysis<'_>, base: &str, script: &str) {
             'r' | 'R' => {
                 let file = rest_of_line(&mut i);
                 if an.is_secret(&file) {
-                    an.raise(DE, format!("`{base}` reads secret material `{file}`"));
+                    an.raise_secret(DE, format!("`{base}` reads secret material `{file}`"));
                 }
             }
             'a' | 'i' | 'c' | 'b' | 't' | 'T' | ':' | 'l' | 'L' | 'q' | 'Q' => {
@@ -2830,7 +2830,7 @@ fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
             // `getline < "/etc/shadow"` reads whatever file the program names.
             for literal in quoted_literals(p) {
                 if an.is_secret(literal.trim()) {
-                    an.raise(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
+                    an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
                 } else if is_block_device(literal.trim()) {
                     an.raise(CM, format!("`{base}` reads the device `{}`", literal.trim()));
                 }
@@ -3642,7 +3642,7 @@ fn proxmox_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
         "update", "modify", "start", "stop",
     ];
     if let Some(path) = secret.iter().find(|p| starts(p)) {
-        return an.raise(DE, format!("`{base} {}` prints secret keys", path.join(" ")));
+        return an.raise_secret(DE, format!("`{base} {}` prints secret keys", path.join(" ")));
     }
     if base == "ceph" {
         for out in a.values(&["-o", "--out-file"]) {
@@ -3823,9 +3823,9 @@ fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
     let secrets = words.iter().any(|w| w.starts_with("secret"))
         && (!output.is_empty() || matches!(words.first(), Some(&"describe")));
     match a.sub(&valued) {
-        _ if secrets => an.raise(DE, format!("`{base}` prints secret values")),
+        _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
         Some((_, "config")) if a.long("--raw") => {
-            an.raise(DE, format!("`{base} config view --raw` prints credentials"))
+            an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
         }
         Some((_, "config"))
             if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
@@ -4156,7 +4156,7 @@ fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
     // sqlite's readfile() and friends read files of this machine.
     for literal in quoted_literals(sql) {
         if an.is_secret(literal.trim()) {
-            an.raise(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
+            an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
         }
     }
     let read_only = lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| {
