@@ -16,6 +16,7 @@ mod finding;
 mod paths;
 mod rules;
 mod shell;
+mod table;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -8,6 +8,9 @@ use super::{Analysis, MAX_SCRIPT_NESTING};
 use nomos_types::Risk;
 
 impl Analysis<'_> {
+    /// Guards against the grammar and bash disagreeing about where a command ends. Bash ends a
+    /// command at an unquoted newline, `;`, `&` or `|`; where the parse instead carries on (seen: a
+    /// newline before a backslash, or before a line whose redirection the grammar attached to the
     /// line above), the text after that separator is judged as a command of its own.
     pub(super) fn check_separators(&mut self, root: Node<'_>, text: &str) {
         /// Nodes a newline may legitimately sit in: lists of commands, and quoted or literal text.

@@ -271,10 +271,6 @@ impl<'p> Analysis<'p> {
         self.scripts -= 1;
     }
 
-    /// Guards against the grammar and bash disagreeing about where a command ends. Bash ends a
-    /// command at an unquoted newline, `;`, `&` or `|`; where the parse instead carries on (seen: a
-    /// newline before a backslash, or before a line whose redirection the grammar attached to the
-
     /// Runs the program rules on an argument vector (also used by wrappers for what they run).
     pub(crate) fn run(&mut self, argv: &[Arg], stdin: &Stdin) {
         if self.wrappers >= MAX_WRAPPER_NESTING {
