@@ -30,6 +30,7 @@ const UNKNOWABLE: File = data!("unknowable");
 const OBFUSCATION: File = data!("obfuscation");
 const CORNERS: File = data!("corners");
 const PROXMOX: File = data!("proxmox");
+const AUDIT: File = data!("audit");
 const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
 
@@ -47,6 +48,7 @@ const OURS: &[File] = &[
     OBFUSCATION,
     CORNERS,
     PROXMOX,
+    AUDIT,
 ];
 
 /// One row of a data file.
@@ -202,6 +204,11 @@ fn second_red_team_findings() {
 #[test]
 fn proxmox_tools() {
     check(PROXMOX);
+}
+
+#[test]
+fn options_that_run_write_or_serve_are_not_read_only() {
+    check(AUDIT);
 }
 
 #[test]

@@ -19,6 +19,14 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
         return ro(an, format!("`{base}` without a command prints help"));
     };
     let rest = Args::new(a.tail_from(i + 1));
+    // Another configuration directory brings its own CLI plugins (programs) and credential helpers.
+    if Args::new(&a.all[..i]).value(&["--config"]).is_some() {
+        an.raise(CM, format!("`{base} --config` uses a configuration whose plugins and helpers run"));
+    }
+    // `buildx inspect --bootstrap` starts a builder container.
+    if sub == "buildx" && rest.long("--bootstrap") {
+        an.raise(CM, format!("`{base} buildx --bootstrap` starts a builder"));
+    }
     let group =
         |an: &mut Analysis<'_>, what: &str, ro_subs: &[&str], de_subs: &[&str]| match rest.sub(&[]).map(|(_, s)| s) {
             Some(s) if ro_subs.contains(&s) => ro(an, format!("`{base} {what} {s}` only reports")),
@@ -229,6 +237,10 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
         "-f",
         "--filename",
     ];
+    // A kubeconfig can name a program that supplies credentials (an exec plugin).
+    if a.value(&["--kubeconfig"]).is_some() {
+        an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
+    }
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
     let output = a.value(&["-o", "--output"]).map(|o| o.shown().to_string()).unwrap_or_default();
     let secrets = words.iter().any(|w| w.starts_with("secret"))

@@ -208,6 +208,11 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     if a.long("--remove-files") {
         return an.raise(DE, "`tar --remove-files` deletes what it archives");
     }
+    // Files tar writes besides the archive: a verbose listing, the incremental snapshot, the
+    // volume number.
+    for out in a.values(&["--index-file", "--listed-incremental", "-g", "--volno-file"]) {
+        an.write_target(&out, "`tar`");
+    }
     if a.long_prefix("--rsh-command") || a.long_prefix("--rmt-command") {
         an.raise(CM, "`tar --rsh-command` runs another program");
         for v in a.values(&["--rsh-command", "--rmt-command"]) {

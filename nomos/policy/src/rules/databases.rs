@@ -18,6 +18,27 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     if a.value(&["-f", "--file"]).is_some() {
         an.raise(CM, format!("`{base} -f` runs SQL from a file"));
     }
+    // Files the client writes: query output (psql -o), a session log (psql -L, mysql --tee).
+    let outputs: &[&str] = match base {
+        "psql" => &["-o", "--output", "-L", "--log-file"],
+        "mysql" | "mariadb" => &["--tee"],
+        _ => &[],
+    };
+    for out in a.values(outputs) {
+        an.write_target(&out, &format!("`{base}`"));
+    }
+    if matches!(base, "mysql" | "mariadb") {
+        // SQL run on connecting is SQL run.
+        sql.extend(a.values(&["--init-command"]).iter().map(|v| v.shown().to_string()));
+        for pager in a.values(&["--pager"]) {
+            an.raise(CM, format!("`{base} --pager` runs another program"));
+            an.script(pager.shown());
+        }
+        // Plugins are code; option files can set a pager, init commands and plugins.
+        if a.value(&["--plugin-dir", "--default-auth", "--defaults-file", "--defaults-extra-file"]).is_some() {
+            an.raise(CM, format!("`{base}` loads plugins or options from another file"));
+        }
+    }
     if base == "sqlite3" {
         // `sqlite3 [options] DB [SQL…]`
         let ops = a.operands(&["-cmd", "-separator", "-nullvalue", "-init"]);

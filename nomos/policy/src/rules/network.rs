@@ -68,6 +68,11 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
 
 /// iptables: listing reads; flushing, default policies and dropping everything incoming destroy access.
 pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `--modprobe=PROGRAM` runs PROGRAM to load kernel modules, also for a listing.
+    for program in a.values(&["--modprobe"]) {
+        an.raise(CM, format!("`{base} --modprobe` runs another program"));
+        an.run(&[program], &Stdin::default());
+    }
     if a.flag('F', "--flush") {
         return an.raise(DE, format!("`{base} -F` flushes firewall rules"));
     }
@@ -180,6 +185,15 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.value(&["-K", "--config"]).is_some() {
         an.raise(CM, "`curl -K` takes options from a file");
     }
+    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE.
+    for format in a.values(&["-w", "--write-out"]) {
+        for target in format.shown().split("%output{").skip(1).filter_map(|t| t.split_once('}')).map(|(t, _)| t) {
+            an.write_target(&Arg::Static(target.trim_start_matches(">>").to_string()), "`curl -w %output{…}`");
+        }
+    }
+    if a.value(&["--engine"]).is_some_and(|e| e.shown() != "list") {
+        an.raise(CM, "`curl --engine` loads a crypto engine, which is code");
+    }
     // `--variable k@FILE` with `--expand-url` puts a file's content into the request.
     if a.long_prefix("--variable") && a.long_prefix("--expand-") {
         an.raise(CM, "`curl --expand-…` sends what `--variable` read");
@@ -201,10 +215,18 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
         .filter_map(Arg::as_static)
         .any(|o| o.starts_with('-') && (o.contains("out") || o.contains("write")) && o != "-noout");
     if writes {
-        for out in a.values(&["-out", "-keyout", "-writerand", "-sess_out", "-msgfile"]) {
-            an.write_target(&out, "`openssl`");
-        }
         an.raise(CM, "`openssl` writes a file");
+    }
+    for out in a.values(&["-out", "-keyout", "-writerand", "-sess_out", "-msgfile", "-keylogfile"]) {
+        an.write_target(&out, "`openssl`");
+    }
+    // Engines and providers are code; a configuration file can load them.
+    if a.value(&["-engine", "-provider", "-provider-path", "-config"]).is_some() {
+        an.raise(CM, "`openssl -engine/-provider/-config` loads code");
+    }
+    // `ocsp -port` serves OCSP on the network.
+    if a.value(&["-port", "-accept"]).is_some() {
+        an.raise(CM, "`openssl -port` opens a network service");
     }
     match sub {
         Some(
@@ -238,6 +260,31 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 an.script(cmd);
             }
         }
+        // The command run on the other side, as if given after the host.
+        if v.starts_with("remotecommand") {
+            if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
+                an.script(cmd);
+            }
+        }
+        if v.starts_with("pkcs11provider") || v.starts_with("securitykeyprovider") {
+            an.raise(CM, "`ssh -o …Provider` loads a provider library");
+        }
+        // New host keys are written to this file.
+        if v.starts_with("userknownhostsfile") {
+            if let Some((_, file)) = o.shown().split_once(['=', ' ']) {
+                an.write_target(&Arg::Static(file.trim().to_string()), "`ssh -o UserKnownHostsFile`");
+            }
+        }
+    }
+    for log in a.values(&["-E"]) {
+        an.write_target(&log, "`ssh -E`");
+    }
+    if a.value(&["-I"]).is_some() {
+        an.raise(CM, "`ssh -I` loads a PKCS#11 provider library");
+    }
+    // Another configuration file can run commands (ProxyCommand, LocalCommand, Match exec).
+    if let Some(config) = a.value(&["-F"]).filter(|c| c.shown() != "/dev/null" && c.shown() != "none") {
+        an.raise(CM, format!("`ssh -F {}` uses a configuration that can run commands", config.shown()));
     }
     if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
         an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
@@ -292,6 +339,10 @@ pub(super) fn ifconfig(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
 
 /// `brctl`, `bridge`, `tc`: showing reads; `-batch` runs commands from a file.
 pub(super) fn bridge(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `-b`/`-batch FILE` runs the commands in FILE (`-force` carries on after errors).
+    if a.options().any(|o| !o.starts_with("--") && o.starts_with("-b") && !o.starts_with("-br")) || a.any(&["-force"]) {
+        an.raise(CM, format!("`{base} -batch` runs commands from a file"));
+    }
     let words: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
     let object_only = base == "bridge" && words.len() == 1;
     if words.iter().any(|w| matches!(*w, "show" | "showmacs" | "showstp" | "list" | "ls" | "monitor"))
@@ -306,6 +357,10 @@ pub(super) fn bridge(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
 
 /// `nmcli`: status and show read; connecting and modifying change the network.
 pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `-s`/`--show-secrets` prints Wi-Fi and VPN secrets with the connection.
+    if a.flag('s', "--show-secrets") {
+        an.raise_secret(DE, "`nmcli --show-secrets` prints connection secrets");
+    }
     let words: Vec<&str> = a
         .operands(&["-f", "--fields", "-t", "-m", "--mode", "-c", "--colors", "-e", "--escape", "-g", "--get-values"])
         .iter()
@@ -378,12 +433,29 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     for log in a.values(&["-o", "--output-file", "-a", "--append-output"]) {
         an.write_target(&log, "`wget -o`");
     }
+    #[rustfmt::skip]
+    let writing = [
+        "--save-cookies", "--rejected-log", "--warc-file", "--warc-cdx", "--xattr-file",
+    ];
+    for out in a.values(&writing) {
+        an.write_target(&out, "`wget`");
+    }
+    // In the background it logs to `wget-log`.
+    if a.flag('b', "--background") {
+        an.raise(CM, "`wget -b` writes a log file");
+    }
+    for program in a.values(&["--use-askpass"]) {
+        an.raise(CM, "`wget --use-askpass` runs another program");
+        an.run(&[program], &Stdin::default());
+    }
+    // A startup-file command or file can set anything, an output file or a program to run included.
+    if a.value(&["-e", "--execute", "--config"]).is_some() {
+        an.raise(CM, "`wget -e`/`--config` sets options that can write files or run programs");
+    }
     if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
         an.raise(CM, "`wget` sends data");
     } else if a.long("--spider") || to_stdout {
         ro(an, "`wget` to standard output only reads");
-    } else if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
-        an.raise(CM, "`wget` sends data");
     } else {
         an.raise(CM, "`wget` writes the download to a file");
     }
@@ -391,7 +463,14 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
 
 /// Raw network clients: a port check reads; anything else can send or serve anything.
 pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    if base != "socat" && a.short('z') {
+    // A port check runs nothing and serves nothing, unless a program or a listener is asked for.
+    let runs = a.values(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"]);
+    for command in &runs {
+        an.raise(CM, format!("`{base} -e` runs a program for the connection"));
+        an.script(command.shown());
+    }
+    let listens = a.flag('l', "--listen");
+    if base != "socat" && a.short('z') && runs.is_empty() && !listens {
         ro(an, format!("`{base} -z` only checks a port"));
     } else {
         an.raise(CM, format!("`{base}` opens arbitrary network connections"));
@@ -479,6 +558,17 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
         "--port",
     ]);
     recursive_read(an, "rsync", &ops[..ops.len().saturating_sub(1)]);
+    // Files it writes on this machine even in a dry run.
+    for out in a.values(&["--log-file", "--write-batch", "--only-write-batch"]) {
+        an.write_target(&out, "`rsync`");
+    }
+    if a.long("--daemon") {
+        an.raise(CM, "`rsync --daemon` opens a network service");
+    }
+    // Options handed to the rsync on the other side could be anything.
+    if a.value(&["-M", "--remote-option"]).is_some() {
+        an.raise(CM, "`rsync -M` passes options to the other side");
+    }
     if a.long_prefix("--delete") || a.long("--remove-source-files") {
         an.raise(DE, "`rsync --delete` removes files at the destination");
     } else if a.flag('n', "--dry-run") || a.long("--list-only") {

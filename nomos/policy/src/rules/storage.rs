@@ -37,6 +37,10 @@ pub(super) fn lvresize(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
 /// `btrfs`: reports read; deleting subvolumes destroys.
 pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let words: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
+    // `device stats -z` resets the error counters it prints.
+    if words.first().is_some_and(|w| w.starts_with("dev")) && a.flag('z', "--reset") {
+        return an.raise(CM, "`btrfs device stats -z` resets the error counters");
+    }
     match words.as_slice() {
         [g, "delete" | "del" | "d", ..] if g.starts_with("sub") => {
             an.raise(DE, "`btrfs subvolume delete` destroys data")

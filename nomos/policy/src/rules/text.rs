@@ -249,9 +249,47 @@ pub(super) fn sed_script(an: &mut Analysis<'_>, base: &str, script: &str) {
 
 /// `awk`: its program is judged (pipes, `system()`, output redirection, files it reads).
 pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let valued = ["-F", "-v", "-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-o", "-W"];
-    if a.values(&["-i", "--include"]).iter().any(|v| v.shown() == "inplace") {
-        an.raise(CM, format!("`{base} -i inplace` edits files"));
+    let valued = ["-F", "-v", "-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-W"];
+    for include in a.values(&["-i", "--include"]) {
+        if include.shown() == "inplace" {
+            an.raise(CM, format!("`{base} -i inplace` edits files"));
+        } else {
+            an.raise(CM, format!("`{base} -i` runs awk code from a file"));
+        }
+    }
+    if a.value(&["-l", "--load"]).is_some() {
+        an.raise(CM, format!("`{base} -l` loads an extension library, which is code"));
+    }
+    // gawk writes its variables, a profile or the pretty-printed program to a file (the one
+    // attached, else awkvars.out or awkprof.out).
+    for word in a.options() {
+        let attached = match word.split_once('=') {
+            Some((name, file))
+                if ["--dump-variables", "--profile", "--pretty-print"].iter().any(|n| long_matches(name, n)) =>
+            {
+                Some(file)
+            }
+            None if ["--dump-variables", "--profile", "--pretty-print"].iter().any(|n| long_matches(word, n)) => {
+                Some("")
+            }
+            _ if !word.starts_with("--") && word.len() > 1 && matches!(&word[1..2], "d" | "p" | "o") => {
+                Some(&word[2..])
+            }
+            _ => None,
+        };
+        match attached {
+            Some("") => an.raise(CM, format!("`{base} {word}` writes a file")),
+            Some(file) => an.write_target(&Arg::Static(file.to_string()), &format!("`{base} {word}`")),
+            None => {}
+        }
+    }
+    // mawk and gawk `-W` options: a program file, and gawk's long options spelled so.
+    for w in a.values(&["-W"]) {
+        let w = w.shown();
+        if w.starts_with('e') || ["dump", "profile", "pretty", "load", "include", "debug"].iter().any(|k| w.contains(k))
+        {
+            an.raise(CM, format!("`{base} -W {w}` loads code or writes a file"));
+        }
     }
     let ops = a.operands(&valued);
     let program = if a.value(&["-f", "--file", "-E", "--exec"]).is_some() {

@@ -62,6 +62,10 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         "-U",
         "--unified",
     ]);
+    // `fsck --lost-found` writes dangling objects into .git/lost-found.
+    if sub == "fsck" && rest.long("--lost-found") {
+        an.raise(CM, "`git fsck --lost-found` writes files");
+    }
     match sub {
         "status" | "log" | "diff" | "show" | "rev-parse" | "rev-list" | "describe" | "blame" | "annotate"
         | "ls-files" | "ls-tree" | "ls-remote" | "cat-file" | "shortlog" | "grep" | "whatchanged" | "count-objects"

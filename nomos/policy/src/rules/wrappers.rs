@@ -135,8 +135,22 @@ pub(super) fn chroot(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
 
 /// Tracers and profilers: what they run is judged; output files are writes, fault injection a change.
 pub(super) fn trace(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
-    for out in a.values(&["-o", "--output"]) {
+    for out in a.values(&["-o", "--output", "--log-file", "--xml-file"]) {
         an.write_target(&out, &format!("`{base} -o`"));
+    }
+    if base == "perf" {
+        let sub = a.sub(&["-e", "-o", "-p", "-u", "-C", "-a", "--event", "--output", "--pid"]).map(|(_, s)| s);
+        // `perf record` (and its relatives) write perf.data; `perf script -s` runs a script;
+        // `perf probe` changes the kernel's probes.
+        if sub.is_some_and(|s| s.contains("record")) && a.value(&["-o", "--output"]).is_none() {
+            an.raise(CM, "`perf record` writes perf.data");
+        }
+        if sub == Some("script") && a.value(&["-s", "--script"]).is_some() {
+            an.raise(CM, "`perf script -s` runs a script");
+        }
+        if matches!(sub, Some("probe" | "inject" | "buildid-cache" | "config" | "daemon")) {
+            an.raise(CM, format!("`perf {}` changes probes, caches or files", sub.unwrap_or_default()));
+        }
     }
     if a.values(&["-e", "--inject", "--fault"])
         .iter()

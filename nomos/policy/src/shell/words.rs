@@ -156,6 +156,16 @@ pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
         "RUBYOPT",
         "LESSOPEN",
         "LESSCLOSE",
+        // Startup files that can set output files, pagers, hooks or engines.
+        "LESSKEY",
+        "LESSKEYIN",
+        "LESSKEY_CONTENT",
+        "PSQLRC",
+        "WGETRC",
+        "CURL_HOME",
+        "OPENSSL_CONF",
+        "OPENSSL_ENGINES",
+        "OPENSSL_MODULES",
     ];
     // Variables that name programs, scripts, configuration or trace files for the tools that read
     // them (GIT_CONFIG_*, ZPOOL_SCRIPTS_*, KUBECTL_EXTERNAL_DIFF, GIT_TRACE=FILE …).
