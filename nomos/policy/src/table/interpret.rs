@@ -139,12 +139,12 @@ impl Entry {
             .max()
     }
 
-    fn say(&self, key: &str, fallback: &str) -> String {
-        self.says.get(key).cloned().unwrap_or_else(|| fallback.to_string())
+    fn say<'s>(&'s self, key: &str, fallback: &'s str) -> &'s str {
+        self.says.get(key).map_or(fallback, String::as_str)
     }
 
     /// What the reasons say of a program doing this as a whole.
-    fn says_level(&self, risk: Risk) -> String {
+    fn says_level(&self, risk: Risk) -> &str {
         let fallback = match risk {
             Risk::ReadOnly if self.operands.contains(&Operand::Read) => "only reads",
             Risk::ReadOnly => "only reports",
@@ -167,6 +167,10 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
                 let says = entry.say("unknown", "is not an option known to be read-only");
                 an.raise(risk, format!("`{base} {}` {says}", given.word));
             }
+            continue;
+        }
+        let plain = given.specs.iter().all(|s| s.effects.iter().all(|e| matches!(e, Effect::Plain | Effect::Command)));
+        if plain && entry.values.is_empty() {
             continue;
         }
         let what = format!("`{base} {}`", given.word);
