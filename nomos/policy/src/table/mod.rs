@@ -144,7 +144,8 @@ impl Entry {
             .filter(|o| {
                 o.name.starts_with("--")
                     && match o.name.strip_suffix('*') {
-                        Some(prefix) => key.starts_with(prefix),
+                        // `--vacuum-size` or an abbreviation of some `--vacuum-…` (`--vac`).
+                        Some(prefix) => key.starts_with(prefix) || (key.len() >= 3 && prefix.starts_with(key)),
                         None => key.len() >= 3 && o.name.starts_with(key),
                     }
             })
