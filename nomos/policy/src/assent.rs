@@ -39,6 +39,7 @@ const SURROUNDS: &[&str] = &[
     "restart", "reboot", "stop", "start", "apply", "update", "upgrade", "install", "run", "execute", "deploy",
     "fix", "change", "make", "carry", "out", "move", "migrate", "snapshot", "backup", "delete", "remove",
     "destroy", "clean", "up", "renew", "reload", "enable", "disable", "create", "add", "set", "resize",
+    "remaining", "rest", "of", "step", "next",
 ];
 
 /// Phrases that give consent, checked only when no negation matched.
@@ -76,17 +77,38 @@ const ASSENTS: &[&str] = &[
 ];
 
 /// Lowercase word tokens; apostrophes (any look-alike) stay inside their word, so "don't" and
-/// "haven’t" are one token each. Letters repeated more than twice collapse ("noooo" is "no").
+/// "haven’t" are one token each. Letters repeated more than twice collapse ("noooo" is "no"). An
+/// entity's slug (`lxc:scratch`) is one token: it names a target, whatever its words mean.
 fn tokens(message: &str) -> Vec<String> {
     let lowered = message
         .to_lowercase()
         .replace(['\u{2019}', '\u{2018}', '`', '\u{b4}', '\u{2032}', '\u{2bc}', '\u{2035}', '\u{ff07}'], "'");
-    lowered
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .map(|t| t.trim_matches('\''))
-        .filter(|t| !t.is_empty())
-        .map(squeeze)
-        .collect()
+    let mut out = Vec::new();
+    for raw in lowered.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if is_slug(word) {
+            out.push(word.to_string());
+            continue;
+        }
+        out.extend(
+            raw.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .map(|t| t.trim_matches('\''))
+                .filter(|t| !t.is_empty())
+                .map(squeeze),
+        );
+    }
+    out
+}
+
+/// `type:name` as entities are named (`lxc:caddy`, `dns-record:git.home.arpa`). A type that is
+/// itself a refusal ("no:…") is not a slug.
+fn is_slug(word: &str) -> bool {
+    let Some((kind, name)) = word.split_once(':') else { return false };
+    let kind_ok = kind.starts_with(|c: char| c.is_ascii_lowercase())
+        && kind.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    let name_ok = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'));
+    kind_ok && name_ok && !NEGATIONS.contains(&kind)
 }
 
 fn squeeze(word: &str) -> String {
@@ -348,6 +370,59 @@ mod tests {
     #[test]
     fn bare_not_negates() {
         assert!(!is_assent("go ahead, this is not risky"));
+    }
+
+    /// Continuing a plan already under way is a plain go-ahead.
+    #[test]
+    fn carrying_on_is_assent() {
+        for m in
+            ["carry on with the remaining steps", "carry on with the rest of the steps", "continue with the next step"]
+        {
+            assert!(is_assent(m), "{m:?}");
+        }
+        for m in ["carry on with the remaining steps tomorrow", "carry on with the remaining steps?", "don't carry on"]
+        {
+            assert!(!is_assent(m), "{m:?}");
+        }
+    }
+
+    /// The decision on reassurances: a go-ahead that carries a reassurance with a negation in it is
+    /// not assent (Nomos asks again). Words alone cannot tell "nothing here is dangerous" from
+    /// "nothing else" or "not this one", and asking again costs one message.
+    #[test]
+    fn reassurances_with_a_negation_are_asked_again() {
+        for m in [
+            "do it, nothing here is dangerous",
+            "go ahead, it's not risky",
+            "yes, nothing can go wrong",
+            "do it, no worries",
+            "go ahead, don't worry",
+            "yes, that won't break anything",
+        ] {
+            assert!(!is_assent(m), "{m:?}");
+            assert!(!is_typed_confirmation(m), "{m:?}");
+        }
+    }
+
+    /// A slug is a target, not words: `lxc:scratch` does not read as "scratch that".
+    #[test]
+    fn a_typed_confirmation_may_name_its_target_by_slug() {
+        assert!(is_typed_confirmation("confirmed, wipe lxc:scratch"));
+        assert!(confirmation_names_target("confirmed, wipe lxc:scratch", "lxc:scratch", "scratch", Some(131)));
+        assert!(confirmation_names_target("Confirmed, wipe lxc:scratch.", "lxc:scratch", "scratch", None));
+        assert!(confirmation_names_target("confirm destroy vm:wait-list", "vm:wait-list", "wait-list", None));
+        // Naming another target, or refusing around the slug, is still no.
+        assert!(!confirmation_names_target("confirmed, wipe lxc:scratch-old", "lxc:scratch", "scratch", None));
+        assert!(!confirmation_names_target("don't wipe lxc:scratch", "lxc:scratch", "scratch", None));
+        assert!(!confirmation_names_target("confirmed, wipe lxc:scratch? wait", "lxc:scratch", "scratch", None));
+        // By its bare name, a word that also reads as a refusal stays a refusal: the slug or the id
+        // says it without doubt.
+        assert!(!confirmation_names_target("confirmed, wipe scratch", "lxc:scratch", "scratch", None));
+        assert!(confirmation_names_target("confirmed, wipe 131", "lxc:scratch", "scratch", Some(131)));
+        // A "slug" whose type is a refusal is read as words.
+        assert!(!is_typed_confirmation("confirm no:way"));
+        // Slugs are no loophole in plain assent: an unknown word is still ambiguity.
+        assert!(!is_assent("yes, restart lxc:caddy"));
     }
 
     /// Regression: "confirm" inside "confirmed" plus uncovered contracted negatives once read an

@@ -12,9 +12,11 @@
 //! built-in verdict.
 
 pub mod assent;
+mod finding;
 mod paths;
 mod rules;
 mod shell;
+mod table;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -30,9 +32,6 @@ pub const BUILTIN_POLICY_YAML: &str = include_str!(concat!(env!("CARGO_MANIFEST_
 
 /// Environment variable naming an operator policy file (default: `<config dir>/oikos/policy.yaml`).
 pub const POLICY_ENV: &str = "OIKOS_POLICY";
-
-/// At most this many reasons are given with a verdict.
-const MAX_REASONS: usize = 10;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
@@ -123,6 +122,11 @@ impl Policy {
 
     /// Classifies a command (see [`classify`]) with this policy's additions.
     pub fn classify(&self, command: &str, declared: Option<Risk>) -> Verdict {
+        finding::verdict(self.analyse(command).into_findings(), declared)
+    }
+
+    /// Everything found about a command, before it is made a verdict.
+    pub(crate) fn analyse(&self, command: &str) -> Analysis<'_> {
         let mut analysis = Analysis::new(self);
         if command.trim().is_empty() {
             analysis.raise(Risk::ConfigMutation, "empty command");
@@ -137,7 +141,7 @@ impl Policy {
                 analysis.raise(Risk::ReadOnly, "runs no programs");
             }
         }
-        verdict(analysis.into_findings(), declared)
+        analysis
     }
 
     pub(crate) fn destructive_matches(&self, program: &str, args: &[Arg]) -> Vec<String> {
@@ -178,23 +182,6 @@ impl Policy {
 /// is) can only raise the result.
 pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
     Policy::builtin().classify(command, declared)
-}
-
-fn verdict(findings: Vec<(Risk, String)>, declared: Option<Risk>) -> Verdict {
-    let found = findings.iter().map(|(r, _)| *r).max().unwrap_or(Risk::ConfigMutation);
-    // Every rule about secret material says so in its reason (see rules.rs); one place decides.
-    let secret = findings.iter().any(|(_, reason)| reason.contains("secret"));
-    let risk = declared.map_or(found, |d| d.max(found));
-    let mut reasons: Vec<String> = Vec::new();
-    if risk > found {
-        reasons.push(format!("declared {risk}"));
-    }
-    for (r, reason) in findings {
-        if r == found && !reasons.contains(&reason) && reasons.len() < MAX_REASONS {
-            reasons.push(reason);
-        }
-    }
-    Verdict { risk, reasons, secret }
 }
 
 #[cfg(test)]
@@ -274,12 +261,27 @@ mod tests {
             "sudo cat /root/.ssh/id_ed25519",
             "cp /etc/pve/priv/authkey.key /tmp/k",
             "bash -c 'cat /etc/ssl/private/site.key'",
+            // Printing keys, hashes or credentials, though no secret file is named.
+            "getent shadow",
+            "wg showconf wg0",
+            "kubectl config view --raw",
+            "ceph auth get client.admin",
+            // Reading a whole tree that holds secrets.
+            "grep -r . /etc",
         ] {
             assert!(classify(c, None).secret, "{c}");
         }
-        for c in
-            ["cat /etc/hostname", "ls -la /etc/ssh", "uptime", "rm -rf /tmp/x", "ssh -i ~/.ssh/id_ed25519 pve1 uptime"]
-        {
+        // Whether a command touches secrets is what its rules found, not a word in a reason: a file
+        // or program with "secret" in its name is not secret material.
+        for c in [
+            "cat /etc/hostname",
+            "ls -la /etc/ssh",
+            "uptime",
+            "rm -rf /tmp/x",
+            "ssh -i ~/.ssh/id_ed25519 pve1 uptime",
+            "rm /tmp/secret-notes.txt",
+            "secret-tool-x --run",
+        ] {
             assert!(!classify(c, None).secret, "{c}");
         }
     }

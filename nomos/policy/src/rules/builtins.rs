@@ -1,0 +1,98 @@
+//! Shell builtins that set variables, move the working directory or define what later commands
+//! run (`trap`, `alias`, `printf -v`).
+
+use nomos_types::Risk::ConfigMutation as CM;
+
+use super::Args;
+use super::{ro, script_arg};
+use crate::shell::dangerous_variable;
+use crate::shell::{Analysis, Arg, Stdin};
+
+/// Builtins that store into variables or move the working directory: safe unless the variable
+/// changes what later programs run (`read BASH_ENV`, `export 'PATH=…'`).
+#[rustfmt::skip]
+pub(super) const SETTERS: &[&str] = &[
+    "read", "declare", "typeset", "local", "export", "readonly", "let", "unset", "set", "shopt", "cd", "pushd",
+    "popd", "mapfile", "readarray",
+];
+
+/// Builtins that set variables or move the working directory: judged by the variables they set.
+/// Builtins whose arguments can only name variables or directories: a word computed at run time
+/// among them changes nothing but which variable is set (judged by `setter`).
+#[rustfmt::skip]
+pub(super) const INERT: &[&str] = &[
+    "unset", "local", "declare", "typeset", "export", "readonly", "let", "read", "set", "shopt", "cd", "pushd", "popd",
+];
+
+/// Builtins that set variables or move the working directory: judged by the variables they set.
+pub(super) fn setter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    match base {
+        "cd" | "pushd" => an.change_dir(a.operands(&[]).first().copied()),
+        "popd" => an.change_dir(Some(&Arg::Dynamic { text: "popd".into(), candidates: Vec::new() })),
+        _ => {}
+    }
+    let mut names: Vec<String> = Vec::new();
+    for arg in a.operands(&["-p", "-d", "-n", "-t", "-u", "-N", "-i", "-O", "-s", "-c", "-C"]) {
+        match arg {
+            Arg::Static(s) => names.push(s.split('=').next().unwrap_or(s).to_string()),
+            Arg::Dynamic { text, .. } if !matches!(base, "cd" | "pushd" | "unset" | "set" | "shopt" | "let") => {
+                an.raise(CM, format!("`{base}` sets a variable named at run time (`{text}`)"));
+            }
+            Arg::Dynamic { .. } => {}
+        }
+    }
+    if matches!(base, "mapfile" | "readarray") {
+        if let Some(callback) = a.value(&["-C"]) {
+            an.raise(CM, format!("`{base} -C` runs a callback"));
+            an.script(callback.shown());
+        }
+    }
+    if base == "set" && a.all.iter().any(|x| x.shown().contains("history")) {
+        an.raise(CM, "`set -o history` records commands that can be replayed");
+    }
+    if !matches!(base, "cd" | "pushd" | "popd" | "set" | "shopt" | "unset") {
+        for name in names {
+            if let Some(reason) = dangerous_variable(&name) {
+                an.raise(CM, format!("`{base}` {reason}"));
+            }
+        }
+    }
+    ro(an, format!("`{base}` only sets shell state"));
+}
+
+/// `printf -v NAME` sets a variable; the rest only prints.
+pub(super) fn printf(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    match a.value(&["-v"]) {
+        None => ro(an, "`printf` only prints"),
+        Some(Arg::Static(name)) => match dangerous_variable(&name) {
+            Some(reason) => an.raise(CM, format!("`printf -v` {reason}")),
+            None => ro(an, "`printf -v` only sets a variable"),
+        },
+        Some(Arg::Dynamic { .. }) => an.raise(CM, "`printf -v` sets a variable named at run time"),
+    }
+}
+
+/// A trap runs its handler later: judged as if it ran.
+pub(super) fn trap(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if a.short('l') || a.short('p') || a.all.is_empty() {
+        ro(an, "`trap -l`/`-p` only lists");
+    } else {
+        ro(an, "`trap` sets a handler");
+        if let Some(first) = a.operands(&[]).first() {
+            script_arg(an, base, Some(first));
+        }
+    }
+}
+
+/// An alias runs its value when used: judged as if it ran.
+pub(super) fn alias(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    ro(an, "`alias` defines a shorthand");
+    if a.all.iter().any(|x| x.as_static().is_none()) {
+        an.raise(CM, "`alias` defines a shorthand built at run time");
+    }
+    for arg in a.all {
+        if let Some((_, value)) = arg.as_static().and_then(|s| s.split_once('=')) {
+            an.script(value);
+        }
+    }
+}

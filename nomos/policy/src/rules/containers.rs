@@ -1,0 +1,286 @@
+//! Containers and clusters: Docker/Podman and Compose, Kubernetes, LXC attach; what runs inside a
+//! container is judged too.
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+
+use super::ro;
+use super::wrappers::command_start;
+use super::Args;
+use crate::shell::{Analysis, Arg, Stdin};
+
+/// Docker, Podman, nerdctl: queries read, lifecycle commands restart, what runs inside a container is judged.
+pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let global =
+        ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"];
+    if a.value(&["-H", "--host"]).is_some() {
+        an.raise(CM, format!("`{base} -H` acts on another machine"));
+    }
+    let Some((i, sub)) = a.sub(&global) else {
+        return ro(an, format!("`{base}` without a command prints help"));
+    };
+    let rest = Args::new(a.tail_from(i + 1));
+    // Another configuration directory brings its own CLI plugins (programs) and credential helpers.
+    if Args::new(&a.all[..i]).value(&["--config"]).is_some() {
+        an.raise(CM, format!("`{base} --config` uses a configuration whose plugins and helpers run"));
+    }
+    // `buildx inspect --bootstrap` starts a builder container.
+    if sub == "buildx" && rest.long("--bootstrap") {
+        an.raise(CM, format!("`{base} buildx --bootstrap` starts a builder"));
+    }
+    let group =
+        |an: &mut Analysis<'_>, what: &str, ro_subs: &[&str], de_subs: &[&str]| match rest.sub(&[]).map(|(_, s)| s) {
+            Some(s) if ro_subs.contains(&s) => ro(an, format!("`{base} {what} {s}` only reports")),
+            Some(s) if de_subs.contains(&s) => an.raise(DE, format!("`{base} {what} {s}` deletes data")),
+            None => ro(an, format!("`{base} {what}` prints help")),
+            Some(s) => an.raise(CM, format!("`{base} {what} {s}` changes containers")),
+        };
+    match sub {
+        "ps" | "images" | "inspect" | "logs" | "stats" | "top" | "port" | "diff" | "events" | "info" | "version"
+        | "search" | "history" => ro(an, format!("`{base} {sub}` only reports")),
+        "save" | "export" => {
+            if let Some(out) = rest.value(&["-o", "--output"]) {
+                an.write_target(&out, &format!("`{base} {sub}`"));
+            } else {
+                ro(an, format!("`{base} {sub}` to standard output only reads"));
+            }
+        }
+        "exec" => {
+            let valued = ["-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--detach-keys"];
+            // After the options: the container, then the command.
+            let start = command_start(&rest, &valued).map(|j| j + 1);
+            match start {
+                Some(j) if j < rest.all.len() => an.run(rest.tail_from(j), stdin),
+                _ => an.raise(CM, format!("`{base} exec` without a command")),
+            }
+        }
+        "restart" | "start" | "stop" | "pause" | "unpause" | "kill" => {
+            an.raise(RL, format!("`{base} {sub}` starts or stops containers"))
+        }
+        "container" => match rest.sub(&[]).map(|(_, s)| s) {
+            Some("exec") => {
+                let mut argv = vec![Arg::Static(base.to_string())];
+                argv.extend_from_slice(rest.all);
+                an.run(&argv, stdin)
+            }
+            Some("restart" | "start" | "stop" | "pause" | "unpause" | "kill") => {
+                an.raise(RL, format!("`{base} container` starts or stops containers"))
+            }
+            _ => group(an, "container", &["ls", "list", "ps", "inspect", "logs", "top", "port", "diff", "stats"], &[]),
+        },
+        "image" => group(an, "image", &["ls", "list", "inspect", "history"], &[]),
+        "volume" => group(an, "volume", &["ls", "list", "inspect"], &["rm", "remove", "prune"]),
+        "network" => group(an, "network", &["ls", "list", "inspect"], &[]),
+        "context" | "plugin" | "node" | "secret" | "config" | "manifest" | "trust" | "buildx" | "stack" | "service" => {
+            group(an, sub, &["ls", "list", "inspect", "show", "ps", "logs", "version", "services"], &[])
+        }
+        "system" => match rest.sub(&[]).map(|(_, s)| s) {
+            Some("df" | "info" | "events") => ro(an, format!("`{base} system` only reports")),
+            Some("prune") if rest.long("--volumes") => {
+                an.raise(DE, format!("`{base} system prune --volumes` deletes volumes"))
+            }
+            _ => an.raise(CM, format!("`{base} system` changes containers")),
+        },
+        "compose" => compose(an, base, a, i + 1, stdin),
+        "run" | "create" => {
+            an.raise(CM, format!("`{base} {sub}` starts a new container"));
+            // What the container runs still counts: with host paths mounted it reaches the host.
+            let valued = [
+                "-v",
+                "--volume",
+                "-e",
+                "--env",
+                "--env-file",
+                "-p",
+                "--publish",
+                "--name",
+                "-w",
+                "--workdir",
+                "-u",
+                "--user",
+                "--network",
+                "--net",
+                "-h",
+                "--hostname",
+                "--entrypoint",
+                "-l",
+                "--label",
+                "--mount",
+                "--device",
+                "--cap-add",
+                "--cap-drop",
+                "--restart",
+                "-m",
+                "--memory",
+                "--cpus",
+                "--ulimit",
+                "--log-driver",
+                "--log-opt",
+                "--add-host",
+                "--dns",
+                "--security-opt",
+                "--tmpfs",
+                "--platform",
+                "--pull",
+                "--pid",
+                "--ipc",
+                "--gpus",
+                "--shm-size",
+                "--stop-signal",
+                "--stop-timeout",
+                "--health-cmd",
+                "--userns",
+                "--uts",
+                "--cgroupns",
+                "--expose",
+                "--link",
+                "--volumes-from",
+                "-a",
+                "--attach",
+                "--cidfile",
+                "--group-add",
+                "--runtime",
+                "--init-path",
+                "--label-file",
+                "--memory-swap",
+                "--mac-address",
+                "--ip",
+                "--ip6",
+            ];
+            if let Some(image) = command_start(&rest, &valued) {
+                if image + 1 < rest.all.len() {
+                    an.run(rest.tail_from(image + 1), &Stdin::default());
+                }
+            }
+        }
+        "rm" if rest.flag('v', "--volumes") => an.raise(DE, format!("`{base} rm -v` deletes volumes")),
+        _ => an.raise(CM, format!("`{base} {sub}` changes containers or images")),
+    }
+}
+
+/// `docker-compose`, `podman-compose`.
+pub(super) fn compose_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    compose(an, base, a, 0, stdin)
+}
+
+/// Compose, as `docker compose` (its words from `from`) or its own program.
+pub(super) fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usize, stdin: &Stdin) {
+    let rest = Args::new(a.tail_from(from));
+    let valued = [
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+        "--project-directory",
+        "--ansi",
+        "--parallel",
+    ];
+    if let Some(out) = rest.value(&["-o", "--output"]) {
+        an.write_target(&out, &format!("`{base} compose -o`"));
+    }
+    match rest.sub(&valued) {
+        Some((_, s @ ("ps" | "logs" | "config" | "ls" | "images" | "top" | "version" | "port" | "events"))) => {
+            ro(an, format!("`{base} compose {s}` only reports"))
+        }
+        Some((_, s @ ("restart" | "start" | "stop" | "pause" | "unpause" | "kill"))) => {
+            an.raise(RL, format!("`{base} compose {s}` starts or stops services"))
+        }
+        Some((j, "down")) if Args::new(rest.tail_from(j + 1)).flag('v', "--volumes") => {
+            an.raise(DE, format!("`{base} compose down -v` deletes volumes"))
+        }
+        Some((j, "exec" | "run")) => {
+            an.raise(RL, format!("`{base} compose exec` runs in a service container"));
+            let tail = Args::new(rest.tail_from(j + 1));
+            let start = command_start(
+                &tail,
+                &[
+                    "-u",
+                    "--user",
+                    "-w",
+                    "--workdir",
+                    "-e",
+                    "--env",
+                    "--index",
+                    "--name",
+                    "--entrypoint",
+                    "-p",
+                    "--publish",
+                    "-v",
+                    "--volume",
+                ],
+            )
+            .map(|k| k + 1);
+            match start {
+                Some(k) if k < tail.all.len() => an.run(tail.tail_from(k), stdin),
+                _ => an.raise(CM, format!("`{base} compose exec` without a command")),
+            }
+        }
+        Some((_, s)) => an.raise(CM, format!("`{base} compose {s}` changes services")),
+        None => ro(an, format!("`{base} compose` prints help")),
+    }
+}
+
+/// kubectl and oc: queries read (secrets excepted), `exec` is judged by what it runs.
+pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let valued = [
+        "-n",
+        "--namespace",
+        "--context",
+        "--kubeconfig",
+        "-o",
+        "--output",
+        "-l",
+        "--selector",
+        "-c",
+        "--container",
+        "-f",
+        "--filename",
+    ];
+    // A kubeconfig can name a program that supplies credentials (an exec plugin).
+    if a.value(&["--kubeconfig"]).is_some() {
+        an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
+    }
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let output = a.value(&["-o", "--output"]).map(|o| o.shown().to_string()).unwrap_or_default();
+    let secrets = words.iter().any(|w| w.starts_with("secret"))
+        && (!output.is_empty() || matches!(words.first(), Some(&"describe")));
+    match a.sub(&valued) {
+        _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
+        Some((_, "config")) if a.long("--raw") => {
+            an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
+        }
+        Some((_, "config"))
+            if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
+        {
+            ro(an, format!("`{base} config view` only reports"))
+        }
+        Some((_, "auth")) if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
+            ro(an, format!("`{base} auth can-i` only checks"))
+        }
+        Some((
+            _,
+            s @ ("get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
+            | "explain" | "events" | "diff"),
+        )) => ro(an, format!("`{base} {s}` only reports")),
+        Some((_, "delete")) => an.raise(DE, format!("`{base} delete` removes cluster objects")),
+        Some((i, "exec")) => {
+            let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+            match dashes {
+                Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
+                _ => an.raise(CM, format!("`{base} exec` without a command")),
+            }
+        }
+        Some((_, s)) => an.raise(CM, format!("`{base} {s}` changes the cluster")),
+        None => ro(an, format!("`{base}` without a command prints help")),
+    }
+}
+
+/// `lxc-attach -n ID -- CMD` runs CMD in the container.
+pub(super) fn lxc_attach(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+    match dashes {
+        Some(i) if i + 1 < a.all.len() => an.run(a.tail_from(i + 1), stdin),
+        _ => an.raise(CM, "`lxc-attach` without a command opens a shell in the container"),
+    }
+}

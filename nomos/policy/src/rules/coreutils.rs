@@ -1,0 +1,319 @@
+//! Files and processes: removing, copying, moving, creating and editing files, permissions, `dd`,
+//! `find`, `tar`, the clock, and signals.
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+
+use super::Args;
+use super::{check_secrets, identity, recursive_read, ro, unknown, LIFELINES, METADATA_ONLY};
+use crate::paths::{is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
+use crate::shell::{Analysis, Arg, Stdin};
+use crate::table::table;
+
+/// Removing: recursive or broad removals destroy; guest and service data is precious.
+pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let recursive = a.short('r') || a.short('R') || a.long("--recursive");
+    let force = a.short('f') || a.long("--force");
+    let ops = a.operands(&[]);
+    let broad: Vec<&str> = ops.iter().flat_map(|o| o.values()).filter(|p| is_broad(p)).collect();
+    if a.long("--no-preserve-root") {
+        an.raise(DE, format!("`{base} --no-preserve-root` can remove the whole system"));
+    }
+    if recursive && force {
+        an.raise(DE, format!("`{base} -rf` removes recursively without asking"));
+    } else if recursive {
+        an.raise(DE, format!("`{base} -r` removes directories and everything in them"));
+    } else if let Some(p) = broad.first() {
+        an.raise(DE, format!("`{base}` removes files from a system directory ({p})"));
+    } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_precious(p)) {
+        an.raise(DE, format!("`{base}` removes guest or service data ({p})"));
+    } else if ops.iter().any(|o| o.as_static().is_none()) {
+        an.raise(CM, format!("`{base}` removes files named at run time"));
+    } else {
+        let names: Vec<&str> = ops.iter().map(|o| o.shown()).collect();
+        an.raise(CM, format!("`{base}` removes {}", names.join(" ")));
+    }
+}
+
+/// Copying, moving, installing and linking files: the destination decides.
+pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // A recursive copy of a tree that holds secrets reads them.
+    if base == "cp" && (a.flag('r', "--recursive") || a.short('R') || a.flag('a', "--archive")) {
+        let ops = a.operands(&["-t", "--target-directory", "-S", "--suffix"]);
+        recursive_read(an, base, &ops[..ops.len().saturating_sub(1)]);
+    }
+    let ops =
+        a.operands(&["-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"]);
+    let dest = a.value(&["-t", "--target-directory"]).or_else(|| ops.last().map(|o| (*o).clone()));
+    if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_block_device(p))) {
+        an.raise(DE, format!("`{base}` overwrites the device {}", dest.shown()));
+    } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_irreplaceable(p))) {
+        an.raise(DE, format!("`{base}` overwrites {}, which holds guest disks or cluster state", dest.shown()));
+    } else if base == "mv" && ops.iter().any(|o| o.values().iter().any(|p| is_broad(p))) {
+        an.raise(
+            DE,
+            format!("`mv` moves a system directory ({})", ops.iter().map(|o| o.shown()).collect::<Vec<_>>().join(" ")),
+        );
+    } else if base == "mv" && dest.as_ref().is_some_and(|d| d.values().iter().any(|p| is_harmless_sink(p))) {
+        an.raise(DE, "`mv` into /dev/null destroys the file");
+    } else {
+        an.raise(CM, format!("`{base}` changes files"));
+    }
+}
+
+/// Creating or editing files: changes, or destroys where guest disks or cluster state live.
+pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if base == "truncate"
+        && a.operands(&["-s", "--size", "-r", "--reference"])
+            .iter()
+            .any(|o| o.values().iter().any(|p| is_block_device(p)))
+    {
+        an.raise(DE, "`truncate` on a device");
+    } else if a
+        .operands(&["-s", "--size", "-r", "--reference"])
+        .iter()
+        .any(|o| o.values().iter().any(|p| is_precious(p) || is_irreplaceable(p)))
+    {
+        an.raise(DE, format!("`{base}` changes guest disks or cluster state"));
+    } else {
+        an.raise(CM, format!("`{base}` changes files"));
+    }
+}
+
+/// Ownership and permissions: recursive changes over a system directory break it.
+pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let recursive = a.short('R') || a.long("--recursive");
+    let ops = a.operands(&["--reference", "--from"]);
+    let mode = ops.first().map(|o| o.shown()).unwrap_or_default();
+    let targets = ops.get(1..).unwrap_or(&[]);
+    let on_broad = targets.iter().flat_map(|t| t.values()).any(is_broad);
+    let removes_all = base == "chmod" && (mode.chars().all(|c| c == '0') || mode == "a-rwx" || mode == "ugo-rwx");
+    if removes_all && (recursive || on_broad) {
+        an.raise(DE, format!("`{base} {mode}` locks everyone out of system files"));
+    } else if recursive && on_broad {
+        an.raise(DE, format!("`{base} -R` rewrites ownership or permissions of a system directory"));
+    } else {
+        an.raise(CM, format!("`{base}` changes ownership or permissions"));
+    }
+}
+
+/// `dd` writes only with `of=`, judged by where it writes.
+pub(super) fn dd(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let mut wrote = false;
+    for arg in a.all {
+        for v in arg.values() {
+            if let Some(target) = v.strip_prefix("of=") {
+                wrote = true;
+                an.write_target(&Arg::Static(target.to_string()), "`dd`");
+            }
+        }
+        if let Arg::Dynamic { text, .. } = arg {
+            if text.starts_with("of=") {
+                wrote = true;
+                an.raise(CM, format!("`dd` writes to a place named at run time (`{text}`)"));
+            }
+        }
+    }
+    if !wrote {
+        ro(an, "`dd` without `of=` writes to standard output");
+    }
+}
+
+/// `find` actions: deleting, running commands on what it finds, writing lists.
+pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let starts: Vec<&Arg> = a
+        .all
+        .iter()
+        .take_while(|x| x.as_static().is_none_or(|s| !s.starts_with('-') && s != "(" && s != "!"))
+        .collect();
+    let broad = starts.is_empty() || starts.iter().flat_map(|s| s.values()).any(is_broad);
+    let mut i = 0;
+    let mut acted = false;
+    while i < a.all.len() {
+        match a.all[i].as_static() {
+            Some("-delete") => {
+                acted = true;
+                if broad {
+                    an.raise(DE, "`find -delete` removes files under a system directory");
+                } else {
+                    an.raise(CM, "`find -delete` removes files");
+                }
+            }
+            Some(action @ ("-exec" | "-execdir" | "-ok" | "-okdir")) => {
+                acted = true;
+                let end = a.all[i + 1..]
+                    .iter()
+                    .position(|x| matches!(x.as_static(), Some(";" | "+" | "\\;")))
+                    .map(|p| i + 1 + p)
+                    .unwrap_or(a.all.len());
+                let inner = &a.all[i + 1..end];
+                let inner_name = inner.first().and_then(Arg::as_static).map(|n| identity(n).0).unwrap_or("");
+                let runs_rm = inner_name == "rm";
+                // What the command does with each file it is given: reading files under a tree that
+                // holds secrets reads those secrets.
+                let only_reports = table().get(inner_name).is_some_and(|e| e.only_reports());
+                if !METADATA_ONLY.contains(&inner_name) && !only_reports {
+                    recursive_read(an, &format!("find {action} {inner_name}"), &starts);
+                }
+                if runs_rm && broad {
+                    an.raise(DE, format!("`find {action} rm` removes files under a system directory"));
+                }
+                an.run(inner, stdin);
+                i = end;
+            }
+            Some(action @ ("-fprint" | "-fprint0" | "-fprintf" | "-fls")) => {
+                acted = true;
+                if let Some(target) = a.all.get(i + 1) {
+                    an.write_target(target, &format!("`find {action}`"));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !acted {
+        ro(an, "`find` without actions only lists");
+    }
+}
+
+/// `tar`: listing reads, extracting writes, creating to standard output reads what it archives.
+pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // Old-style bundled flags: `tar czf out.tgz dir`.
+    let bundled = a
+        .all
+        .first()
+        .and_then(Arg::as_static)
+        .filter(|s| !s.starts_with('-') && s.chars().all(|c| c.is_ascii_alphabetic()))
+        .unwrap_or("");
+    let has = |short: char, long: &str| a.flag(short, long) || bundled.contains(short);
+    if a.long_prefix("--to-command")
+        || a.long_prefix("--use-compress-program")
+        || a.short('I')
+        || a.long_prefix("--checkpoint-action")
+        || a.long_prefix("--info-script")
+        || a.long_prefix("--new-volume-script")
+    {
+        an.raise(CM, "`tar` runs another program");
+        for v in a.values(&[
+            "--to-command",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+            "--use-compress-program",
+            "-I",
+        ]) {
+            let cmd = v.shown().strip_prefix("exec=").unwrap_or(v.shown()).to_string();
+            an.script(&cmd);
+        }
+    }
+    if a.long("--remove-files") {
+        return an.raise(DE, "`tar --remove-files` deletes what it archives");
+    }
+    // Files tar writes besides the archive: a verbose listing, the incremental snapshot, the
+    // volume number.
+    for out in a.values(&["--index-file", "--listed-incremental", "-g", "--volno-file"]) {
+        an.write_target(&out, "`tar`");
+    }
+    if a.long_prefix("--rsh-command") || a.long_prefix("--rmt-command") {
+        an.raise(CM, "`tar --rsh-command` runs another program");
+        for v in a.values(&["--rsh-command", "--rmt-command"]) {
+            an.script(v.shown());
+        }
+    }
+    // `-f host:file` is a remote archive reached over rsh/ssh.
+    let archive =
+        a.value(&["-f", "--file"]).or_else(|| if bundled.contains('f') { a.all.get(1).cloned() } else { None });
+    if archive
+        .as_ref()
+        .is_some_and(|f| f.shown().split_once(':').is_some_and(|(h, _)| !h.is_empty() && !h.contains('/')))
+        && !a.long("--force-local")
+    {
+        an.raise(CM, "`tar -f host:file` reaches another machine");
+    }
+    if has('t', "--list") {
+        return ro(an, "`tar -t` only lists");
+    }
+    if has('x', "--extract")
+        || has('r', "--append")
+        || has('u', "--update")
+        || has('A', "--concatenate")
+        || a.long("--delete")
+    {
+        return an.raise(CM, "`tar` writes files");
+    }
+    if has('c', "--create") {
+        let sources: Vec<&Arg> = a.operands(&[
+            "-f",
+            "--file",
+            "-C",
+            "--directory",
+            "-T",
+            "--files-from",
+            "-X",
+            "--exclude-from",
+            "-b",
+            "-H",
+            "--format",
+        ]);
+        // `-C DIR` moves tar before it reads the files named after it.
+        let dir = a.value(&["-C", "--directory"]);
+        an.in_dir(dir.as_ref(), |an| {
+            recursive_read(an, "tar", &sources);
+            check_secrets(an, "tar", &sources.iter().map(|s| (*s).clone()).collect::<Vec<_>>());
+        });
+        let to_stdout = a.value(&["-f", "--file"]).as_ref().map(Arg::shown) == Some("-") || (!has('f', "--file"));
+        if to_stdout || bundled.ends_with('f') && a.all.get(1).map(Arg::shown) == Some("-") {
+            return ro(an, "`tar -c` to standard output only reads");
+        }
+        return an.raise(CM, "`tar -c` writes an archive");
+    }
+    unknown(an, "tar");
+}
+
+/// `date` with a time sets the clock; with a format it only prints.
+pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let sets = a.flag('s', "--set")
+        || a.operands(&["-d", "--date", "-r", "--reference", "-I"]).iter().any(|o| !o.shown().starts_with('+'));
+    if sets {
+        an.raise(CM, "`date` with a time sets the clock");
+    } else {
+        ro(an, "`date` only reports");
+    }
+}
+
+/// Signals: aimed at every process, init or a lifeline they take the machine or access down.
+pub(super) fn kill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let ops = a.operands(&["-s", "-n", "-u", "-g", "-t", "-P", "-U", "-G", "--signal"]);
+    // Numbers as the kernel reads them: `-01` is -1 (every process), `01` is init.
+    let pid = |s: &str| s.parse::<i64>().ok();
+    let everything = match base {
+        "kill" => a.all.iter().skip(1).chain(ops.iter().copied()).any(|x| matches!(pid(x.shown()), Some(1 | -1))),
+        _ => {
+            a.flag('v', "--inverse")
+                || a.values(&["-u", "--euid", "-U", "--uid"]).iter().any(|u| matches!(u.shown(), "root" | "0"))
+                || ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd" | "-"))
+        }
+    };
+    // A process named anywhere in the words (`pkill sshd`, `kill $(pidof corosync)`).
+    let lifeline = ops.iter().flat_map(|o| {
+        let mut words: Vec<String> = o.values().into_iter().map(str::to_string).collect();
+        words.push(o.shown().to_string());
+        words
+    });
+    let lifeline = lifeline.into_iter().find(|w| {
+        w.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .any(|part| LIFELINES.iter().any(|l| l.eq_ignore_ascii_case(part)))
+    });
+    let lists = match base {
+        "kill" => a.flag('l', "--list") || a.short('L'),
+        _ => false,
+    };
+    if lists || a.all.first().and_then(Arg::as_static) == Some("-0") {
+        ro(an, "`kill -l`/`-0` only checks");
+    } else if everything {
+        an.raise(DE, format!("`{base}` aimed at init or every process takes the machine down"));
+    } else if let Some(name) = lifeline {
+        an.raise(DE, format!("`{base}` aimed at `{name}` cuts off access or the cluster"));
+    } else {
+        an.raise(RL, format!("`{base}` signals processes"));
+    }
+}

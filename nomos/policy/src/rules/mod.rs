@@ -1,0 +1,400 @@
+//! What each program does with its arguments. Programs whose rule is a matter of options and
+//! subcommands (these only read, these write, run another program or destroy) are entries of the
+//! program table (`rules/*.yaml`, see `table`); programs that need code have it here, one file per
+//! family. Wrappers and shells are judged by what they run. A program with no rule is not known to
+//! be read-only.
+
+mod args;
+mod builtins;
+mod containers;
+mod coreutils;
+mod databases;
+mod interpreters;
+mod network;
+mod proxmox;
+mod storage;
+mod systemd;
+mod text;
+mod vcs;
+mod wrappers;
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
+
+pub(crate) use args::Args;
+pub(crate) use text::reader;
+
+use crate::paths::holds_secrets;
+use crate::shell::{Analysis, Arg, Stdin};
+use crate::table::{interpret, table, Entry};
+
+/// A rule written as code: the analysis, the program's name, its arguments, its standard input.
+type Rule = fn(&mut Analysis<'_>, &str, &Args<'_>, &Stdin);
+
+/// Directories whose programs are the system's own (`/usr/bin/cat` is `cat`; `./cat` is not).
+#[rustfmt::skip]
+const TRUSTED_DIRS: &[&str] = &[
+    "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+];
+
+/// Programs that look at paths without reading what is in them; secret paths are fine there.
+#[rustfmt::skip]
+pub(super) const METADATA_ONLY: &[&str] = &[
+    "ls", "stat", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
+    "realpath", "readlink", "basename", "dirname", "ssh-add", "ssh-keygen", "touch", "mkdir", "cd", "pushd", "popd",
+];
+
+/// Services (and their processes) whose loss cuts the operator off or takes the cluster down.
+pub(super) const LIFELINES: &[&str] = &[
+    "ssh",
+    "sshd",
+    "networking",
+    "network",
+    "systemd-networkd",
+    "NetworkManager",
+    "pve-firewall",
+    "corosync",
+    "pve-cluster",
+    "pmxcfs",
+    "ifupdown2-pre",
+    "nftables",
+    "iptables",
+    "ufw",
+    "firewalld",
+    "wpa_supplicant",
+    "dhclient",
+];
+
+/// The program's name as the system knows it, and whether it is the system's program at all.
+pub(super) fn identity(name: &str) -> (&str, bool) {
+    match name.rsplit_once('/') {
+        None => (name, true),
+        Some((dir, base)) => (base, TRUSTED_DIRS.contains(&dir)),
+    }
+}
+
+/// Judges one program invocation. `name` is the word as written, `args` what follows it.
+pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin) {
+    let (base, trusted) = identity(name);
+    if !trusted {
+        an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
+    }
+    for reason in an.policy.destructive_matches(base, args) {
+        an.raise(DE, reason);
+    }
+    check_secrets(an, base, args);
+    let entry = table().get(base);
+    rule(an, base, entry, args, stdin);
+    // Each known value of a computed word, in its place (`c=destroy; zfs $c …`).
+    let alternatives = with_known_values(args);
+    for alt in &alternatives {
+        check_secrets(an, base, alt);
+        rule(an, base, entry, alt, stdin);
+    }
+    // A computed word with no known value could be any option or subcommand.
+    let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
+    if !inert {
+        if let Some(text) = args.iter().find_map(|x| match x {
+            Arg::Dynamic { text, candidates } if candidates.is_empty() => Some(text),
+            _ => None,
+        }) {
+            an.raise(
+                CM,
+                format!("`{base}` takes a word computed at run time (`{text}`), which could change what it does"),
+            );
+        }
+    }
+}
+
+/// Judges one invocation by the program's table entry, else its code, else the site's additions.
+fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], stdin: &Stdin) {
+    if let Some(entry) = entry {
+        return interpret(an, base, entry, args);
+    }
+    let a = Args::new(args);
+    match code_rule(base) {
+        Some(rule) => rule(an, base, &a, stdin),
+        None => match an.policy.extra_read_only(base, args) {
+            Some(reason) => ro(an, reason),
+            None => unknown(an, base),
+        },
+    }
+}
+
+/// The programs whose rule is code. None of them is in the table (a test checks).
+pub(crate) fn code_rule(base: &str) -> Option<Rule> {
+    Some(match base {
+        _ if builtins::SETTERS.contains(&base) => builtins::setter,
+        _ if interpreters::SHELLS.contains(&base) => interpreters::shell,
+        _ if interpreters::is_interpreter(base) => interpreters::interpreter,
+        _ if databases::SQL_CLIENTS.contains(&base) => databases::sql_client,
+        "printf" => builtins::printf,
+        "trap" => builtins::trap,
+        "alias" => builtins::alias,
+        // Wrappers: judged by what they run.
+        "sudo" | "doas" => wrappers::sudo,
+        "env" => wrappers::env,
+        "su" | "runuser" => wrappers::su,
+        "nice" => wrappers::nice,
+        "ionice" => wrappers::ionice,
+        "timeout" => wrappers::timeout,
+        "nohup" | "setsid" | "time" | "builtin" | "stdbuf" | "chrt" | "numactl" | "caffeinate" | "unbuffer" => {
+            wrappers::simple
+        }
+        "taskset" => wrappers::taskset,
+        "command" => wrappers::command,
+        "exec" => wrappers::exec,
+        "busybox" => wrappers::busybox,
+        "watch" => wrappers::watch,
+        "xargs" | "parallel" => wrappers::xargs,
+        "flock" => wrappers::flock,
+        "chroot" | "unshare" | "nsenter" | "systemd-nspawn" => wrappers::chroot,
+        "strace" | "ltrace" | "perf" | "valgrind" => wrappers::trace,
+        "systemd-run" => wrappers::systemd_run,
+        "script" => wrappers::script,
+        "sg" => wrappers::sg,
+        "at" | "batch" => wrappers::at,
+        "eval" => wrappers::eval,
+        "source" | "." => wrappers::source,
+        // Files and processes.
+        "rm" | "srm" => coreutils::rm,
+        "cp" | "mv" | "install" | "ln" => coreutils::copy,
+        "mkdir" | "touch" | "mkfifo" | "mknod" | "truncate" | "split" | "csplit" | "dos2unix" | "unix2dos"
+        | "chattr" | "setfacl" | "ed" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "view" | "pico" | "joe"
+        | "mcedit" => coreutils::make_or_edit,
+        "chmod" | "chown" | "chgrp" => coreutils::permissions,
+        "dd" => coreutils::dd,
+        "find" => coreutils::find,
+        "tar" | "bsdtar" => coreutils::tar,
+        "date" => coreutils::date,
+        "kill" | "pkill" | "killall" | "skill" => coreutils::kill,
+        // Text tools with a script of their own.
+        "sed" | "gsed" => text::sed,
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
+        // Services and the system.
+        "systemctl" => systemd::systemctl,
+        "service" => systemd::service,
+        "init" | "telinit" => systemd::init,
+        "loginctl" => systemd::loginctl,
+        "systemd-analyze" => systemd::systemd_analyze,
+        "sysctl" => systemd::sysctl,
+        // Network.
+        "ip" => network::ip,
+        "ifconfig" => network::ifconfig,
+        "brctl" | "bridge" | "tc" => network::bridge,
+        "nmcli" => network::nmcli,
+        "resolvectl" | "systemd-resolve" => network::resolvectl,
+        "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft" | "ip6tables-nft"
+        | "ebtables" | "arptables" => network::iptables,
+        "nft" => network::nft,
+        "curl" => network::curl,
+        "wget" => network::wget,
+        "nc" | "ncat" | "netcat" | "socat" | "telnet" => network::netcat,
+        "openssl" => network::openssl,
+        "ssh" => network::ssh,
+        "scp" | "sftp" => network::scp,
+        "rsync" => network::rsync,
+        "wg" => network::wg,
+        "chronyc" => network::chronyc,
+        // Storage.
+        "parted" => storage::parted,
+        "lvresize" => storage::lvresize,
+        "zfs" => storage::zfs,
+        "zpool" => storage::zpool,
+        "btrfs" => storage::btrfs,
+        // Proxmox and Ceph.
+        "pct" => proxmox::pct,
+        "qm" => proxmox::qm,
+        "pvesh" => proxmox::pvesh,
+        "rados" | "rbd" => proxmox::ceph_storage,
+        "ipmitool" => proxmox::ipmitool,
+        // Containers.
+        "docker" | "podman" | "nerdctl" => containers::docker,
+        "docker-compose" | "podman-compose" => containers::compose_tool,
+        "kubectl" | "oc" => containers::kubectl,
+        "lxc-attach" => containers::lxc_attach,
+        // Version control and databases.
+        "git" => vcs::git,
+        "redis-cli" | "valkey-cli" | "keydb-cli" => databases::redis,
+        "mongosh" | "mongo" => databases::mongosh,
+        _ => return None,
+    })
+}
+
+/// The argument lists obtained by giving each computed word each of its known values (bounded).
+fn with_known_values(args: &[Arg]) -> Vec<Vec<Arg>> {
+    if !args.iter().any(|a| matches!(a, Arg::Dynamic { candidates, .. } if !candidates.is_empty())) {
+        return Vec::new();
+    }
+    let mut out: Vec<Vec<Arg>> = vec![Vec::new()];
+    for arg in args {
+        let choices: Vec<Arg> = match arg {
+            Arg::Dynamic { candidates, .. } if !candidates.is_empty() => {
+                candidates.iter().map(|c| Arg::Static(c.clone())).collect()
+            }
+            other => vec![other.clone()],
+        };
+        if out.len() * choices.len() > 16 {
+            // Too many combinations: vary one word at a time.
+            return args
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match a {
+                    Arg::Dynamic { candidates, .. } if !candidates.is_empty() => Some((i, candidates)),
+                    _ => None,
+                })
+                .flat_map(|(i, cands)| {
+                    cands.iter().take(16).map(move |c| {
+                        let mut v = args.to_vec();
+                        v[i] = Arg::Static(c.clone());
+                        v
+                    })
+                })
+                .take(64)
+                .collect();
+        }
+        out = out
+            .iter()
+            .flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), vec![c.clone()]].concat()))
+            .collect();
+    }
+    out
+}
+
+/// Reading, copying or sending a secret is never routine, whatever the program.
+pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    if METADATA_ONLY.contains(&base) {
+        return;
+    }
+    let mut skip_next = false;
+    for arg in args {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        // The key an SSH client authenticates with is used, not read out.
+        if matches!(base, "ssh" | "scp" | "sftp" | "rsync") && arg.as_static() == Some("-i") {
+            skip_next = true;
+            continue;
+        }
+        for value in arg.values() {
+            let url_path = super::paths::file_url_path(value);
+            let value = url_path.as_deref().unwrap_or(value);
+            // `-f/etc/shadow`: a value glued to a short option.
+            let value = if value.starts_with('-') && !value.starts_with("--") {
+                value.find(['/', '~']).map_or(value, |i| &value[i..])
+            } else {
+                value
+            };
+            // `k@/etc/shadow` (curl --variable).
+            let value =
+                value.split_once('@').filter(|(k, _)| !k.is_empty() && !k.contains('/')).map_or(value, |(_, p)| p);
+            // `host:path` for the copy tools.
+            let value = match (matches!(base, "scp" | "rsync" | "sftp"), value.split_once(':')) {
+                (true, Some((host, path))) if !host.contains('/') => path,
+                _ => value,
+            };
+            let path = value.trim_start_matches('@').trim_start_matches('<');
+            // `--file=/etc/shadow`, `name=@/etc/shadow`, `if=/etc/shadow`.
+            let path = path
+                .rsplit_once("=@")
+                .map(|(_, p)| p)
+                .or_else(|| path.strip_prefix("if="))
+                .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
+                .unwrap_or(path);
+            if an.is_secret(path) {
+                an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if an.may_be_secret(path) {
+                an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
+            }
+        }
+    }
+}
+
+/// A read-only finding.
+pub(super) fn ro(an: &mut Analysis<'_>, what: impl Into<String>) {
+    an.raise(RO, what);
+}
+
+/// A program with no rule is not known to be read-only.
+pub(super) fn unknown(an: &mut Analysis<'_>, base: &str) {
+    an.raise(CM, format!("`{base}` is not known to be read-only"));
+}
+
+/// Reading (or copying) a whole tree that holds secrets is never routine.
+pub(super) fn recursive_read(an: &mut Analysis<'_>, base: &str, paths: &[&Arg]) {
+    for p in paths {
+        for v in p.values() {
+            if an.resolve(v).iter().any(|r| holds_secrets(r)) {
+                an.raise_secret(CM, format!("`{base}` reads the whole of {v}, which holds secrets"));
+            }
+        }
+    }
+}
+
+/// Runs a script given as text (`bash -c`, `ssh host CMD`, `su -c`).
+pub(crate) fn script_arg(an: &mut Analysis<'_>, who: &str, arg: Option<&Arg>) {
+    match arg {
+        Some(Arg::Static(s)) => an.script(s),
+        Some(Arg::Dynamic { text, candidates }) => {
+            an.raise(CM, format!("`{who}` runs a script built at run time (`{text}`)"));
+            for c in candidates.clone() {
+                an.script(&c);
+            }
+        }
+        None => an.raise(CM, format!("`{who}` starts an interactive shell")),
+    }
+}
+
+/// A shell reading its script from standard input: judge what is known to flow in.
+pub(super) fn script_from_stdin(an: &mut Analysis<'_>, who: &str, stdin: &Stdin) {
+    if stdin.unknown || stdin.texts.is_empty() {
+        an.raise(CM, format!("`{who}` runs a script it reads from its input, which cannot be seen"));
+    }
+    for text in stdin.texts.clone() {
+        an.script(&text);
+    }
+}
+
+/// String literals in a piece of code (`'…'` and `"…"`), for finding shell commands hidden in
+/// `os.system("…")` and the like.
+pub(super) fn quoted_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = code.chars();
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '\'' {
+            let mut lit = String::new();
+            let mut escaped = false;
+            for d in chars.by_ref() {
+                if escaped {
+                    lit.push(d);
+                    escaped = false;
+                } else if d == '\\' {
+                    escaped = true;
+                } else if d == c {
+                    break;
+                } else {
+                    lit.push(d);
+                }
+            }
+            if !lit.trim().is_empty() {
+                out.push(lit);
+            }
+        }
+        if out.len() >= 32 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_named_by_path() {
+        assert_eq!(identity("/usr/bin/rm"), ("rm", true));
+        assert_eq!(identity("./rm"), ("rm", false));
+        assert_eq!(identity("/tmp/x/cat"), ("cat", false));
+    }
+}

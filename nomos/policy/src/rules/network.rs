@@ -1,0 +1,579 @@
+//! Network: addresses, routes and firewalls, clients that fetch or send (`curl`, `wget`, `nc`,
+//! `openssl`), remote shells and copies (`ssh`, `scp`, `rsync`), VPNs and time sources.
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+
+use super::wrappers::wrapped;
+use super::Args;
+use super::{recursive_read, ro, script_from_stdin};
+use crate::shell::{Analysis, Arg, Stdin};
+
+/// `ip`: showing reads, anything else (and `-batch`) changes the network.
+pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let valued = ["-n", "-netns", "-b", "-batch", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"];
+    // `ip` options are whole words (`-br` is brief, not `-b r`).
+    // `ip` accepts any prefix of `-batch` (`-ba`, `-bat`); `-br…` is `-brief`.
+    if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
+        an.raise(CM, "`ip -batch` runs commands from a file");
+    }
+    let ops = a.operands(&valued);
+    let words: Vec<&str> = ops.iter().map(|o| o.shown()).collect();
+    let Some(object) = words.first() else {
+        return ro(an, "`ip` without an object prints help");
+    };
+    if "netns".starts_with(object) && object.len() >= 3 {
+        match words.get(1) {
+            Some(&"exec") => {
+                let index = a.all.iter().position(|x| std::ptr::eq(x, ops[2.min(ops.len() - 1)])).map(|i| i + 1);
+                return wrapped(an, "ip netns exec", a, index, stdin);
+            }
+            None | Some(&("list" | "ls" | "show" | "identify" | "pids" | "list-id" | "monitor")) => {
+                return ro(an, "`ip netns list` only reports")
+            }
+            Some(_) => return an.raise(CM, "`ip netns` changes network namespaces"),
+        }
+    }
+    // Actions may be abbreviated (`ip a s`, `ip r l`); anything that is not a way of showing is a change.
+    // `ip a s` is show, but `ip link s` is set: iproute2 resolves abbreviations per object.
+    let action = match (words.get(1).copied(), *object) {
+        (None, _) => "show",
+        (Some("s" | "sh"), o)
+            if ["address", "route", "neighbour", "rule", "maddress", "mroute", "xfrm"]
+                .iter()
+                .any(|x| x.starts_with(o)) =>
+        {
+            "show"
+        }
+        (Some(a), _) => a,
+    };
+    // A prefix that could also mean a change (`s` may be `set`, `l` may be… only list) is a change.
+    let mutating = [
+        "set", "add", "del", "delete", "change", "replace", "flush", "append", "prepend", "save", "restore", "update",
+        "test",
+    ];
+    let showing =
+        ["show", "list", "lst", "ls", "get", "help", "monitor", "showdump"].iter().any(|v| v.starts_with(action))
+            && !mutating.iter().any(|m| m.starts_with(action));
+    // Nested objects (`ip xfrm state list`): a showing verb anywhere, and no changing one.
+    let showing = showing
+        || (words.iter().skip(2).any(|w| matches!(*w, "show" | "list" | "ls" | "lst" | "get" | "count"))
+            && !mutating.contains(&action));
+    let changes = ["add", "del", "delete", "flush", "set", "change", "replace", "deleteall", "update"];
+    if showing && !words.iter().skip(2).any(|w| changes.contains(w)) {
+        ro(an, format!("`ip {object} {action}` only reports"));
+    } else {
+        an.raise(CM, format!("`ip {object} {action}` changes the network"));
+    }
+}
+
+/// iptables: listing reads; flushing, default policies and dropping everything incoming destroy access.
+pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `--modprobe=PROGRAM` runs PROGRAM to load kernel modules, also for a listing.
+    for program in a.values(&["--modprobe"]) {
+        an.raise(CM, format!("`{base} --modprobe` runs another program"));
+        an.run(&[program], &Stdin::default());
+    }
+    if a.flag('F', "--flush") {
+        return an.raise(DE, format!("`{base} -F` flushes firewall rules"));
+    }
+    if a.flag('P', "--policy") || a.flag('X', "--delete-chain") {
+        return an.raise(DE, format!("`{base}` changes a default policy or deletes chains"));
+    }
+    // A DROP/REJECT rule on incoming traffic that matches everything cuts this session off.
+    let target = a.value(&["-j", "--jump"]);
+    let chain = a.value(&["-A", "--append", "-I", "--insert"]);
+    let narrowing = [
+        "-s",
+        "--source",
+        "-d",
+        "--destination",
+        "--dport",
+        "--sport",
+        "--dports",
+        "-i",
+        "--in-interface",
+        "-m",
+        "--match",
+    ];
+    let protocol_all = a.value(&["-p", "--protocol"]).is_none_or(|p| p.shown() == "all" || p.shown() == "0");
+    let narrowed = !a.values(&narrowing).is_empty() || !protocol_all;
+    if chain.as_ref().is_some_and(|c| matches!(c.shown(), "INPUT" | "PREROUTING" | "FORWARD"))
+        && target.as_ref().is_some_and(|t| matches!(t.shown(), "DROP" | "REJECT"))
+        && !narrowed
+    {
+        return an.raise(DE, format!("`{base}` drops all incoming traffic (including this session)"));
+    }
+    let lists = a.flag('L', "--list") || a.flag('S', "--list-rules") || a.long("--version");
+    let changes = a.options().any(|o| {
+        matches!(
+            o,
+            "-A" | "--append"
+                | "-I"
+                | "--insert"
+                | "-D"
+                | "--delete"
+                | "-R"
+                | "--replace"
+                | "-N"
+                | "--new-chain"
+                | "-E"
+                | "--rename-chain"
+                | "-Z"
+                | "--zero"
+        )
+    });
+    if lists && !changes {
+        ro(an, format!("`{base} -L` only lists rules"));
+    } else {
+        an.raise(CM, format!("`{base}` changes firewall rules"));
+    }
+}
+
+/// `nft`: listing reads; flushing or deleting tables destroys the firewall.
+pub(super) fn nft(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let reads_input = a.value(&["-f", "--file"]).is_some() || a.flag('i', "--interactive");
+    let words: Vec<String> =
+        a.operands(&["-I", "--includepath", "-f", "--file"]).iter().map(|o| o.shown().to_string()).collect();
+    let mut texts = vec![words.join(" ")];
+    if reads_input {
+        an.raise(CM, "`nft -f/-i` loads rules it reads");
+        texts.extend(stdin.texts.iter().cloned());
+    }
+    let flushes = texts.iter().any(|t| {
+        let t = t.to_lowercase();
+        t.contains("flush ruleset")
+            || t.contains("flush table")
+            || t.contains("delete table")
+            || t.contains("destroy table")
+    });
+    let first = words.first().map(String::as_str);
+    if flushes {
+        an.raise(DE, "`nft` drops firewall rules");
+    } else if !reads_input
+        && (matches!(first, Some("list" | "describe" | "monitor")) || a.flag('c', "--check") || words.is_empty())
+    {
+        ro(an, "`nft list` only reports");
+    } else {
+        an.raise(CM, "`nft` changes firewall rules");
+    }
+}
+
+/// `curl` fetching to standard output reads; sending, writing files and reading options from a file do not.
+pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    #[rustfmt::skip]
+    let sending = [
+        "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
+        "--form-string", "-T", "--upload-file", "--json", "--url-query",
+    ];
+    let method = a.value(&["-X", "--request"]).map(|m| m.shown().to_ascii_uppercase());
+    if !a.values(&sending).is_empty() || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD") {
+        an.raise(CM, "`curl` sends data or a changing request");
+    }
+    #[rustfmt::skip]
+    let writing = [
+        "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr",
+        "--etag-save", "--hsts", "--alt-svc", "--libcurl", "--output-dir",
+    ];
+    for out in a.values(&writing) {
+        if out.shown() != "-" {
+            an.write_target(&out, "`curl`");
+        }
+    }
+    if a.flag('O', "--remote-name") || a.long("--remote-name-all") || a.long("--create-dirs") {
+        an.raise(CM, "`curl -O` writes the download to a file");
+    }
+    if a.value(&["-K", "--config"]).is_some() {
+        an.raise(CM, "`curl -K` takes options from a file");
+    }
+    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE.
+    for format in a.values(&["-w", "--write-out"]) {
+        for target in format.shown().split("%output{").skip(1).filter_map(|t| t.split_once('}')).map(|(t, _)| t) {
+            an.write_target(&Arg::Static(target.trim_start_matches(">>").to_string()), "`curl -w %output{…}`");
+        }
+    }
+    if a.value(&["--engine"]).is_some_and(|e| e.shown() != "list") {
+        an.raise(CM, "`curl --engine` loads a crypto engine, which is code");
+    }
+    // `--variable k@FILE` with `--expand-url` puts a file's content into the request.
+    if a.long_prefix("--variable") && a.long_prefix("--expand-") {
+        an.raise(CM, "`curl --expand-…` sends what `--variable` read");
+    }
+    ro(an, "`curl` fetching to standard output only reads");
+}
+
+/// `openssl` inspection reads; writing files, serving and loading engines do not.
+pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let sub = a.sub(&[]).map(|(_, s)| s);
+    // `echo | openssl s_client` only closes the session; anything else typed in is sent.
+    let sends = stdin.unknown || stdin.texts.iter().any(|t| !matches!(t.trim(), "" | "Q" | "q"));
+    if sub == Some("s_client") && sends {
+        an.raise(CM, "`openssl s_client` sends its input to another machine");
+    }
+    let writes = a
+        .all
+        .iter()
+        .filter_map(Arg::as_static)
+        .any(|o| o.starts_with('-') && (o.contains("out") || o.contains("write")) && o != "-noout");
+    if writes {
+        an.raise(CM, "`openssl` writes a file");
+    }
+    for out in a.values(&["-out", "-keyout", "-writerand", "-sess_out", "-msgfile", "-keylogfile"]) {
+        an.write_target(&out, "`openssl`");
+    }
+    // Engines and providers are code; a configuration file can load them.
+    if a.value(&["-engine", "-provider", "-provider-path", "-config"]).is_some() {
+        an.raise(CM, "`openssl -engine/-provider/-config` loads code");
+    }
+    // `ocsp -port` serves OCSP on the network.
+    if a.value(&["-port", "-accept"]).is_some() {
+        an.raise(CM, "`openssl -port` opens a network service");
+    }
+    match sub {
+        Some(
+            "x509" | "s_client" | "version" | "verify" | "crl" | "ciphers" | "list" | "asn1parse" | "dgst" | "sess_id"
+            | "ocsp" | "s_time" | "speed" | "errstr" | "help" | "prime" | "rand" | "storeutl",
+        ) => ro(an, "`openssl` inspection only reads"),
+        Some("req") if a.any(&["-text", "-noout", "-verify"]) && !a.any(&["-new", "-x509", "-newkey"]) => {
+            ro(an, "`openssl req -text` only reads")
+        }
+        _ => an.raise(CM, "`openssl` creates or converts keys and certificates"),
+    }
+}
+
+/// `ssh HOST CMD`: CMD is judged as a script; tunnels and local commands are changes.
+pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let valued = [
+        "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S",
+        "-W", "-w", "-B",
+    ];
+    for o in a.values(&["-o"]) {
+        let v = o.shown().to_ascii_lowercase();
+        if ["remoteforward", "localforward", "dynamicforward", "tunnel", "gatewayports"]
+            .iter()
+            .any(|k| v.starts_with(k))
+        {
+            an.raise(CM, "`ssh -o …Forward` opens tunnels between machines");
+        }
+        if v.contains("proxycommand") || v.contains("localcommand") || v.contains("knownhostscommand") {
+            an.raise(CM, "`ssh -o …Command` runs a local command");
+            if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
+                an.script(cmd);
+            }
+        }
+        // The command run on the other side, as if given after the host.
+        if v.starts_with("remotecommand") {
+            if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
+                an.script(cmd);
+            }
+        }
+        if v.starts_with("pkcs11provider") || v.starts_with("securitykeyprovider") {
+            an.raise(CM, "`ssh -o …Provider` loads a provider library");
+        }
+        // New host keys are written to this file.
+        if v.starts_with("userknownhostsfile") {
+            if let Some((_, file)) = o.shown().split_once(['=', ' ']) {
+                an.write_target(&Arg::Static(file.trim().to_string()), "`ssh -o UserKnownHostsFile`");
+            }
+        }
+    }
+    for log in a.values(&["-E"]) {
+        an.write_target(&log, "`ssh -E`");
+    }
+    if a.value(&["-I"]).is_some() {
+        an.raise(CM, "`ssh -I` loads a PKCS#11 provider library");
+    }
+    // Another configuration file can run commands (ProxyCommand, LocalCommand, Match exec).
+    if let Some(config) = a.value(&["-F"]).filter(|c| c.shown() != "/dev/null" && c.shown() != "none") {
+        an.raise(CM, format!("`ssh -F {}` uses a configuration that can run commands", config.shown()));
+    }
+    if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
+        an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
+    }
+    if a.short('O') {
+        return an.raise(RL, "`ssh -O` controls a master connection");
+    }
+    let ops = a.operands(&valued);
+    if stdin.unknown {
+        an.raise(CM, "`ssh` sends data from this machine to another");
+    }
+    match ops.split_first() {
+        None => an.raise(CM, "`ssh` without a host"),
+        Some((_host, [])) => {
+            if stdin.texts.is_empty() {
+                an.raise(CM, "`ssh` without a command opens a remote shell");
+            } else {
+                script_from_stdin(an, "ssh", stdin);
+            }
+        }
+        Some((_host, rest)) => {
+            // The remote side joins the words with spaces and hands them to its shell.
+            let words: Vec<String> = rest
+                .iter()
+                .map(|w| w.values().first().map(|s| s.to_string()).unwrap_or_else(|| w.shown().to_string()))
+                .collect();
+            if rest.iter().any(|w| w.as_static().is_none()) {
+                an.raise(CM, "`ssh` runs a remote command built at run time");
+            }
+            an.script(&words.join(" "));
+        }
+    }
+}
+
+/// `scp`/`sftp` copy between machines; commands given as options are judged.
+pub(super) fn scp(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    an.raise(CM, format!("`{base}` copies files between machines"));
+    for v in a.values(&["-S", "-o"]) {
+        let v = v.shown();
+        an.script(v.split_once('=').filter(|(k, _)| k.to_ascii_lowercase().ends_with("command")).map_or(v, |(_, c)| c));
+    }
+}
+
+/// `ifconfig` with an interface and a setting changes it.
+pub(super) fn ifconfig(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if a.operands(&[]).len() <= 1 {
+        ro(an, "`ifconfig` only reports");
+    } else {
+        an.raise(CM, "`ifconfig` changes an interface");
+    }
+}
+
+/// `brctl`, `bridge`, `tc`: showing reads; `-batch` runs commands from a file.
+pub(super) fn bridge(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `-b`/`-batch FILE` runs the commands in FILE (`-force` carries on after errors).
+    if a.options().any(|o| !o.starts_with("--") && o.starts_with("-b") && !o.starts_with("-br")) || a.any(&["-force"]) {
+        an.raise(CM, format!("`{base} -batch` runs commands from a file"));
+    }
+    let words: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
+    let object_only = base == "bridge" && words.len() == 1;
+    if words.iter().any(|w| matches!(*w, "show" | "showmacs" | "showstp" | "list" | "ls" | "monitor"))
+        || words.is_empty()
+        || object_only
+    {
+        ro(an, format!("`{base}` only reports"));
+    } else {
+        an.raise(CM, format!("`{base}` changes the network"));
+    }
+}
+
+/// `nmcli`: status and show read; connecting and modifying change the network.
+pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `-s`/`--show-secrets` prints Wi-Fi and VPN secrets with the connection.
+    if a.flag('s', "--show-secrets") {
+        an.raise_secret(DE, "`nmcli --show-secrets` prints connection secrets");
+    }
+    let words: Vec<&str> = a
+        .operands(&["-f", "--fields", "-t", "-m", "--mode", "-c", "--colors", "-e", "--escape", "-g", "--get-values"])
+        .iter()
+        .map(|o| o.shown())
+        .collect();
+    let reading = words.is_empty()
+        || words.iter().skip(1).all(|w| {
+            matches!(
+                *w,
+                "show"
+                    | "status"
+                    | "list"
+                    | "wifi"
+                    | "all"
+                    | "permissions"
+                    | "logging"
+                    | "hostname"
+                    | "general"
+                    | "s"
+                    | "sh"
+            )
+        })
+        || matches!(words.as_slice(), [_] | ["general" | "g", "status" | "permissions" | "hostname"]);
+    if reading
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "up" | "down"
+                    | "modify"
+                    | "add"
+                    | "delete"
+                    | "reload"
+                    | "set"
+                    | "off"
+                    | "on"
+                    | "connect"
+                    | "disconnect"
+            )
+        })
+    {
+        ro(an, "`nmcli` only reports");
+    } else {
+        an.raise(CM, "`nmcli` changes the network");
+    }
+}
+
+/// `resolvectl`: queries read; setting DNS changes it.
+pub(super) fn resolvectl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    match a.sub(&["-i", "--interface", "-t", "--type", "-p", "--protocol"]).map(|(_, s)| s) {
+        None
+        | Some(
+            "status" | "query" | "statistics" | "service" | "openpgp" | "tlsa" | "monitor" | "show-cache"
+            | "show-server-state",
+        ) => ro(an, "`resolvectl` only reports"),
+        Some("flush-caches" | "reset-statistics" | "reset-server-features") => {
+            an.raise(RL, "`resolvectl flush-caches` resets caches")
+        }
+        Some(_) if a.operands(&[]).len() == 1 => ro(an, "`resolvectl` only reports"),
+        Some(_) => an.raise(CM, "`resolvectl` changes DNS settings"),
+    }
+}
+
+/// `wget` to standard output reads; saving, logging and sending do not.
+pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let to_stdout = a.values(&["-O", "--output-document"]).iter().any(|v| v.shown() == "-")
+        || a.options().any(|o| o == "-qO-" || o == "-O-");
+    if let Some(out) = a.value(&["-O", "--output-document"]).filter(|v| v.shown() != "-") {
+        an.write_target(&out, "`wget -O`");
+    }
+    for log in a.values(&["-o", "--output-file", "-a", "--append-output"]) {
+        an.write_target(&log, "`wget -o`");
+    }
+    #[rustfmt::skip]
+    let writing = [
+        "--save-cookies", "--rejected-log", "--warc-file", "--warc-cdx", "--xattr-file",
+    ];
+    for out in a.values(&writing) {
+        an.write_target(&out, "`wget`");
+    }
+    // In the background it logs to `wget-log`.
+    if a.flag('b', "--background") {
+        an.raise(CM, "`wget -b` writes a log file");
+    }
+    for program in a.values(&["--use-askpass"]) {
+        an.raise(CM, "`wget --use-askpass` runs another program");
+        an.run(&[program], &Stdin::default());
+    }
+    // A startup-file command or file can set anything, an output file or a program to run included.
+    if a.value(&["-e", "--execute", "--config"]).is_some() {
+        an.raise(CM, "`wget -e`/`--config` sets options that can write files or run programs");
+    }
+    if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
+        an.raise(CM, "`wget` sends data");
+    } else if a.long("--spider") || to_stdout {
+        ro(an, "`wget` to standard output only reads");
+    } else {
+        an.raise(CM, "`wget` writes the download to a file");
+    }
+}
+
+/// Raw network clients: a port check reads; anything else can send or serve anything.
+pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // A port check runs nothing and serves nothing, unless a program or a listener is asked for.
+    let runs = a.values(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"]);
+    for command in &runs {
+        an.raise(CM, format!("`{base} -e` runs a program for the connection"));
+        an.script(command.shown());
+    }
+    let listens = a.flag('l', "--listen");
+    if base != "socat" && a.short('z') && runs.is_empty() && !listens {
+        ro(an, format!("`{base} -z` only checks a port"));
+    } else {
+        an.raise(CM, format!("`{base}` opens arbitrary network connections"));
+    }
+}
+
+/// `wg show` reads; private keys are secret.
+pub(super) fn wg(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    match a.sub(&[]).map(|(_, s)| s) {
+        Some("showconf") => an.raise_secret(DE, "`wg showconf` prints private keys"),
+        _ if a
+            .all
+            .iter()
+            .any(|x| x.shown().contains("private-key") || x.shown() == "preshared-keys" || x.shown() == "dump")
+            && matches!(a.sub(&[]).map(|(_, s)| s), Some("show")) =>
+        {
+            an.raise_secret(DE, "`wg show … private-key` prints private keys")
+        }
+        Some("show" | "genpsk" | "pubkey") | None => ro(an, "`wg show` only reports"),
+        Some(_) => an.raise(CM, "`wg` changes WireGuard"),
+    }
+}
+
+/// `chronyc` reports read; anything else changes time sources.
+pub(super) fn chronyc(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    const REPORTS: &[&str] = &[
+        "tracking",
+        "sources",
+        "sourcestats",
+        "activity",
+        "ntpdata",
+        "clients",
+        "serverstats",
+        "rtcdata",
+        "smoothing",
+        "waitsync",
+        "authdata",
+        "selectdata",
+    ];
+    // With `-m` every operand is a command of its own.
+    let commands: Vec<&str> = if a.short('m') {
+        a.operands(&["-h", "-p"]).iter().map(|o| o.shown().split_whitespace().next().unwrap_or("")).collect()
+    } else {
+        a.sub(&["-h", "-p"]).map(|(_, s)| s).into_iter().collect()
+    };
+    match commands.iter().find(|c| !REPORTS.contains(c)) {
+        Some(c) => an.raise(CM, format!("`chronyc {c}` changes time sources")),
+        None => ro(an, "`chronyc tracking` only reports"),
+    }
+}
+
+/// `rsync`: what it copies, what it deletes, and what it runs to reach the other side.
+pub(super) fn rsync(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if a.value(&["-e", "--rsh", "--rsync-path"]).is_none() {
+        return rsync_files(an, a);
+    }
+
+    an.raise(CM, "`rsync -e` runs a command of its own");
+    for v in a.values(&["-e", "--rsh", "--rsync-path"]) {
+        an.script(v.shown());
+    }
+    let rest: Vec<Arg> = a
+        .all
+        .iter()
+        .filter(|x| {
+            !x.shown().starts_with("-e") && !x.shown().starts_with("--rsh") && !x.shown().starts_with("--rsync-path")
+        })
+        .cloned()
+        .collect();
+    rsync_files(an, &Args::new(&rest));
+}
+
+/// What `rsync` copies and deletes.
+fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
+    let ops = a.operands(&[
+        "-e",
+        "--rsh",
+        "--rsync-path",
+        "--exclude",
+        "--include",
+        "--filter",
+        "-f",
+        "--log-file",
+        "--password-file",
+        "--port",
+    ]);
+    recursive_read(an, "rsync", &ops[..ops.len().saturating_sub(1)]);
+    // Files it writes on this machine even in a dry run.
+    for out in a.values(&["--log-file", "--write-batch", "--only-write-batch"]) {
+        an.write_target(&out, "`rsync`");
+    }
+    if a.long("--daemon") {
+        an.raise(CM, "`rsync --daemon` opens a network service");
+    }
+    // Options handed to the rsync on the other side could be anything.
+    if a.value(&["-M", "--remote-option"]).is_some() {
+        an.raise(CM, "`rsync -M` passes options to the other side");
+    }
+    if a.long_prefix("--delete") || a.long("--remove-source-files") {
+        an.raise(DE, "`rsync --delete` removes files at the destination");
+    } else if a.flag('n', "--dry-run") || a.long("--list-only") {
+        ro(an, "`rsync --dry-run` only reports");
+    } else {
+        an.raise(CM, "`rsync` copies files");
+    }
+}

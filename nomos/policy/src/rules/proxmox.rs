@@ -1,0 +1,210 @@
+//! Proxmox and Ceph tools whose rule needs code: guests (`pct`, `qm`, including what runs inside
+//! them), the API (`pvesh`), Ceph's object and block tools, and the management controller.
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+
+use super::ro;
+use super::Args;
+use crate::shell::{Analysis, Arg, Stdin};
+
+/// `pct`: queries read, lifecycle restarts, destroy and rollback destroy, `exec` is judged by what it runs.
+pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    match a.sub(&[]) {
+        Some((i, "exec")) => {
+            // `pct exec <vmid> [--] <command…>`
+            let after_id = i + 2;
+            let start = match a.all.get(after_id).and_then(Arg::as_static) {
+                Some("--") => after_id + 1,
+                _ => after_id,
+            };
+            if start < a.all.len() {
+                an.run(a.tail_from(start), stdin);
+            } else {
+                an.raise(CM, "`pct exec` without a command");
+            }
+        }
+        Some((_, s)) => match s {
+            "list" | "status" | "config" | "pending" | "listsnapshot" | "df" | "cpusets" | "help" => {
+                ro(an, format!("`pct {s}` only reports"))
+            }
+            "start" | "stop" | "shutdown" | "reboot" | "resume" | "suspend" => {
+                an.raise(RL, format!("`pct {s}` starts or stops a container"))
+            }
+            "destroy" | "rollback" | "delsnapshot" => an.raise(DE, format!("`pct {s}` destroys container data")),
+            "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
+            "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
+            _ => an.raise(CM, format!("`pct {s}` changes a container")),
+        },
+        None => ro(an, "`pct` without a command prints help"),
+    }
+}
+
+/// `qm`: like `pct`, plus the guest agent.
+pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    match a.sub(&[]) {
+        Some((i, "agent")) => match a.all.get(i + 2).and_then(Arg::as_static) {
+            Some(c)
+                if c.starts_with("get-")
+                    || matches!(c, "info" | "ping" | "network-get-interfaces" | "fsfreeze-status") =>
+            {
+                ro(an, format!("`qm agent {c}` only reports"))
+            }
+            _ => an.raise(CM, "`qm agent` changes the guest"),
+        },
+        Some((i, "guest")) => match a.all.get(i + 1).and_then(Arg::as_static) {
+            Some("exec") => {
+                let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+                match dashes {
+                    Some(d) if d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
+                    _ => match a.all.get(i + 3) {
+                        Some(_) => an.run(a.tail_from(i + 3), stdin),
+                        None => an.raise(CM, "`qm guest exec` without a command"),
+                    },
+                }
+            }
+            Some("exec-status") => ro(an, "`qm guest exec-status` only reports"),
+            Some("cmd") => match a.all.get(i + 3).and_then(Arg::as_static) {
+                Some(c)
+                    if c.starts_with("get-")
+                        || matches!(c, "info" | "ping" | "network-get-interfaces" | "fsfreeze-status") =>
+                {
+                    ro(an, format!("`qm guest cmd {c}` only reports"))
+                }
+                _ => an.raise(CM, "`qm guest cmd` changes the guest"),
+            },
+            _ => an.raise(CM, "`qm guest` changes the guest"),
+        },
+        Some((_, s)) => match s {
+            "list" | "status" | "config" | "pending" | "showcmd" | "listsnapshot" | "wait" | "help"
+            | "cloudinit-dump" => ro(an, format!("`qm {s}` only reports")),
+            "cloudinit" if matches!(a.all.get(1).and_then(Arg::as_static), Some("dump" | "pending")) => {
+                ro(an, "`qm cloudinit dump` only reports")
+            }
+            "start" | "stop" | "shutdown" | "reboot" | "reset" | "resume" | "suspend" => {
+                an.raise(RL, format!("`qm {s}` starts or stops a VM"))
+            }
+            "destroy" | "rollback" | "delsnapshot" | "unlink" => an.raise(DE, format!("`qm {s}` destroys VM data")),
+            "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("unlink")) => {
+                an.raise(DE, "`qm disk unlink` deletes a disk")
+            }
+            "monitor" | "terminal" | "vncproxy" => an.raise(CM, format!("`qm {s}` opens an interactive console")),
+            _ => an.raise(CM, format!("`qm {s}` changes a VM")),
+        },
+        None => ro(an, "`qm` without a command prints help"),
+    }
+}
+
+/// Ceph's object and block tools: listing reads, removing destroys.
+pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let valued = [
+        "-p",
+        "--pool",
+        "-c",
+        "--conf",
+        "-n",
+        "--name",
+        "--id",
+        "-k",
+        "--keyring",
+        "--format",
+        "--namespace",
+        "-N",
+        "--image",
+        "--snap",
+    ];
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let w = |i: usize| words.get(i).copied().unwrap_or("");
+    let reads = match base {
+        "rados" => {
+            matches!(
+                w(0),
+                "df" | "lspools"
+                    | "ls"
+                    | "stat"
+                    | "listxattr"
+                    | "getxattr"
+                    | "listomapkeys"
+                    | "list-inconsistent-pg"
+                    | "list-inconsistent-obj"
+                    | "listsnaps"
+                    | "lssnap"
+                    | ""
+            ) || (w(0) == "get" && w(2) == "-")
+        }
+        _ => {
+            matches!(w(0), "ls" | "list" | "info" | "du" | "disk-usage" | "status" | "showmapped" | "")
+                || matches!(
+                    (w(0), w(1)),
+                    ("snap", "ls" | "list") | ("device", "list" | "ls") | ("trash", "ls" | "list")
+                )
+        }
+    };
+    let destroys = match base {
+        "rados" => {
+            matches!(w(0), "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap")
+        }
+        _ => {
+            matches!(w(0), "rm" | "remove")
+                || matches!(
+                    (w(0), w(1)),
+                    ("snap", "rm" | "remove" | "purge" | "rollback" | "revert") | ("trash", "rm" | "remove" | "purge")
+                )
+        }
+    };
+    if destroys {
+        an.raise(DE, format!("`{base} {}` deletes data", words.join(" ")));
+    } else if reads {
+        ro(an, format!("`{base} {}` only reports", words.join(" ")));
+    } else {
+        an.raise(CM, format!("`{base} {}` changes the storage", words.join(" ")));
+    }
+}
+
+/// `ipmitool`: sensor and status queries read; power and controller resets take the machine down.
+pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let valued = [
+        "-I", "-H", "-U", "-P", "-p", "-L", "-f", "-y", "-k", "-o", "-C", "-A", "-t", "-b", "-T", "-B", "-m", "-R",
+        "-N", "-O", "-Y", "-z", "-l",
+    ];
+    let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
+    let w = |i: usize| words.get(i).copied().unwrap_or("");
+    match (w(0), w(1), w(2)) {
+        ("chassis" | "power", "power", "off" | "cycle" | "reset" | "soft" | "diag")
+        | ("power", "off" | "cycle" | "reset" | "soft" | "diag", _) => {
+            an.raise(DE, "`ipmitool power off/cycle/reset` takes the machine down")
+        }
+        ("mc", "reset", _) => an.raise(DE, "`ipmitool mc reset` restarts the management controller"),
+        ("sensor", "" | "list" | "get", _)
+        | ("sdr", "" | "list" | "elist" | "type" | "get" | "info" | "entity", _)
+        | ("fru", "" | "print" | "list", _)
+        | ("sel", "" | "list" | "elist" | "info" | "get", _)
+        | ("sel", "time", "get")
+        | ("lan", "print", _)
+        | ("chassis", "status" | "restart_cause" | "poh" | "bootparam", "" | "get")
+        | ("chassis" | "power", "power", "status")
+        | ("power", "status", _)
+        | ("mc", "info" | "guid" | "selftest", _)
+        | ("user", "list" | "summary", _)
+        | ("channel", "info", _)
+        | ("dcmi", "power", "reading")
+        | ("help", _, _) => ro(an, "`ipmitool` only reports"),
+        _ => an.raise(CM, "`ipmitool` changes the management controller or the machine"),
+    }
+}
+
+/// `pvesh`: GET reads the API; DELETE, wiping disks and powering nodes off destroy.
+pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let path = a.operands(&["--output-format", "--noproxy"]).get(1).map(|p| p.shown().to_string()).unwrap_or_default();
+    let command = a.value(&["--command"]).map(|c| c.shown().to_string()).unwrap_or_default();
+    match a.sub(&["--output-format", "--noproxy"]).map(|(_, s)| s) {
+        Some("get" | "ls" | "usage" | "help") | None => ro(an, "`pvesh get` only reads the API"),
+        Some("delete") => an.raise(DE, "`pvesh delete` removes cluster objects (guests, storage, users)"),
+        _ if path.contains("wipedisk") || path.contains("/disks/") && path.contains("init") => {
+            an.raise(DE, "`pvesh` wipes or initialises a disk")
+        }
+        _ if path.ends_with("/status") && matches!(command.as_str(), "reboot" | "shutdown" | "stop") => {
+            an.raise(DE, "`pvesh … /status --command reboot` takes a node down")
+        }
+        Some(_) => an.raise(CM, "`pvesh` changes cluster configuration"),
+    }
+}

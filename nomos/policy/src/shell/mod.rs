@@ -1,0 +1,357 @@
+//! Parses shell text with the tree-sitter bash grammar and walks every simple command in it: in
+//! lists, pipelines, subshells, groups, loops, conditionals, functions, `$(…)`, backticks, process
+//! substitutions, here-documents and here-strings. Each command's words are evaluated statically
+//! where possible (quotes, escapes, `$'…'`, concatenation, brace lists, variables assigned a literal
+//! earlier, `$(echo …)`) and handed to the program rules. Findings only ever raise the verdict.
+
+mod checks;
+mod walk;
+mod words;
+
+use std::collections::HashMap;
+
+use nomos_types::Risk;
+use tree_sitter::Parser;
+
+use super::finding::Finding;
+use super::rules;
+use super::Policy;
+
+pub(crate) use words::dangerous_variable;
+
+/// Deeper syntax trees than this are adversarial; they are judged destructive without looking.
+const MAX_TREE_DEPTH: usize = 200;
+/// Scripts inside scripts (`bash -c "bash -c '…'"`) beyond this are judged destructive.
+const MAX_SCRIPT_NESTING: u32 = 12;
+/// Wrappers inside wrappers (`sudo env nice timeout …`) beyond this are judged destructive.
+const MAX_WRAPPER_NESTING: u32 = 32;
+/// Scripts parsed for one classification (nested shells, probes, re-split lines) beyond this are
+/// adversarial; the command is judged destructive rather than analysed without end.
+const MAX_SCRIPTS_TOTAL: u32 = 256;
+/// How many static values a word may expand to before it is treated as unknowable.
+const MAX_CANDIDATES: usize = 16;
+
+/// One word of a command as far as it can be known before running it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Arg {
+    Static(String),
+    /// Computed at run time. `candidates` are literal values it is known it can take (a variable
+    /// assigned a literal, `$(echo rm)`); they are used to raise the verdict, never to lower it.
+    Dynamic {
+        text: String,
+        candidates: Vec<String>,
+    },
+}
+
+impl Arg {
+    pub(crate) fn as_static(&self) -> Option<&str> {
+        match self {
+            Arg::Static(s) => Some(s),
+            Arg::Dynamic { .. } => None,
+        }
+    }
+
+    /// Every literal value this word is known to possibly take.
+    pub(crate) fn values(&self) -> Vec<&str> {
+        match self {
+            Arg::Static(s) => vec![s.as_str()],
+            Arg::Dynamic { candidates, .. } => candidates.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// How the word reads in a reason.
+    pub(crate) fn shown(&self) -> &str {
+        match self {
+            Arg::Static(s) => s,
+            Arg::Dynamic { text, .. } => text,
+        }
+    }
+}
+
+/// What feeds a command's standard input.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stdin {
+    /// Text known to flow in (here-documents, here-strings, `echo` upstream in a pipe).
+    pub texts: Vec<String>,
+    /// Something flows in that cannot be seen (a pipe from a program, a file).
+    pub unknown: bool,
+}
+
+pub(crate) struct Analysis<'p> {
+    pub(crate) policy: &'p Policy,
+    findings: Vec<Finding>,
+    /// Some text did not parse as shell (a nested script's included).
+    unparsed: bool,
+    /// Literal values assigned to shell variables anywhere in the text (all of them: a branch may
+    /// assign either).
+    vars: HashMap<String, Vec<String>>,
+    scripts: u32,
+    /// Scripts parsed so far in this classification.
+    parsed: u32,
+    wrappers: u32,
+    /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
+    probing: bool,
+    /// Where relative paths are judged.
+    cwd: Cwd,
+    /// Once `CDPATH` is set, no `cd` target is known.
+    cdpath: bool,
+    /// Functions that run their arguments as a command (`f() { "$@"; }`).
+    runners: Vec<String>,
+}
+
+impl<'p> Analysis<'p> {
+    pub(crate) fn new(policy: &'p Policy) -> Self {
+        Analysis {
+            policy,
+            findings: Vec::new(),
+            unparsed: false,
+            vars: HashMap::new(),
+            scripts: 0,
+            parsed: 0,
+            wrappers: 0,
+            probing: false,
+            cwd: Cwd::Start,
+            cdpath: false,
+            runners: Vec::new(),
+        }
+    }
+
+    pub(crate) fn raise(&mut self, risk: Risk, reason: impl Into<String>) {
+        self.findings.push(Finding { risk, reason: reason.into(), touches_secrets: false });
+    }
+
+    /// A finding about secret material: reading, copying, printing or overwriting it. The
+    /// command's output is withheld whatever its verdict.
+    pub(crate) fn raise_secret(&mut self, risk: Risk, reason: impl Into<String>) {
+        self.findings.push(Finding { risk, reason: reason.into(), touches_secrets: true });
+    }
+
+    /// Text that bash would not run as written: at least `config_mutation`, and remembered.
+    pub(crate) fn raise_unparsed(&mut self, reason: &str) {
+        self.unparsed = true;
+        self.raise(Risk::ConfigMutation, reason);
+    }
+
+    /// Where a path may point: itself if absolute, else relative to the known working directory,
+    /// or — at the start, where a remote shell usually sits in a home directory — to a home
+    /// directory and to `/`.
+    pub(crate) fn resolve(&self, path: &str) -> Vec<String> {
+        let path = path.trim();
+        if path.starts_with('/') || path.starts_with('~') || path.starts_with('$') || path.is_empty() {
+            return vec![path.to_string()];
+        }
+        match &self.cwd {
+            Cwd::Known(dir) => vec![format!("{dir}/{path}")],
+            Cwd::Start | Cwd::Unknown => vec![path.to_string(), format!("~/{path}"), format!("/{path}")],
+        }
+    }
+
+    /// Whether `path` names secret material, relative paths included.
+    pub(crate) fn is_secret(&self, path: &str) -> bool {
+        self.resolve(path).iter().any(|p| super::paths::is_secret(p))
+    }
+
+    /// Whether `path` may name secret material because where it points is not known: a relative
+    /// name after `cd "$dir"` (or `~+/name`) could sit in any directory that holds secrets.
+    pub(crate) fn may_be_secret(&self, path: &str) -> bool {
+        /// Directories whose files are secrets by where they are, not by their names.
+        const SENSITIVE: &[&str] = &[
+            "/etc/ssh",
+            "~/.ssh",
+            "/etc/pve/priv",
+            "/etc/ssl/private",
+            "/etc/wireguard",
+            "/etc/ceph",
+            "/etc/proxmox-backup",
+            "/var/lib/pve-cluster",
+            "/etc/corosync",
+            "/etc/letsencrypt/live/x",
+        ];
+        let path = path.trim();
+        let relative = match path.strip_prefix("~+/").or_else(|| path.strip_prefix("~-/")) {
+            Some(r) => r,
+            None if self.cwd == Cwd::Unknown && !path.starts_with(['/', '~', '$', '-']) && !path.is_empty() => path,
+            None => return false,
+        };
+        SENSITIVE.iter().any(|d| super::paths::is_secret(&format!("{d}/{relative}")))
+    }
+
+    /// Judges what `f` checks as if in `dir` (`env -C DIR`, `tar -C DIR`, `git -C DIR`), then
+    /// returns to where the script was.
+    pub(crate) fn in_dir(&mut self, dir: Option<&Arg>, f: impl FnOnce(&mut Self)) {
+        let saved = self.cwd.clone();
+        if let Some(d) = dir {
+            self.change_dir(Some(d));
+        }
+        f(self);
+        self.cwd = saved;
+    }
+
+    /// Follows a literal `cd`, so later relative paths are judged where they point.
+    pub(crate) fn change_dir(&mut self, target: Option<&Arg>) {
+        self.cwd = match target {
+            _ if self.cdpath => Cwd::Unknown,
+            None => Cwd::Known("~".into()),
+            Some(Arg::Static(d)) if d == "-" => Cwd::Unknown,
+            Some(Arg::Static(d)) if d.starts_with('/') || d.starts_with('~') => Cwd::Known(d.clone()),
+            Some(Arg::Static(d)) => match &self.cwd {
+                Cwd::Known(c) => Cwd::Known(format!("{c}/{d}")),
+                _ => Cwd::Unknown,
+            },
+            Some(Arg::Dynamic { .. }) => Cwd::Unknown,
+        };
+    }
+
+    pub(crate) fn max_risk(&self) -> Option<Risk> {
+        self.findings.iter().map(|f| f.risk).max()
+    }
+
+    /// Whether some text did not parse as shell.
+    #[cfg(test)]
+    pub(crate) fn unparsed(&self) -> bool {
+        self.unparsed
+    }
+
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
+    /// Parses and walks a script (a command line, a `bash -c` argument, a here-document fed to a
+    /// shell).
+    pub(crate) fn script(&mut self, text: &str) {
+        if self.scripts >= MAX_SCRIPT_NESTING {
+            self.raise(Risk::Destructive, "scripts nested too deeply to analyse");
+            return;
+        }
+        if text.trim().is_empty() {
+            return;
+        }
+        // Bash removes backslash-newline before it reads words (`cat /etc/sha\<newline>dow`); the
+        // grammar would split the word there.
+        let joined;
+        let text = if text.contains("\\\n") {
+            joined = text.replace("\\\n", "");
+            joined.as_str()
+        } else {
+            text
+        };
+        self.parsed += 1;
+        if self.parsed > MAX_SCRIPTS_TOTAL {
+            self.raise(Risk::Destructive, "too many nested scripts to analyse");
+            return;
+        }
+        let mut parser = Parser::new();
+        if parser.set_language(&tree_sitter_bash::LANGUAGE.into()).is_err() {
+            self.raise_unparsed("the shell parser is unavailable");
+            return;
+        }
+        // The grammar's scanner passes characters to C's `isdigit()`, which is undefined (and
+        // crashes) beyond ASCII. The parser therefore sees every non-ASCII byte as the letter `a`:
+        // offsets are unchanged, non-ASCII text is a run of word characters (as it is to bash,
+        // which splits words only on ASCII blanks), and values are read from the original text.
+        let ascii: Vec<u8> = text.bytes().map(|b| if b.is_ascii() { b } else { b'a' }).collect();
+        let Some(tree) = parser.parse(&ascii, None) else {
+            self.raise_unparsed("the command could not be parsed");
+            return;
+        };
+        self.scripts += 1;
+        let root = tree.root_node();
+        if root.has_error() {
+            self.raise_unparsed("the command does not parse as shell; it cannot be judged read-only");
+        }
+        self.walk(root, text, 0, &Stdin::default());
+        // Text-level cross-checks can only raise the verdict; once it is destructive they are moot
+        // (and on adversarially deep trees they would be slow).
+        if self.max_risk() != Some(Risk::Destructive) {
+            self.check_separators(root, text);
+        }
+        if self.max_risk() != Some(Risk::Destructive) {
+            self.check_substitutions(root, text);
+        }
+        self.scripts -= 1;
+    }
+
+    /// Runs the program rules on an argument vector (also used by wrappers for what they run).
+    pub(crate) fn run(&mut self, argv: &[Arg], stdin: &Stdin) {
+        if self.wrappers >= MAX_WRAPPER_NESTING {
+            self.raise(Risk::Destructive, "commands wrapped too deeply to analyse");
+            return;
+        }
+        let Some(first) = argv.first() else { return };
+        self.wrappers += 1;
+        match first {
+            Arg::Dynamic { text, candidates } => {
+                self.raise(Risk::ConfigMutation, format!("the program to run is computed at run time (`{text}`)"));
+                for candidate in candidates.clone() {
+                    let mut again = argv.to_vec();
+                    again[0] = Arg::Static(candidate);
+                    self.run(&again, stdin);
+                }
+            }
+            Arg::Static(name) if name.is_empty() || name.contains(['*', '?', '[', '{']) => {
+                self.raise(Risk::ConfigMutation, format!("the program name `{name}` is a pattern"));
+            }
+            Arg::Static(name) if self.runners.contains(name) => {
+                // A function that runs its arguments: what it is given is what runs.
+                self.raise(Risk::ReadOnly, format!("`{name}` runs its arguments"));
+                self.run(&argv[1..], stdin);
+            }
+            Arg::Static(name) => {
+                let name = name.clone();
+                rules::program(self, &name, &argv[1..], stdin);
+            }
+        }
+        self.wrappers -= 1;
+    }
+
+    /// Judges writing to `target` (a redirection, `tee`, `dd of=`, `sort -o` …).
+    pub(crate) fn write_target(&mut self, target: &Arg, what: &str) {
+        use super::paths::{is_block_device, is_harmless_sink, is_power_trigger};
+        let values = target.values();
+        if let Arg::Dynamic { text, .. } = target {
+            self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
+        }
+        for p in values {
+            if super::paths::is_unresolvable(p) {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} writes {p}, which could be a device or a kernel trigger"),
+                );
+            } else if is_harmless_sink(p) {
+                self.raise(Risk::ReadOnly, format!("{what} to {p} discards the output"));
+            } else if self.is_secret(p) {
+                self.raise_secret(Risk::Destructive, format!("{what} overwrites secret material {p}"));
+            } else if is_power_trigger(p) {
+                self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
+            } else if is_block_device(p) {
+                self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
+            } else if super::paths::is_irreplaceable(p) {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} overwrites {p}, which holds guest disks, backups, cluster state or hardware"),
+                );
+            } else if p.starts_with("/proc/sys/") || p.starts_with("/sys/") {
+                self.raise(Risk::ConfigMutation, format!("{what} changes the kernel setting {p}"));
+            } else {
+                self.raise(Risk::ConfigMutation, format!("{what} writes {p}"));
+            }
+        }
+    }
+}
+
+/// The working directory relative paths are judged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    /// Where the command starts: usually a home directory.
+    Start,
+    /// After a literal `cd`.
+    Known(String),
+    /// After a `cd` to a place not known before run time.
+    Unknown,
+}
+
+enum Input {
+    Text(String),
+    Unknown,
+    None,
+}

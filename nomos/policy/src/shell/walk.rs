@@ -1,0 +1,448 @@
+//! The walk over the syntax tree: every command, redirection, pipeline stage, function and
+//! assignment, in the order bash would meet them.
+
+use tree_sitter::Node;
+
+use super::words::{dangerous_variable, expand_braces, expansion_parts, unescape_echo};
+use super::{Analysis, Arg, Cwd, Input, Stdin, MAX_CANDIDATES, MAX_TREE_DEPTH};
+use nomos_types::Risk;
+
+impl Analysis<'_> {
+    pub(super) fn walk(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        if depth > MAX_TREE_DEPTH {
+            self.raise(Risk::Destructive, "nested too deeply to analyse");
+            return;
+        }
+        match node.kind() {
+            "command" => self.command(node, src, depth, stdin),
+            "redirected_statement" => self.redirected(node, src, depth, stdin),
+            "pipeline" => self.pipeline(node, src, depth, stdin),
+            "function_definition" => self.function(node, src, depth),
+            "expansion" => {
+                // `${BASH_ENV:=/dev/stdin}` assigns as it expands.
+                let raw = text(node, src);
+                let (name, operand) = expansion_parts(raw);
+                let assigns =
+                    raw.contains(":=") || raw.trim_start_matches("${").trim_start_matches(name).starts_with('=');
+                if assigns && operand.is_some() {
+                    if let Some(reason) = dangerous_variable(name) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                }
+                self.walk_children(node, src, depth, stdin);
+            }
+            "for_statement" => {
+                // `for u in caddy gitea`: the loop variable takes those values.
+                if let Some(var) = node.child_by_field_name("variable") {
+                    let name = text(var, src).to_string();
+                    let mut cursor = node.walk();
+                    let values: Vec<String> = node
+                        .children_by_field_name("value", &mut cursor)
+                        .flat_map(|v| self.word(v, src).values().into_iter().map(str::to_string).collect::<Vec<_>>())
+                        .collect();
+                    let entry = self.vars.entry(name).or_default();
+                    for v in values {
+                        if !entry.contains(&v) && entry.len() < MAX_CANDIDATES {
+                            entry.push(v);
+                        }
+                    }
+                }
+                self.walk_children(node, src, depth, stdin);
+            }
+            "declaration_command" => {
+                self.declaration(node, src);
+                self.walk_children(node, src, depth, stdin);
+            }
+            "arithmetic_expansion" => {
+                self.arithmetic(node, src);
+                self.walk_children(node, src, depth, stdin);
+            }
+            "compound_statement" if node.child(0).is_some_and(|c| c.kind() == "((") => {
+                self.arithmetic(node, src);
+                self.walk_children(node, src, depth, stdin);
+            }
+            "variable_assignment" => self.assignment(node, src, depth),
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                self.redirect(node, src, depth);
+            }
+            "ERROR" => {
+                self.raise_unparsed("part of the command does not parse as shell");
+                self.probe_destructive(text(node, src), "text that does not parse holds a destructive command");
+                self.walk_children(node, src, depth, stdin);
+            }
+            _ => self.walk_children(node, src, depth, stdin),
+        }
+    }
+
+    pub(super) fn walk_children(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            self.walk(child, src, depth + 1, stdin);
+        }
+    }
+
+    fn redirected(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        let mut input = stdin.clone();
+        let mut tails = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children_by_field_name("redirect", &mut cursor) {
+            match self.redirect(child, src, depth) {
+                Input::Text(text) => input.texts.push(text),
+                Input::Unknown => input.unknown = true,
+                Input::None => {}
+            }
+            // `cat <<EOF | sh`: the grammar hangs the pipe's tail on the here-document.
+            let mut inner = child.walk();
+            for part in child.named_children(&mut inner) {
+                if matches!(part.kind(), "pipeline" | "command" | "redirected_statement" | "list") {
+                    tails.push(part);
+                }
+            }
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            self.walk(body, src, depth + 1, &input);
+        }
+        // What reaches the tail is the body's output: the here-document when the body is a plain
+        // `cat`, else something unseen (with the here-document as a possible part of it).
+        let passes_through = node.child_by_field_name("body").is_some_and(|b| {
+            b.kind() == "command" && {
+                let words = self.words(b, src);
+                words.len() == 1 && words[0].as_static() == Some("cat")
+            }
+        });
+        for tail in tails {
+            let fed = Stdin { texts: input.texts.clone(), unknown: !passes_through };
+            self.walk(tail, src, depth + 1, &fed);
+        }
+    }
+
+    fn pipeline(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        let mut cursor = node.walk();
+        let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let mut input = stdin.clone();
+        for stage in stages {
+            self.walk(stage, src, depth + 1, &input);
+            input = self.output_of(stage, src);
+        }
+    }
+
+    /// What a pipeline stage writes to the next one, when that is knowable: `echo`/`printf` of
+    /// literals. Anything else is unseen data.
+    fn output_of(&self, stage: Node<'_>, src: &str) -> Stdin {
+        self.output_of_at(stage, src, 0)
+    }
+
+    pub(super) fn output_of_at(&self, stage: Node<'_>, src: &str, depth: usize) -> Stdin {
+        let unseen = Stdin { texts: Vec::new(), unknown: true };
+        let (command, outer) = match stage.kind() {
+            "redirected_statement" => (stage.child_by_field_name("body"), Some(stage)),
+            _ => (Some(stage), None),
+        };
+        let Some(cmd) = command.filter(|c| c.kind() == "command" && depth <= MAX_TREE_DEPTH) else {
+            return unseen;
+        };
+        // Evaluated once: words nest through `$(…)`, and evaluating them twice per level would
+        // double the work at every level.
+        let words = self.words_at(cmd, src, depth);
+        let Some(Arg::Static(name)) = words.first() else { return unseen };
+        match name.as_str() {
+            "echo" | "printf" if outer.is_none() && words[1..].iter().all(|w| w.as_static().is_some()) => {
+                let text: Vec<&str> =
+                    words[1..].iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
+                Stdin { texts: vec![unescape_echo(&text.join(" "))], unknown: false }
+            }
+            // `cat <<EOF` / `cat <<< '…'` pass their input through.
+            "cat" if words.len() == 1 => {
+                let mut texts = Vec::new();
+                for holder in [Some(cmd), outer].into_iter().flatten() {
+                    let mut cursor = holder.walk();
+                    for r in holder.children(&mut cursor) {
+                        let mut inner = r.walk();
+                        match r.kind() {
+                            "heredoc_redirect" => texts.extend(
+                                r.named_children(&mut inner)
+                                    .filter(|b| b.kind() == "heredoc_body")
+                                    .map(|b| text(b, src).to_string()),
+                            ),
+                            "herestring_redirect" => {
+                                for w in r.named_children(&mut inner) {
+                                    texts.extend(
+                                        self.word_at(w, src, depth + 1).values().into_iter().map(str::to_string),
+                                    );
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                if texts.is_empty() {
+                    unseen
+                } else {
+                    Stdin { texts, unknown: false }
+                }
+            }
+            _ => unseen,
+        }
+    }
+
+    fn function(&mut self, node: Node<'_>, src: &str, depth: usize) {
+        let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
+        if let Some(body) = node.child_by_field_name("body") {
+            let calls = count_calls(body, src, &name, 0);
+            let runs_args = ["\"$@\"", "$@", "\"$*\"", "$*", "\"${@}\"", "${@}", "$1", "\"$1\""]
+                .iter()
+                .any(|a| count_calls(body, src, a, 0) > 0);
+            if runs_args && !self.runners.contains(&name) {
+                self.runners.push(name.clone());
+            }
+            let body_text = text(body, src);
+            if calls > 0 && (body_text.contains('&') || body_text.contains('|')) {
+                self.raise(Risk::Destructive, format!("function `{name}` spawns copies of itself (a fork bomb)"));
+            } else if calls > 0 {
+                self.raise(Risk::ConfigMutation, format!("function `{name}` calls itself"));
+            }
+            // The body runs when called; judge it as if it were.
+            self.walk(body, src, depth + 1, &Stdin::default());
+        }
+    }
+
+    /// `export "NAME=value"`, `declare -n r=…`: names given as words rather than assignments.
+    fn declaration(&mut self, node: Node<'_>, src: &str) {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if matches!(child.kind(), "variable_assignment" | "variable_name") {
+                if child.kind() == "variable_name" {
+                    if let Some(reason) = dangerous_variable(text(child, src)) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                }
+                // A nameref (`declare -n r=BASH_ENV`) makes later assignments to `r` set the
+                // variable it names.
+                if let Some(value) = child.child_by_field_name("value") {
+                    for v in self.word(value, src).values() {
+                        if let Some(reason) = dangerous_variable(v) {
+                            self.raise(Risk::ConfigMutation, format!("a reference to it: {reason}"));
+                        }
+                    }
+                }
+                continue;
+            }
+            match self.word(child, src) {
+                Arg::Static(w) if !w.starts_with('-') => {
+                    // Both sides: `export 'PATH=…'`, and a nameref `declare -n r=BASH_ENV`.
+                    let (name, value) = w.split_once('=').unwrap_or((&w, ""));
+                    for n in [name, value] {
+                        if let Some(reason) = dangerous_variable(n) {
+                            self.raise(Risk::ConfigMutation, reason);
+                        }
+                    }
+                }
+                Arg::Dynamic { text, .. } => {
+                    self.raise(Risk::ConfigMutation, format!("declares a variable named at run time (`{text}`)"))
+                }
+                Arg::Static(_) => {}
+            }
+        }
+    }
+
+    fn assignment(&mut self, node: Node<'_>, src: &str, depth: usize) {
+        // `a[$(cmd)]=1`: the subscript is evaluated.
+        if let Some(n) = node.child_by_field_name("name") {
+            self.walk(n, src, depth + 1, &Stdin::default());
+        }
+        let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
+        if let Some(reason) = dangerous_variable(&name) {
+            self.raise(Risk::ConfigMutation, reason);
+        }
+        if name == "CDPATH" {
+            self.cdpath = true;
+            self.cwd = Cwd::Unknown;
+        }
+        if let Some(value) = node.child_by_field_name("value") {
+            let v = self.word(value, src);
+            let literal = v.values().into_iter().map(str::to_string).collect::<Vec<_>>();
+            let entry = self.vars.entry(name).or_default();
+            for l in literal {
+                if !entry.contains(&l) && entry.len() < MAX_CANDIDATES {
+                    entry.push(l);
+                }
+            }
+            self.walk(value, src, depth + 1, &Stdin::default());
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        let mut input = stdin.clone();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => {
+                    // `NAME=value cmd`: only the command's environment.
+                    let name = child.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
+                    if let Some(reason) = dangerous_variable(&name) {
+                        self.raise(Risk::ConfigMutation, reason);
+                    }
+                    if let Some(value) = child.child_by_field_name("value") {
+                        self.walk(value, src, depth + 1, &Stdin::default());
+                    }
+                }
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                    match self.redirect(child, src, depth) {
+                        Input::Text(t) => input.texts.push(t),
+                        Input::Unknown => input.unknown = true,
+                        Input::None => {}
+                    }
+                }
+                _ => self.walk(child, src, depth + 1, &Stdin::default()),
+            }
+        }
+        let argv = self.words(node, src);
+        self.run(&argv, &input);
+    }
+
+    /// The command's name and arguments, evaluated, with brace lists expanded.
+    fn words(&self, command: Node<'_>, src: &str) -> Vec<Arg> {
+        self.words_at(command, src, 0)
+    }
+
+    fn words_at(&self, command: Node<'_>, src: &str, depth: usize) -> Vec<Arg> {
+        let mut argv = Vec::new();
+        if let Some(name) = command.child_by_field_name("name") {
+            let word = name.named_child(0).unwrap_or(name);
+            argv.push(self.word_at(word, src, depth + 1));
+        }
+        let mut cursor = command.walk();
+        for arg in command.children_by_field_name("argument", &mut cursor) {
+            match self.word_at(arg, src, depth + 1) {
+                Arg::Static(s) if arg.kind() == "word" || arg.kind() == "concatenation" => {
+                    argv.extend(expand_braces(&s).into_iter().map(Arg::Static))
+                }
+                other => argv.push(other),
+            }
+        }
+        argv
+    }
+
+    /// Judges a redirection and says what, if anything, it feeds to standard input.
+    fn redirect(&mut self, node: Node<'_>, src: &str, depth: usize) -> Input {
+        match node.kind() {
+            "heredoc_redirect" => {
+                let mut cursor = node.walk();
+                let mut body = None;
+                for child in node.named_children(&mut cursor) {
+                    if child.kind() == "heredoc_body" {
+                        // Unquoted here-documents expand `$(…)` before anything reads them.
+                        self.walk_children(child, src, depth + 1, &Stdin::default());
+                        body = Some(text(child, src).to_string());
+                    }
+                }
+                body.map(Input::Text).unwrap_or(Input::None)
+            }
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                let mut out = Input::Unknown;
+                for child in node.named_children(&mut cursor) {
+                    self.walk(child, src, depth + 1, &Stdin::default());
+                    if let Arg::Static(s) = self.word(child, src) {
+                        out = Input::Text(s);
+                    }
+                }
+                out
+            }
+            _ => {
+                let op = operator(node, src);
+                let dest = node.child_by_field_name("destination");
+                if let Some(d) = dest {
+                    self.walk(d, src, depth + 1, &Stdin::default());
+                }
+                let dest_arg = dest.map(|d| self.word(d, src));
+                match op.as_str() {
+                    "<" => {
+                        match &dest_arg {
+                            Some(Arg::Static(p)) if self.is_secret(p) => {
+                                self.raise_secret(Risk::Destructive, format!("reads secret material `{p}`"))
+                            }
+                            Some(Arg::Static(p)) if self.may_be_secret(p) => self.raise(
+                                Risk::ConfigMutation,
+                                format!("reads `{p}` in a directory not known before it runs"),
+                            ),
+                            Some(Arg::Static(p)) if crate::paths::is_block_device(p) => {
+                                self.raise(Risk::ConfigMutation, format!("reads the raw device `{p}`"))
+                            }
+                            Some(Arg::Dynamic { text, .. }) => {
+                                self.raise(Risk::ConfigMutation, format!("reads a file named at run time (`{text}`)"))
+                            }
+                            _ => {}
+                        }
+                        // `</dev/null` gives a program nothing to read.
+                        match &dest_arg {
+                            Some(Arg::Static(p)) if p == "/dev/null" => Input::Text(String::new()),
+                            _ => Input::Unknown,
+                        }
+                    }
+                    // Duplicating or closing a descriptor (`2>&1`, `>&-`) writes nothing new.
+                    // (`>&$f` with a file name in `$f` writes that file.)
+                    ">&" | "<&" | ">&-" | "<&-"
+                        if dest_arg
+                            .as_ref()
+                            .and_then(Arg::as_static)
+                            .is_some_and(|d| d == "-" || d.chars().all(|c| c.is_ascii_digit()))
+                            || (op.ends_with('-') && dest_arg.is_none()) =>
+                    {
+                        Input::None
+                    }
+                    "<&" | "<&-" => Input::Unknown,
+                    _ => {
+                        match &dest_arg {
+                            Some(arg) => self.write_target(arg, &format!("`{op}` redirection")),
+                            None => self.raise(Risk::ConfigMutation, format!("`{op}` redirection to an unknown place")),
+                        }
+                        if op == "<>" {
+                            Input::Unknown
+                        } else {
+                            Input::None
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    node_text(node, src)
+}
+
+pub(super) fn node_text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
+    node.utf8_text(src.as_bytes()).unwrap_or("")
+}
+
+fn operator(node: Node<'_>, src: &str) -> String {
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if !child.is_named() {
+            return text(child, src).to_string();
+        }
+    }
+    String::new()
+}
+
+/// Commands in `node` whose name is `name`.
+fn count_calls(node: Node<'_>, src: &str, name: &str, depth: usize) -> usize {
+    if depth > MAX_TREE_DEPTH || name.is_empty() {
+        return 0;
+    }
+    let mut n = 0;
+    if node.kind() == "command" {
+        if let Some(cmd) = node.child_by_field_name("name") {
+            if text(cmd, src) == name {
+                n += 1;
+            }
+        }
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        n += count_calls(child, src, name, depth + 1);
+    }
+    n
+}

@@ -1,0 +1,390 @@
+//! Static evaluation of words: quotes, escapes, `$'…'`, concatenation, variables assigned a
+//! literal, `$(echo …)`, and brace lists, as far as they can be known before running.
+
+use tree_sitter::Node;
+
+use super::walk::text;
+use super::{Analysis, Arg, MAX_CANDIDATES, MAX_TREE_DEPTH};
+
+impl Analysis<'_> {
+    /// Evaluates a word node statically where the shell would give it a fixed value.
+    pub(crate) fn word(&self, node: Node<'_>, src: &str) -> Arg {
+        self.word_at(node, src, 0)
+    }
+
+    pub(super) fn word_at(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
+        if depth > MAX_TREE_DEPTH {
+            return Arg::Dynamic { text: String::new(), candidates: Vec::new() };
+        }
+        match node.kind() {
+            "word" | "number" => Arg::Static(unescape_word(text(node, src))),
+            "raw_string" => Arg::Static(strip_quotes(text(node, src), '\'')),
+            "ansi_c_string" => Arg::Static(decode_ansi_c(text(node, src))),
+            "string" | "translated_string" => {
+                let mut out = String::new();
+                let mut dynamic = false;
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    match child.kind() {
+                        "string_content" => out.push_str(&unescape_double(text(child, src))),
+                        _ => match self.word_at(child, src, depth + 1) {
+                            Arg::Static(s) => out.push_str(&s),
+                            Arg::Dynamic { .. } => dynamic = true,
+                        },
+                    }
+                }
+                if dynamic {
+                    self.concat_dynamic(node, src, depth)
+                } else {
+                    Arg::Static(out)
+                }
+            }
+            "concatenation" => {
+                let mut cursor = node.walk();
+                let parts: Vec<Arg> =
+                    node.named_children(&mut cursor).map(|c| self.word_at(c, src, depth + 1)).collect();
+                if parts.iter().all(|p| p.as_static().is_some()) {
+                    Arg::Static(parts.iter().filter_map(Arg::as_static).collect())
+                } else {
+                    let mut candidates = vec![String::new()];
+                    for part in &parts {
+                        let values = part.values();
+                        if values.is_empty() || candidates.len() * values.len() > MAX_CANDIDATES {
+                            candidates.clear();
+                            break;
+                        }
+                        candidates =
+                            candidates.iter().flat_map(|c| values.iter().map(move |v| format!("{c}{v}"))).collect();
+                    }
+                    Arg::Dynamic { text: text(node, src).to_string(), candidates }
+                }
+            }
+            "simple_expansion" | "expansion" => {
+                let raw = text(node, src);
+                let (name, operand) = expansion_parts(raw);
+                let mut candidates = self.vars.get(name).cloned().unwrap_or_default();
+                if name == "HOME" && candidates.is_empty() {
+                    candidates.push("~".into());
+                }
+                // `${x:-word}`, `${x:=word}`, `${x:+word}`: the word is a possible value.
+                if let Some(word) = operand.filter(|w| !w.contains(['$', '`'])) {
+                    candidates.push(word.trim_matches(['"', '\'']).to_string());
+                }
+                Arg::Dynamic { text: raw.to_string(), candidates }
+            }
+            "command_substitution" => {
+                // `$(echo rm)` folds to its literal output, as a candidate.
+                let mut candidates = Vec::new();
+                let mut cursor = node.walk();
+                let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                if let [only] = inner.as_slice() {
+                    if only.kind() == "command" {
+                        let out = self.output_of_at(*only, src, depth + 1);
+                        if !out.unknown {
+                            candidates = out.texts.iter().map(|t| t.trim_end_matches('\n').to_string()).collect();
+                        }
+                    }
+                }
+                Arg::Dynamic { text: text(node, src).to_string(), candidates }
+            }
+            // A process substitution is a pipe's path (`/dev/fd/63`); what runs in it is walked.
+            "process_substitution" => Arg::Static("/dev/fd/63".into()),
+            // An arithmetic result is a number, never a path or a program.
+            "arithmetic_expansion" => Arg::Static("0".into()),
+            _ => Arg::Dynamic { text: text(node, src).to_string(), candidates: Vec::new() },
+        }
+    }
+
+    fn concat_dynamic(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
+        // A double-quoted string with expansions: candidates from its parts, like a concatenation.
+        let mut candidates = vec![String::new()];
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let values: Vec<String> = match child.kind() {
+                "string_content" => vec![unescape_double(text(child, src))],
+                _ => self.word_at(child, src, depth + 1).values().into_iter().map(str::to_string).collect(),
+            };
+            if values.is_empty() || candidates.len() * values.len() > MAX_CANDIDATES {
+                candidates.clear();
+                break;
+            }
+            candidates = candidates.iter().flat_map(|c| values.iter().map(move |v| format!("{c}{v}"))).collect();
+        }
+        Arg::Dynamic { text: text(node, src).to_string(), candidates }
+    }
+}
+
+/// `${NAME<op>WORD}` → (NAME, WORD) for the default/assign/alternative operators; `$NAME` → (NAME,
+/// None).
+pub(super) fn expansion_parts(raw: &str) -> (&str, Option<&str>) {
+    let inner = raw.trim_start_matches('$').trim_start_matches('{').trim_end_matches('}');
+    let end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len());
+    let (name, rest) = inner.split_at(end);
+    let operand = [":-", ":=", ":+", ":?", "-", "=", "+", "?"].iter().find_map(|op| rest.strip_prefix(op));
+    (name, operand)
+}
+
+/// Variables that change which programs run or how they load.
+pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
+    const NAMES: &[&str] = &[
+        "PATH",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "BASH_ENV",
+        "ENV",
+        "IFS",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "PAGER",
+        "GIT_PAGER",
+        "SYSTEMD_PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_EDITOR",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PERL5OPT",
+        "PERL5LIB",
+        "NODE_OPTIONS",
+        "RUBYOPT",
+        "LESSOPEN",
+        "LESSCLOSE",
+        // Startup files that can set output files, pagers, hooks or engines.
+        "LESSKEY",
+        "LESSKEYIN",
+        "LESSKEY_CONTENT",
+        "PSQLRC",
+        "WGETRC",
+        "CURL_HOME",
+        "OPENSSL_CONF",
+        "OPENSSL_ENGINES",
+        "OPENSSL_MODULES",
+    ];
+    // Variables that name programs, scripts, configuration or trace files for the tools that read
+    // them (GIT_CONFIG_*, ZPOOL_SCRIPTS_*, KUBECTL_EXTERNAL_DIFF, GIT_TRACE=FILE …).
+    const HINTS: &[&str] = &[
+        "COMMAND", "SCRIPT", "EXEC", "EDITOR", "PAGER", "DEBUGGER", "CONFIG", "TRACE", "ASKPASS", "PRELOAD", "PROXY",
+        "HOOK", "DIFF", "SHELL", "_CMD", "OPTS", "OPTIONS",
+    ];
+    let name = name.split('[').next().unwrap_or(name);
+    let upper = name.to_ascii_uppercase();
+    let harmless = matches!(
+        name,
+        "GIT_DIR" | "GIT_WORK_TREE" | "GIT_NAMESPACE" | "GIT_CEILING_DIRECTORIES" | "SYSTEMD_COLORS" | "LESS"
+    );
+    (!harmless
+        && (NAMES.contains(&name)
+            || name.starts_with("LD_")
+            || name.starts_with("BASH_FUNC_")
+            || name.starts_with("GIT_")
+            || HINTS.iter().any(|h| upper.contains(h))))
+    .then(|| format!("sets `{name}`, which changes what programs run"))
+}
+
+/// A plain word: backslash escapes what follows; a backslash-newline disappears.
+fn unescape_word(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => out.push(next),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and newline.
+fn unescape_double(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('$' | '`' | '"' | '\\') => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn strip_quotes(s: &str, q: char) -> String {
+    s.strip_prefix(q).and_then(|s| s.strip_suffix(q)).unwrap_or(s).to_string()
+}
+
+/// `$'…'`: C-style escapes.
+fn decode_ansi_c(s: &str) -> String {
+    let body = s.strip_prefix("$'").and_then(|b| b.strip_suffix('\'')).unwrap_or(s);
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else { break };
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            continue;
+        }
+        let (radix, max, mut digits) = match e {
+            'x' => (16, 2, String::new()),
+            'u' => (16, 4, String::new()),
+            'U' => (16, 8, String::new()),
+            '0'..='7' => (8, 2, e.to_string()),
+            _ => {
+                out.push('\\');
+                out.push(e);
+                continue;
+            }
+        };
+        while digits.len() < max + usize::from(radix == 8) {
+            match chars.peek() {
+                Some(d) if d.is_digit(radix) => {
+                    digits.push(*d);
+                    chars.next();
+                }
+                _ => break,
+            }
+        }
+        if let Some(ch) = u32::from_str_radix(&digits, radix).ok().and_then(char::from_u32) {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// `echo`'s text with the common escapes (`-e` style) resolved, for scripts piped into a shell.
+pub(super) fn unescape_echo(s: &str) -> String {
+    s.replace("\\n", "\n").replace("\\t", "\t")
+}
+
+/// Expands brace lists (`{a,b}`, `-r{f,}`) the way bash would, up to a bound.
+pub(crate) fn expand_braces(word: &str) -> Vec<String> {
+    let bytes = word.as_bytes();
+    let Some(open) = word.find('{') else { return vec![word.to_string()] };
+    // The matching close brace and the top-level commas between.
+    let mut depth = 0;
+    let mut commas = Vec::new();
+    let mut close = None;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            b',' if depth == 1 => commas.push(i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else { return vec![word.to_string()] };
+    if commas.is_empty() {
+        // A range `{a..e}` / `{1..3}` expands; `{x}` stays as written.
+        let inner = &word[open + 1..close];
+        if let Some((a, b)) = inner.split_once("..") {
+            let items: Option<Vec<String>> =
+                match (a.parse::<i64>(), b.parse::<i64>(), a.chars().count(), b.chars().count()) {
+                    (Ok(x), Ok(y), _, _) if (x - y).abs() < MAX_CANDIDATES as i64 => {
+                        let (lo, hi) = (x.min(y), x.max(y));
+                        Some((lo..=hi).map(|n| n.to_string()).collect())
+                    }
+                    (_, _, 1, 1) => {
+                        let (x, y) = (a.chars().next().unwrap_or('a') as u32, b.chars().next().unwrap_or('a') as u32);
+                        let (lo, hi) = (x.min(y), x.max(y));
+                        (hi - lo < MAX_CANDIDATES as u32)
+                            .then(|| (lo..=hi).filter_map(char::from_u32).map(String::from).collect())
+                    }
+                    _ => None,
+                };
+            if let Some(items) = items {
+                let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+                return items
+                    .iter()
+                    .flat_map(|i| expand_braces(&format!("{prefix}{i}{suffix}")))
+                    .take(MAX_CANDIDATES)
+                    .collect();
+            }
+        }
+        let rest = expand_braces(&word[close + 1..]);
+        return rest.into_iter().map(|r| format!("{}{r}", &word[..=close])).collect();
+    }
+    let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+    let mut bounds = vec![open];
+    bounds.extend(&commas);
+    bounds.push(close);
+    let mut out = Vec::new();
+    for w in bounds.windows(2) {
+        let item = &word[w[0] + 1..w[1]];
+        for expanded in expand_braces(&format!("{prefix}{item}{suffix}")) {
+            if out.len() >= MAX_CANDIDATES {
+                return out;
+            }
+            out.push(expanded);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_unescape_like_bash() {
+        assert_eq!(unescape_word(r"\rm"), "rm");
+        assert_eq!(unescape_word("a\\\nb"), "ab");
+        assert_eq!(unescape_double(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
+        assert_eq!(decode_ansi_c(r"$'r\x6d'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'\162\155'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'a\nb'"), "a\nb");
+    }
+
+    #[test]
+    fn brace_lists_expand() {
+        assert_eq!(expand_braces("-r{f,}"), ["-rf", "-r"]);
+        assert_eq!(expand_braces("{-rf,/}"), ["-rf", "/"]);
+        assert_eq!(expand_braces("a{b,c}d{e,f}"), ["abde", "abdf", "acde", "acdf"]);
+        assert_eq!(expand_braces("{1..3}"), ["1", "2", "3"]);
+        assert_eq!(expand_braces("/etc/s{h..h}adow"), ["/etc/shadow"]);
+        assert_eq!(expand_braces("{x}"), ["{x}"]);
+        assert_eq!(expand_braces("${x}"), ["${x}"]);
+        assert_eq!(expand_braces("plain"), ["plain"]);
+    }
+}

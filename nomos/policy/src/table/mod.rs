@@ -1,0 +1,399 @@
+//! The program table: programs whose rule is "these options and subcommands only read, these
+//! write, run another program, open a network service or destroy, and otherwise it does this",
+//! written as data in `rules/*.yaml` and judged by one interpreter (`interpret.rs`). Each entry
+//! carries example commands per verdict, checked against the classifier by the tests.
+//!
+//! The files are embedded and parsed once, then looked up by program name.
+
+mod interpret;
+mod schema;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use nomos_types::Risk;
+
+pub(crate) use interpret::interpret;
+use schema::{EntryFile, OperandsFile, OptionsFile};
+
+/// The table's files, in the order they are read.
+const FILES: &[(&str, &str)] = &[
+    ("coreutils.yaml", include_str!("../../rules/coreutils.yaml")),
+    ("text.yaml", include_str!("../../rules/text.yaml")),
+    ("system.yaml", include_str!("../../rules/system.yaml")),
+    ("storage.yaml", include_str!("../../rules/storage.yaml")),
+    ("network.yaml", include_str!("../../rules/network.yaml")),
+    ("services.yaml", include_str!("../../rules/services.yaml")),
+    ("packages.yaml", include_str!("../../rules/packages.yaml")),
+    ("proxmox.yaml", include_str!("../../rules/proxmox.yaml")),
+    ("containers.yaml", include_str!("../../rules/containers.yaml")),
+    ("databases.yaml", include_str!("../../rules/databases.yaml")),
+];
+
+/// What giving an option does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// No bearing on the verdict (format, verbosity); listed so its value is skipped.
+    Plain,
+    /// Selects what the program does as a whole (`fdisk -l` only lists).
+    Mode(Risk),
+    /// Simulates: the program changes nothing it would otherwise change.
+    DryRun,
+    /// Raises the verdict to at least this level.
+    Raise(Risk),
+    /// Prints secret material.
+    Secret,
+    /// Its value is a file the program writes.
+    Writes,
+    /// Its value is a file the program reads.
+    Reads,
+    /// Its value is a program the program runs.
+    Runs,
+    /// Its value is shell text the program runs.
+    Script,
+    /// Opens a network service or sends data to another machine.
+    Network,
+    /// Loads code, or a configuration that can run commands.
+    Loads,
+    /// Its value and every word after it are a command the program runs (`jobs -x CMD …`).
+    Command,
+}
+
+/// Whether an option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arity {
+    None,
+    /// `-o FILE`, `-oFILE`, `--out FILE`, `--out=FILE`.
+    Required,
+    /// Only attached: `-dFILE`, `--dump=FILE`.
+    Optional,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OptionSpec {
+    /// As written in the table, without the arity marker (`-o`, `--output`, `-dump`, `--vacuum-*`).
+    pub(crate) name: String,
+    pub(crate) arity: Arity,
+    pub(crate) effects: Vec<Effect>,
+}
+
+/// A rule on an option's value (`smartctl -l scterc,70,70` sets what `-l scterc` reads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ValueRule {
+    pub(crate) options: Vec<String>,
+    /// Glob patterns (`*`, `?`) for the whole value.
+    pub(crate) matches: Vec<String>,
+    pub(crate) effect: Effect,
+}
+
+/// What the program does with its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Operand {
+    /// Nothing the verdict depends on (names, ids, patterns).
+    Plain,
+    /// Files it reads.
+    Read,
+    /// Files it writes.
+    Write,
+}
+
+/// What a subcommand path does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Subcommand {
+    /// Words; `*` stands for any one word, and a word may be a glob (`list*`).
+    pub(crate) path: Vec<String>,
+    pub(crate) risk: Risk,
+    pub(crate) secret: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) programs: Vec<String>,
+    pub(crate) default: Risk,
+    /// With no operands (and no option selecting a mode).
+    pub(crate) bare: Option<Risk>,
+    /// An option the entry does not list raises the verdict to this, if given.
+    pub(crate) unknown: Option<Risk>,
+    /// No argument can make it do anything else: a word computed at run time does not matter.
+    pub(crate) inert: bool,
+    /// By position; the last applies to the rest.
+    pub(crate) operands: Vec<Operand>,
+    pub(crate) options: Vec<OptionSpec>,
+    pub(crate) values: Vec<ValueRule>,
+    pub(crate) subcommands: Vec<Subcommand>,
+    /// Words that, right after a read-only subcommand path, make it a change (`ceph health mute`).
+    pub(crate) change_words: Vec<String>,
+    /// What the reasons say, by level or effect name.
+    pub(crate) says: HashMap<String, String>,
+    pub(crate) examples: Vec<(Risk, String)>,
+    /// Option names to their specs, for the exact look-up; globs and long options are also
+    /// scanned by prefix.
+    index: HashMap<String, usize>,
+}
+
+impl Entry {
+    /// The options a word given as `--name` may stand for: the exact one, or (as getopt accepts
+    /// unique prefixes) every long option it is a prefix of, or a glob it matches. Treating every
+    /// prefix as a match never misses the option that takes effect.
+    pub(crate) fn long_options(&self, key: &str) -> Vec<&OptionSpec> {
+        if let Some(&i) = self.index.get(key) {
+            return vec![&self.options[i]];
+        }
+        self.options
+            .iter()
+            .filter(|o| {
+                o.name.starts_with("--")
+                    && match o.name.strip_suffix('*') {
+                        // `--vacuum-size` or an abbreviation of some `--vacuum-…` (`--vac`).
+                        Some(prefix) => key.starts_with(prefix) || (key.len() >= 3 && prefix.starts_with(key)),
+                        None => key.len() >= 3 && o.name.starts_with(key),
+                    }
+            })
+            .collect()
+    }
+
+    /// A reporting tool that reads no files of its operands (`uptime`, `ps`, `file`): what it does
+    /// with each file `find -exec` gives it reads nothing of it.
+    pub(crate) fn only_reports(&self) -> bool {
+        self.default == Risk::ReadOnly && !self.operands.contains(&Operand::Read)
+    }
+
+    /// An option spelled exactly so (`-o`, `-dump`).
+    pub(crate) fn exact_option(&self, word: &str) -> Option<&OptionSpec> {
+        self.index.get(word).map(|&i| &self.options[i])
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    /// Entries named by a glob (`mkfs.*`), tried after the exact names.
+    globbed: Vec<(String, usize)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("rules/{file}: {message}")]
+pub(crate) struct TableError {
+    file: String,
+    message: String,
+}
+
+impl Table {
+    /// The entry for a program, if the table has one.
+    pub(crate) fn get(&self, program: &str) -> Option<&Entry> {
+        if let Some(&i) = self.by_name.get(program) {
+            return self.entries.get(i);
+        }
+        self.globbed.iter().find(|(glob, _)| glob_matches(glob, program)).and_then(|(_, i)| self.entries.get(*i))
+    }
+
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub(crate) fn parse(files: &[(&str, &str)]) -> Result<Table, TableError> {
+        let mut table = Table::default();
+        for (file, text) in files {
+            let err = |message: String| TableError { file: file.to_string(), message };
+            let entries: Vec<EntryFile> = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+            for raw in entries {
+                let entry = compile(raw).map_err(err)?;
+                let i = table.entries.len();
+                for name in &entry.programs {
+                    let slot = if name.contains('*') {
+                        table.globbed.push((name.clone(), i));
+                        None
+                    } else {
+                        table.by_name.insert(name.clone(), i)
+                    };
+                    if slot.is_some() {
+                        return Err(err(format!("`{name}` has two entries")));
+                    }
+                }
+                table.entries.push(entry);
+            }
+        }
+        Ok(table)
+    }
+}
+
+/// The table, parsed once. The files are checked by the tests; were they ever unreadable, the
+/// table is empty and every program in it is judged unknown (never read-only).
+pub(crate) fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table::parse(FILES).unwrap_or_default())
+}
+
+/// `*` matches any run of characters, `?` any one.
+pub(crate) fn glob_matches(glob: &str, text: &str) -> bool {
+    fn go(g: &[u8], t: &[u8]) -> bool {
+        match g.split_first() {
+            None => t.is_empty(),
+            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
+            Some((b'?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    go(glob.as_bytes(), text.as_bytes())
+}
+
+/// Effect names that `says` may use besides the levels.
+const SAYABLE: &[&str] = &["secret", "network", "loads", "runs", "script", "writes", "reads", "unknown"];
+
+fn compile(raw: EntryFile) -> Result<Entry, String> {
+    let programs = raw.program.into_vec();
+    let who = programs.join(", ");
+    let err = |m: String| format!("{who}: {m}");
+    if programs.is_empty() || programs.iter().any(|p| p.is_empty() || p.contains('/')) {
+        return Err(err("an entry names bare programs".into()));
+    }
+    let mut options: Vec<OptionSpec> = Vec::new();
+    let mut add = |names: &[String], effect: Effect| -> Result<(), String> {
+        for written in names {
+            let (name, arity) = parse_option_name(written, effect).map_err(err)?;
+            match options.iter_mut().find(|o| o.name == name) {
+                Some(o) if o.arity != arity => return Err(err(format!("`{name}` is listed with two arities"))),
+                Some(o) => o.effects.push(effect),
+                None => options.push(OptionSpec { name, arity, effects: vec![effect] }),
+            }
+        }
+        Ok(())
+    };
+    let OptionsFile {
+        plain,
+        command,
+        writes,
+        reads,
+        runs,
+        script,
+        network,
+        loads,
+        secret,
+        dry_run,
+        reversible_low,
+        config_mutation,
+        destructive,
+    } = raw.options;
+    for (names, effect) in [
+        (plain, Effect::Plain),
+        (command, Effect::Command),
+        (writes, Effect::Writes),
+        (reads, Effect::Reads),
+        (runs, Effect::Runs),
+        (script, Effect::Script),
+        (network, Effect::Network),
+        (loads, Effect::Loads),
+        (secret, Effect::Secret),
+        (dry_run, Effect::DryRun),
+        (reversible_low, Effect::Raise(Risk::ReversibleLow)),
+        (config_mutation, Effect::Raise(Risk::ConfigMutation)),
+        (destructive, Effect::Raise(Risk::Destructive)),
+    ] {
+        add(&names, effect)?;
+    }
+    for (risk, names) in raw.modes {
+        add(&names, Effect::Mode(risk))?;
+    }
+    let mut values = Vec::new();
+    for v in raw.values {
+        let effect = match (v.mode, v.effect.as_deref()) {
+            (Some(risk), None) => Effect::Mode(risk),
+            (None, Some(name)) => effect_named(name).ok_or_else(|| err(format!("unknown value effect `{name}`")))?,
+            _ => return Err(err("a value rule has either `mode` or `effect`".into())),
+        };
+        for o in &v.options {
+            if !options.iter().any(|spec| spec.name == *o && spec.arity != Arity::None) {
+                return Err(err(format!("value rule for `{o}`, which is not listed as taking a value")));
+            }
+        }
+        values.push(ValueRule { options: v.options, matches: v.matches, effect });
+    }
+    let mut subcommands = Vec::new();
+    for (what, paths) in raw.subcommands {
+        let (risk, secret) = match what.as_str() {
+            "secret" => (Risk::Destructive, true),
+            level => (level.parse::<Risk>().map_err(|e| err(e.to_string()))?, false),
+        };
+        for p in paths {
+            let path: Vec<String> = p.split_whitespace().map(str::to_string).collect();
+            if path.is_empty() {
+                return Err(err("an empty subcommand".into()));
+            }
+            subcommands.push(Subcommand { path, risk, secret });
+        }
+    }
+    for key in raw.says.keys() {
+        if key.parse::<Risk>().is_err() && !SAYABLE.contains(&key.as_str()) {
+            return Err(err(format!("`says` has an unknown key `{key}`")));
+        }
+    }
+    let operands = match raw.operands {
+        None => vec![Operand::Plain],
+        Some(OperandsFile::One(o)) => vec![o.into()],
+        Some(OperandsFile::ByPosition(list)) if !list.is_empty() => list.into_iter().map(Into::into).collect(),
+        Some(OperandsFile::ByPosition(_)) => return Err(err("`operands` lists nothing".into())),
+    };
+    let examples: Vec<(Risk, String)> =
+        raw.examples.into_iter().flat_map(|(risk, list)| list.into_iter().map(move |c| (risk, c))).collect();
+    if examples.is_empty() {
+        return Err(err("an entry needs examples".into()));
+    }
+    let index =
+        options.iter().enumerate().filter(|(_, o)| !o.name.ends_with('*')).map(|(i, o)| (o.name.clone(), i)).collect();
+    Ok(Entry {
+        programs,
+        default: raw.default,
+        bare: raw.bare,
+        unknown: raw.unknown,
+        inert: raw.inert,
+        operands,
+        options,
+        values,
+        subcommands,
+        change_words: raw.change_words,
+        says: raw.says,
+        examples,
+        index,
+    })
+}
+
+fn effect_named(name: &str) -> Option<Effect> {
+    Some(match name {
+        "plain" => Effect::Plain,
+        "writes" => Effect::Writes,
+        "reads" => Effect::Reads,
+        "runs" => Effect::Runs,
+        "script" => Effect::Script,
+        "network" => Effect::Network,
+        "loads" => Effect::Loads,
+        "secret" => Effect::Secret,
+        "dry_run" => Effect::DryRun,
+        level => Effect::Raise(level.parse().ok()?),
+    })
+}
+
+/// `-o` (no value), `-o=` (a value), `-o[=]` (an attached value only), `--vacuum-*` (a family of
+/// long options, values attached). Effects that act on a value take one unless marked otherwise.
+fn parse_option_name(written: &str, effect: Effect) -> Result<(String, Arity), String> {
+    let (name, arity) = if let Some(n) = written.strip_suffix("[=]") {
+        (n, Arity::Optional)
+    } else if let Some(n) = written.strip_suffix('=') {
+        (n, Arity::Required)
+    } else if matches!(effect, Effect::Writes | Effect::Reads | Effect::Runs | Effect::Script | Effect::Command) {
+        (written, if written.ends_with('*') { Arity::Optional } else { Arity::Required })
+    } else {
+        (written, Arity::None)
+    };
+    let valid = (name.starts_with("--") && name.len() > 2)
+        || (name.starts_with('-') && name.len() > 1 && !name[1..].starts_with('-'))
+        || (name.starts_with('+') && name.len() > 1);
+    if !valid || name.contains(char::is_whitespace) || (name.contains('*') && !name.ends_with('*')) {
+        return Err(format!("`{written}` is not an option name"));
+    }
+    Ok((name.to_string(), arity))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,122 @@
+//! The table's files as written (see `rules/README.md` for the format).
+
+use std::collections::{BTreeMap, HashMap};
+
+use nomos_types::Risk;
+use serde::Deserialize;
+
+use super::Operand;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EntryFile {
+    pub(super) program: OneOrMany,
+    pub(super) default: Risk,
+    #[serde(default)]
+    pub(super) bare: Option<Risk>,
+    #[serde(default)]
+    pub(super) unknown: Option<Risk>,
+    #[serde(default)]
+    pub(super) inert: bool,
+    #[serde(default)]
+    pub(super) operands: Option<OperandsFile>,
+    #[serde(default)]
+    pub(super) options: OptionsFile,
+    #[serde(default)]
+    pub(super) modes: BTreeMap<Risk, Vec<String>>,
+    #[serde(default)]
+    pub(super) values: Vec<ValueRuleFile>,
+    /// By level (`read_only` …) or `secret`: the paths that do so.
+    #[serde(default)]
+    pub(super) subcommands: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub(super) change_words: Vec<String>,
+    #[serde(default)]
+    pub(super) says: HashMap<String, String>,
+    pub(super) examples: BTreeMap<Risk, Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub(super) fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum OperandsFile {
+    One(OperandFile),
+    ByPosition(Vec<OperandFile>),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum OperandFile {
+    Plain,
+    Read,
+    Write,
+}
+
+impl From<OperandFile> for Operand {
+    fn from(o: OperandFile) -> Operand {
+        match o {
+            OperandFile::Plain => Operand::Plain,
+            OperandFile::Read => Operand::Read,
+            OperandFile::Write => Operand::Write,
+        }
+    }
+}
+
+/// Options by what giving them does.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OptionsFile {
+    #[serde(default)]
+    pub(super) plain: Vec<String>,
+    #[serde(default)]
+    pub(super) command: Vec<String>,
+    #[serde(default)]
+    pub(super) writes: Vec<String>,
+    #[serde(default)]
+    pub(super) reads: Vec<String>,
+    #[serde(default)]
+    pub(super) runs: Vec<String>,
+    #[serde(default)]
+    pub(super) script: Vec<String>,
+    #[serde(default)]
+    pub(super) network: Vec<String>,
+    #[serde(default)]
+    pub(super) loads: Vec<String>,
+    #[serde(default)]
+    pub(super) secret: Vec<String>,
+    #[serde(default)]
+    pub(super) dry_run: Vec<String>,
+    #[serde(default)]
+    pub(super) reversible_low: Vec<String>,
+    #[serde(default)]
+    pub(super) config_mutation: Vec<String>,
+    #[serde(default)]
+    pub(super) destructive: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ValueRuleFile {
+    pub(super) options: Vec<String>,
+    #[serde(rename = "match")]
+    pub(super) matches: Vec<String>,
+    #[serde(default)]
+    pub(super) mode: Option<Risk>,
+    #[serde(default)]
+    pub(super) effect: Option<String>,
+}
