@@ -9,8 +9,8 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nomos_types::{
-    event_kind, BlastRadius, EngineEvent, EntityListItem, EntityQuery, Explain, IpcError, Json, Page, StoreInfo,
-    TypeCount,
+    event_kind, BlastRadius, EngineEvent, EntityListItem, EntityQuery, Explain, IpcError, IpcErrorCode, Json, Page,
+    StoreInfo, TypeCount,
 };
 
 use crate::ipc;
@@ -76,7 +76,7 @@ pub fn App() -> impl IntoView {
             match result {
                 // A passing error (the database busy under a long import) must not replace a working
                 // view with "could not be opened"; only a store that never opened does that.
-                Err(e) if e.code != "store_unavailable" && matches!(info.get_untracked(), Some(Ok(_))) => {
+                Err(e) if e.code != IpcErrorCode::StoreUnavailable && matches!(info.get_untracked(), Some(Ok(_))) => {
                     web_sys::console::warn_1(&format!("store_info: {}", e.message).into());
                 }
                 result => info.set(Some(result)),
@@ -209,7 +209,7 @@ fn Explorer(revision: RwSignal<u64>) -> impl IntoView {
         latest.set(n);
         let latest = latest.clone();
         spawn_local(async move {
-            let result = ipc::list_entities(&query).await;
+            let result = ipc::list_entities(query).await;
             if latest.get() == n {
                 page.try_set(Some(result));
             }
@@ -360,12 +360,12 @@ fn EntityDetail(slug: String, revision: RwSignal<u64>, selected: RwSignal<Option
         latest.set(n);
         let latest = latest.clone();
         spawn_local(async move {
-            let e = ipc::explain_entity(&slug).await;
+            let e = ipc::explain_entity(slug.clone()).await;
             if latest.get() != n {
                 return;
             }
             explain.try_set(Some(e));
-            let b = ipc::blast_radius(&slug, None).await;
+            let b = ipc::blast_radius(slug, None).await;
             if latest.get() == n {
                 blast.try_set(Some(b));
             }
