@@ -22,7 +22,10 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
 	openssh-server openssh-client iputils-ping procps util-linux
 
-.PHONY: run test setup setup-test ui check fmt lint bench lab lab-down clean help
+.PHONY: run build test setup setup-test ui check fmt lint bench lab lab-down clean help
+
+# Every native crate: the UI is built for wasm32 only (`ui` below) and linted there.
+NATIVE := --workspace --exclude oikos-ui
 
 help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
@@ -32,14 +35,21 @@ help:
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
 
-run: setup ui
-	$(CARGO) run -p oikos -- $(ARGS)
+run: build
+	$(TARGET_DIR)/debug/oikos $(ARGS)
+
+# One build for `make run` and `make test`: Cargo enables a dependency's features according to the
+# packages and targets of each invocation, so `cargo run -p oikos` and `cargo test --workspace`
+# would compile most dependencies twice. `run` builds exactly what `test` builds (the same packages,
+# test targets included) and starts the binary from that build.
+build: setup ui
+	$(CARGO) test $(NATIVE) --no-run
 
 test: setup setup-test ui
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
-	$(CARGO) test --workspace
+	$(CARGO) test $(NATIVE)
 
 bench: setup setup-test
 	$(CARGO) bench -p nomos --bench blast_radius --bench ssh
@@ -48,19 +58,19 @@ bench: setup setup-test
 fmt:
 	$(CARGO) fmt --all
 
-# The lab: Proxmox hosts simulated by real sshd processes on 127.0.0.1 (see nomos/src/lab). They keep
+# The lab: Proxmox hosts simulated by real sshd processes on 127.0.0.1 (see nomos/lab). They keep
 # running until `make lab-down`. It needs sshd, ssh-keygen and flock; nothing is installed here, as
 # installing openssh-server would also start the system's own sshd.
-lab:
-	$(CARGO) run -p nomos-cli -- lab up $(ARGS)
+lab: build
+	$(TARGET_DIR)/debug/nomos lab up $(ARGS)
 
-lab-down:
-	$(CARGO) run -p nomos-cli -- lab down $(ARGS)
+lab-down: build
+	$(TARGET_DIR)/debug/nomos lab down $(ARGS)
 
 lint: setup
 	mkdir -p ui/dist
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
 
 # The UI: wasm32 build + wasm-bindgen (no trunk, no wasm-opt: Debian's binaryen breaks the module).

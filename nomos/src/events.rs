@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use nomos_types::{EngineEvent, Json};
+use nomos_types::events::OtherEvent;
+use nomos_types::{EngineEvent, Event, Json, TransientEvent};
 use sqlx::SqliteConnection;
 use tokio::sync::broadcast;
 
@@ -23,6 +24,9 @@ const OWN_IDS_KEPT: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct EventBus {
     tx: broadcast::Sender<EngineEvent>,
+    /// Events that are never stored (streamed output): a channel of their own, so a burst of them
+    /// cannot push stored events out of a slow subscriber's queue.
+    transient: broadcast::Sender<TransientEvent>,
     /// Ids of events this process committed, claimed before the commit so a watcher can never see
     /// one committed but unclaimed; bounded, and pruned as the watcher passes them.
     own: Arc<Mutex<BTreeSet<i64>>>,
@@ -31,13 +35,27 @@ pub struct EventBus {
 impl Default for EventBus {
     fn default() -> Self {
         let (tx, _) = broadcast::channel(BUS_CAPACITY);
-        EventBus { tx, own: Arc::default() }
+        let (transient, _) = broadcast::channel(BUS_CAPACITY);
+        EventBus { tx, transient, own: Arc::default() }
     }
 }
 
 impl EventBus {
+    /// Stored events, from now on (older ones are in the `events` table, see [`since`]).
     pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
         self.tx.subscribe()
+    }
+
+    /// Transient events, from now on; they are never stored, so a subscriber that was not
+    /// listening (or lagged) does not get them.
+    pub fn subscribe_transient(&self) -> broadcast::Receiver<TransientEvent> {
+        self.transient.subscribe()
+    }
+
+    /// Broadcasts an event to this process's transient subscribers without storing it.
+    pub fn publish_transient(&self, event: TransientEvent) {
+        // Nobody listening is normal; the event is simply gone.
+        let _ = self.transient.send(event);
     }
 
     fn own_ids(&self) -> MutexGuard<'_, BTreeSet<i64>> {
@@ -110,15 +128,14 @@ pub fn watch_other_writers(store: Store, every: Duration) -> impl std::future::F
 /// An event about to be written.
 #[derive(Debug, Clone)]
 pub struct EventDraft {
-    pub kind: &'static str,
+    pub event: Event,
     pub correlation_id: Option<String>,
     pub entity_slug: Option<String>,
-    pub payload: Json,
 }
 
 impl EventDraft {
-    pub fn new(kind: &'static str) -> Self {
-        EventDraft { kind, correlation_id: None, entity_slug: None, payload: Json::Object(Default::default()) }
+    pub fn new(event: impl Into<Event>) -> Self {
+        EventDraft { event: event.into(), correlation_id: None, entity_slug: None }
     }
 
     pub fn entity(mut self, slug: impl Into<String>) -> Self {
@@ -130,32 +147,43 @@ impl EventDraft {
         self.correlation_id = Some(id.into());
         self
     }
+}
 
-    pub fn payload(mut self, payload: Json) -> Self {
-        self.payload = payload;
-        self
-    }
+/// The stored columns of an event: its kind (`events.type`) and payload (`events.payload`).
+fn columns(event: &Event) -> Result<(String, String), sqlx::Error> {
+    let encode = |e: serde_json::Error| sqlx::Error::Encode(Box::new(e));
+    let mut value = serde_json::to_value(event).map_err(encode)?;
+    let payload = value.get_mut("payload").map(Json::take).unwrap_or_else(|| Json::Object(Default::default()));
+    Ok((event.kind().to_string(), payload.to_string()))
+}
+
+/// An event read back from its stored columns; a kind or payload this build cannot read is kept
+/// as [`Event::Other`].
+fn from_columns(kind: String, payload: &str) -> Event {
+    let payload: Json = serde_json::from_str(payload).unwrap_or(Json::Null);
+    let tagged = serde_json::json!({"kind": kind, "payload": payload});
+    serde_json::from_value(tagged).unwrap_or(Event::Other(OtherEvent { kind, payload }))
 }
 
 pub(crate) async fn insert(conn: &mut SqliteConnection, draft: EventDraft) -> Result<EngineEvent, sqlx::Error> {
+    let (kind, payload) = columns(&draft.event)?;
     let (id, created_at): (i64, String) = sqlx::query_as(concat!(
         "INSERT INTO events (type, correlation_id, entity_slug, payload, created_at) VALUES (?, ?, ?, ?, ",
         now_sql!(),
         ") RETURNING id, created_at"
     ))
-    .bind(draft.kind)
+    .bind(&kind)
     .bind(&draft.correlation_id)
     .bind(&draft.entity_slug)
-    .bind(draft.payload.to_string())
+    .bind(payload)
     .fetch_one(conn)
     .await?;
     Ok(EngineEvent {
         id,
-        kind: draft.kind.to_string(),
+        created_at,
         correlation_id: draft.correlation_id,
         entity_slug: draft.entity_slug,
-        payload: draft.payload,
-        created_at,
+        event: draft.event,
     })
 }
 
@@ -173,19 +201,73 @@ pub async fn since(pool: &sqlx::SqlitePool, after_id: i64, limit: u32) -> Result
         .into_iter()
         .map(|(id, kind, correlation_id, entity_slug, payload, created_at)| EngineEvent {
             id,
-            kind,
+            created_at,
             correlation_id,
             entity_slug,
-            payload: serde_json::from_str(&payload).unwrap_or(Json::Null),
-            created_at,
+            event: from_columns(kind, &payload),
         })
         .collect())
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
+    use nomos_types::events::TaskCreated;
+
+    /// An event for tests of the bus itself.
+    pub(crate) fn test_event(title: &str) -> EventDraft {
+        EventDraft::new(TaskCreated { title: title.into(), goal: String::new() })
+    }
+
+    #[tokio::test]
+    async fn stored_events_read_back_typed_and_unknown_kinds_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        let mut tx = store.begin_write().await.unwrap();
+        tx.emit(test_event("typed").correlation("t1")).await.unwrap();
+        tx.commit().await.unwrap();
+        // A newer build wrote a kind this one does not know.
+        sqlx::query("INSERT INTO events (type, payload) VALUES ('agent.token', '{\"text\":\"hi\"}')")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let events = since(store.pool(), 0, 10).await.unwrap();
+        assert_eq!(events[0].event, test_event("typed").event);
+        assert_eq!(events[0].correlation_id.as_deref(), Some("t1"));
+        let stored: String = sqlx::query_scalar("SELECT payload FROM events WHERE id = ?")
+            .bind(events[0].id)
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(serde_json::from_str::<Json>(&stored).unwrap(), serde_json::json!({"title": "typed", "goal": ""}));
+        assert_eq!(
+            events[1].event,
+            Event::Other(OtherEvent { kind: "agent.token".into(), payload: serde_json::json!({"text": "hi"}) })
+        );
+    }
+
+    #[tokio::test]
+    async fn transient_events_are_broadcast_and_never_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        let mut stored_rx = store.events().subscribe();
+        let mut rx = store.events().subscribe_transient();
+        let token =
+            Event::Other(OtherEvent { kind: "agent.token".into(), payload: serde_json::json!({"text": "hel"}) });
+        store.events().publish_transient(TransientEvent {
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            correlation_id: Some("task-1".into()),
+            entity_slug: None,
+            event: token.clone(),
+        });
+        let got = rx.try_recv().unwrap();
+        assert_eq!(got.event, token);
+        assert_eq!(got.correlation_id.as_deref(), Some("task-1"));
+        assert!(stored_rx.try_recv().is_err(), "not on the stored events' channel");
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(n, 0, "never stored");
+    }
 
     #[tokio::test]
     async fn events_written_by_another_process_are_announced_once() {
@@ -199,25 +281,25 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(50)).await;
 
         let mut tx = here.begin_write().await.unwrap();
-        tx.emit(EventDraft::new("test.here")).await.unwrap();
+        tx.emit(test_event("here")).await.unwrap();
         tx.commit().await.unwrap();
         let mut tx = elsewhere.begin_write().await.unwrap();
-        tx.emit(EventDraft::new("test.elsewhere")).await.unwrap();
+        tx.emit(test_event("elsewhere")).await.unwrap();
         tx.commit().await.unwrap();
 
         let mut seen = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while seen.len() < 2 && tokio::time::Instant::now() < deadline {
             if let Ok(Ok(ev)) = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await {
-                seen.push(ev.kind);
+                seen.push(ev.event);
             }
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
         while let Ok(ev) = rx.try_recv() {
-            seen.push(ev.kind);
+            seen.push(ev.event);
         }
         watcher.abort();
-        assert_eq!(seen, ["test.here", "test.elsewhere"], "each event exactly once");
+        assert_eq!(seen, [test_event("here").event, test_event("elsewhere").event], "each event exactly once");
         assert!(here.events().own_ids().is_empty(), "the watcher forgets ids it has passed");
 
         // The set of own ids stays bounded in a process that never watches (the CLI).

@@ -30,7 +30,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use nomos_types::{event_kind, Entity, ImportCounts, ImportReport, Json};
+use nomos_types::events::InventoryImported;
+use nomos_types::{Entity, ImportCounts, ImportReport, Json};
 use serde::Deserialize;
 use serde_json::{json, Map};
 
@@ -384,10 +385,7 @@ impl Engine {
         }
 
         let report = imp.report;
-        tx.emit(
-            EventDraft::new(event_kind::INVENTORY_IMPORTED).payload(json!({"source": source_name, "report": report})),
-        )
-        .await?;
+        tx.emit(EventDraft::new(InventoryImported { source: source_name.to_string(), report: report.clone() })).await?;
         tx.commit().await?;
         tracing::info!(source = source_name, ?report, "inventory imported");
         Ok(report)
@@ -515,7 +513,7 @@ services:
         let (_dir, eng) = engine().await;
         let mut rx = eng.subscribe();
         eng.import_inventory(SMALL, "small").await.unwrap();
-        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind).collect();
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind().to_string()).collect();
         assert_eq!(kinds.iter().filter(|k| *k == "entity.created").count(), 4);
         assert_eq!(kinds.last().map(String::as_str), Some("inventory.imported"));
     }

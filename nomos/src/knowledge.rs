@@ -9,9 +9,10 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use nomos_types::events::KnowledgeUpserted;
 use nomos_types::{
-    event_kind, Entity, EntityRef, Explain, KnowledgeDoc, KnowledgeInput, KnowledgeKind, KnowledgeStats,
-    KnowledgeSummary, KnowledgeUpsert, SearchHit,
+    Entity, EntityRef, Explain, KnowledgeDoc, KnowledgeInput, KnowledgeKind, KnowledgeStats, KnowledgeSummary,
+    KnowledgeUpsert, SearchHit,
 };
 use serde_json::json;
 use sqlx::sqlite::SqliteRow;
@@ -246,13 +247,13 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
     let doc = doc_in(tx, &entity.id).await?.ok_or_else(|| Error::not_found("knowledge", entity.slug.clone()))?;
     let created = written == Written::Created;
     if written != Written::Unchanged || linked {
-        tx.emit(EventDraft::new(event_kind::KNOWLEDGE_UPSERTED).entity(&entity.slug).payload(json!({
-            "title": doc.summary.title,
-            "kind": doc.summary.kind,
-            "created": created,
-            "about": doc.about.iter().map(|e| &e.slug).collect::<Vec<_>>(),
-        })))
-        .await?;
+        let event = KnowledgeUpserted {
+            title: doc.summary.title.clone(),
+            kind: doc.summary.kind,
+            created,
+            about: doc.about.iter().map(|e| e.slug.clone()).collect(),
+        };
+        tx.emit(EventDraft::new(event).entity(&entity.slug)).await?;
     }
     Ok(KnowledgeUpsert { doc, created })
 }

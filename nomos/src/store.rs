@@ -243,6 +243,7 @@ impl DerefMut for WriteTx {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::tests::test_event;
 
     async fn schema(store: &Store) -> Vec<(String, String)> {
         sqlx::query_as("SELECT name, ifnull(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -359,18 +360,18 @@ mod tests {
         let mut rx = store.events().subscribe();
 
         let mut tx = store.begin_write().await.unwrap();
-        tx.emit(EventDraft::new("test.rolled_back")).await.unwrap();
+        tx.emit(test_event("rolled back")).await.unwrap();
         drop(tx); // rolled back
         assert!(rx.try_recv().is_err());
 
         let mut tx = store.begin_write().await.unwrap();
-        tx.emit(EventDraft::new("test.one")).await.unwrap();
-        tx.emit(EventDraft::new("test.two")).await.unwrap();
+        tx.emit(test_event("one")).await.unwrap();
+        tx.emit(test_event("two")).await.unwrap();
         let committed = tx.commit().await.unwrap();
         let first = rx.try_recv().unwrap();
         let second = rx.try_recv().unwrap();
-        assert_eq!(first.kind, "test.one");
-        assert_eq!(second.kind, "test.two");
+        assert_eq!(first.event, test_event("one").event);
+        assert_eq!(second.event, test_event("two").event);
         assert!(second.id > first.id);
         assert_eq!(committed.len(), 2);
         let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();

@@ -2,8 +2,8 @@
 //! the task, its transcript, plan and questions, and its entity with that entity's edges — never the
 //! knowledge it produced, which stays in the knowledge base for later tasks.
 
-use nomos_types::{event_kind, Task, TaskStatus};
-use serde_json::json;
+use nomos_types::events::{EntityDeleted, TaskCreated, TaskDeleted};
+use nomos_types::{Task, TaskStatus};
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
@@ -66,13 +66,8 @@ impl Engine {
             .bind(&entity.id)
             .execute(&mut *tx)
             .await?;
-        tx.emit(
-            EventDraft::new(event_kind::TASK_CREATED)
-                .correlation(&id)
-                .entity(&slug)
-                .payload(json!({"title": title.trim(), "goal": goal.trim()})),
-        )
-        .await?;
+        let created = TaskCreated { title: title.trim().to_string(), goal: goal.trim().to_string() };
+        tx.emit(EventDraft::new(created).correlation(&id).entity(&slug)).await?;
         tx.commit().await?;
         self.task(&id).await
     }
@@ -127,11 +122,10 @@ impl Engine {
                     .fetch_optional(&mut *tx)
                     .await?;
             if let Some(slug) = slug {
-                tx.emit(EventDraft::new(event_kind::ENTITY_DELETED).entity(slug).correlation(id)).await?;
+                tx.emit(EventDraft::new(EntityDeleted {}).entity(slug).correlation(id)).await?;
             }
         }
-        tx.emit(EventDraft::new(event_kind::TASK_DELETED).correlation(id).payload(json!({"knowledge_kept": kept})))
-            .await?;
+        tx.emit(EventDraft::new(TaskDeleted { knowledge_kept: kept }).correlation(id)).await?;
         tx.commit().await?;
         Ok(kept)
     }
@@ -143,6 +137,7 @@ mod tests {
     use crate::graph::entities::NewEntity;
     use crate::testing::engine;
     use nomos_types::{Author, KnowledgeInput, KnowledgeKind};
+    use serde_json::json;
 
     #[tokio::test]
     async fn deleting_a_task_never_deletes_knowledge() {
@@ -173,7 +168,7 @@ mod tests {
 
         let mut rx = eng.subscribe();
         let kept = eng.delete_task(&task.id).await.unwrap();
-        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind).collect();
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind().to_string()).collect();
         assert_eq!(kinds, ["entity.deleted", "task.deleted"]);
         assert_eq!(kept, 1);
         assert!(eng.task(&task.id).await.is_err());

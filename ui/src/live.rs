@@ -38,7 +38,7 @@ pub fn provide_live() {
     let live = Live { revisions: std::array::from_fn(|_| RwSignal::new(0)), last_event: RwSignal::new(None) };
     let pending = Rc::new(RefCell::new(Pending::default()));
     ipc::on_engine_event(move |event| {
-        live.last_event.set(Some((event.id, event.kind.clone())));
+        live.last_event.set(Some((event.id, event.kind().to_string())));
         if pending.borrow_mut().note(stale_after(&event)) {
             let pending = pending.clone();
             set_timeout(

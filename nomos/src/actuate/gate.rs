@@ -6,8 +6,12 @@
 
 use std::time::Duration;
 
+use nomos_types::events::{
+    ApprovalDecided, ApprovalRequested, AutonomyChanged, ExecutionCreated, ExecutionFinished, ExecutionStarted,
+    HostKeyMismatch, HostKeySeen, HostKeyTrusted, WindowOpened, WindowRevoked,
+};
 use nomos_types::{
-    event_kind, Approval, AutonomyWindow, Channel, Execution, ExecutionStatus, HostKey, Risk, WindowKind,
+    Approval, ApprovalStatus, AutonomyWindow, Channel, Execution, ExecutionStatus, HostKey, Risk, WindowKind,
 };
 use serde_json::{json, Value as Json};
 use sqlx::SqliteConnection;
@@ -230,14 +234,17 @@ impl Actuator {
                 }
                 .write(&mut tx)
                 .await?;
-                tx.emit(
-                    EventDraft::new(event_kind::APPROVAL_REQUESTED)
-                        .correlation(&pending_id)
-                        .entity(target.slug())
-                        .payload(json!({"approval_id": waiting.id, "execution_id": pending_id, "risk": verdict.risk,
-                                        "task_id": req.task_id, "raised_from": waiting.risk})),
-                )
-                .await?;
+                let raised = ApprovalRequested {
+                    approval_id: waiting.id.clone(),
+                    execution_id: pending_id.clone(),
+                    risk: verdict.risk,
+                    task_id: req.task_id.clone(),
+                    command: waiting.command.clone(),
+                    purpose: waiting.purpose.clone(),
+                    blast_radius: waiting.blast_radius.clone(),
+                    raised_from: Some(waiting.risk),
+                };
+                tx.emit(EventDraft::new(raised).correlation(&pending_id).entity(target.slug())).await?;
             }
             if waiting.expires_at > now {
                 // A waiting request judged riskier than this one keeps waiting for its own decision,
@@ -274,7 +281,7 @@ impl Actuator {
                 declared,
                 &verdict.risk,
                 &reasons,
-                "pending_approval",
+                ExecutionStatus::PendingApproval,
                 None,
                 &now,
             )
@@ -307,12 +314,17 @@ impl Actuator {
             }
             .write(&mut tx)
             .await?;
-            tx.emit(EventDraft::new(event_kind::APPROVAL_REQUESTED).correlation(&id).entity(target.slug()).payload(
-                json!({"approval_id": approval_id, "execution_id": id, "risk": verdict.risk,
-                                    "task_id": req.task_id, "command": req.command, "purpose": req.purpose,
-                                    "blast_radius": blast}),
-            ))
-            .await?;
+            let requested = ApprovalRequested {
+                approval_id: approval_id.clone(),
+                execution_id: id.clone(),
+                risk: verdict.risk,
+                task_id: req.task_id.clone(),
+                command: req.command.clone(),
+                purpose: req.purpose.clone(),
+                blast_radius: blast,
+                raised_from: None,
+            };
+            tx.emit(EventDraft::new(requested).correlation(&id).entity(target.slug())).await?;
             let execution = execution_in(&mut tx, &id).await?;
             let approval = approval_in(&mut tx, &approval_id).await?;
             tx.commit().await?;
@@ -334,7 +346,7 @@ impl Actuator {
                     declared,
                     &verdict.risk,
                     &reasons,
-                    "running",
+                    ExecutionStatus::Running,
                     Some(&grant),
                     &now,
                 )
@@ -499,8 +511,9 @@ impl Actuator {
         let cutoff = crate::clock::format_ms(now_ms - ms(STALE_AFTER));
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
-        let stale: Vec<(String, String, Option<String>, Option<String>)> = sqlx::query_as(
-            "SELECT id, target_slug, task_id, heartbeat_at FROM executions
+        type Stale = (String, String, Option<String>, Option<String>, String);
+        let stale: Vec<Stale> = sqlx::query_as(
+            "SELECT id, target_slug, task_id, heartbeat_at, action FROM executions
               WHERE status = 'running' AND ifnull(heartbeat_at, started_at) < ?",
         )
         .bind(&cutoff)
@@ -510,7 +523,7 @@ impl Actuator {
         let own: std::collections::HashSet<String> =
             super::running().lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
         let stale: Vec<_> = stale.into_iter().filter(|(id, ..)| !own.contains(id)).collect();
-        for (id, target, task, last) in &stale {
+        for (id, target, task, last, action) in &stale {
             let error = format!(
                 "interrupted: the process running it stopped (last sign of life {}); whether the command \
                  finished on the host is unknown — check before running it again",
@@ -535,13 +548,15 @@ impl Actuator {
             }
             .write(&mut tx)
             .await?;
-            tx.emit(
-                EventDraft::new(event_kind::EXECUTION_FINISHED)
-                    .correlation(id)
-                    .entity(target)
-                    .payload(json!({"execution_id": id, "status": "failed", "error": error, "task_id": task})),
-            )
-            .await?;
+            let finished = ExecutionFinished {
+                execution_id: id.clone(),
+                status: ExecutionStatus::Failed,
+                exit_code: None,
+                error: Some(error),
+                task_id: task.clone(),
+                action: action.clone(),
+            };
+            tx.emit(EventDraft::new(finished).correlation(id).entity(target)).await?;
         }
         tx.commit().await?;
         if !stale.is_empty() {
@@ -645,14 +660,15 @@ impl Actuator {
         }
         .write(&mut tx)
         .await?;
-        tx.emit(
-            EventDraft::new(event_kind::EXECUTION_FINISHED)
-                .correlation(id)
-                .entity(target.slug())
-                .payload(json!({"execution_id": id, "status": status, "exit_code": exit, "error": error,
-                                "task_id": execution.task_id, "action": execution.action})),
-        )
-        .await?;
+        let finished = ExecutionFinished {
+            execution_id: id.to_string(),
+            status,
+            exit_code: exit,
+            error,
+            task_id: execution.task_id.clone(),
+            action: execution.action.clone(),
+        };
+        tx.emit(EventDraft::new(finished).correlation(id).entity(target.slug())).await?;
         tx.commit().await?;
         tracing::info!(execution = %id, target = %target.slug(), status = %status, "execution finished");
         if execution.status == ExecutionStatus::Completed && execution.action != "run" {
@@ -736,14 +752,16 @@ impl Actuator {
         }
         .write(&mut tx)
         .await?;
-        tx.emit(
-            EventDraft::new(event_kind::APPROVAL_DECIDED)
-                .correlation(&approval.execution_id)
-                .entity(&approval.target)
-                .payload(json!({"approval_id": approval.id, "execution_id": approval.execution_id,
-                                "status": "approved", "channel": decision.channel, "task_id": approval.task_id})),
-        )
-        .await?;
+        let decided = ApprovalDecided {
+            approval_id: approval.id.clone(),
+            execution_id: approval.execution_id.clone(),
+            status: ApprovalStatus::Approved,
+            channel: decision.channel,
+            task_id: approval.task_id.clone(),
+            reason: None,
+            granted_by: None,
+        };
+        tx.emit(EventDraft::new(decided).correlation(&approval.execution_id).entity(&approval.target)).await?;
         // Approving lets the task go on: its assent window opens, and for a destructive command
         // also its window on this target.
         if let Some(task) = approval.task_id.as_deref() {
@@ -793,14 +811,14 @@ impl Actuator {
     /// Refuses a pending execution; it never runs.
     pub async fn deny(&self, approval_id: &str, decision: &Decision) -> Result<Approval> {
         operator_only(decision, "deny")?;
-        self.close_pending(approval_id, "denied", decision).await
+        self.close_pending(approval_id, ApprovalStatus::Denied, decision).await
     }
 
     /// Withdraws a pending request, or stops a running command (killing it on the host).
     pub async fn cancel(&self, id: &str, decision: &Decision) -> Result<Execution> {
         let mut execution = self.execution(id).await?;
         if execution.status == ExecutionStatus::PendingApproval {
-            match self.close_pending(&execution.id, "cancelled", decision).await {
+            match self.close_pending(&execution.id, ApprovalStatus::Cancelled, decision).await {
                 Ok(_) => return self.execution(&execution.id).await,
                 // A window took it up meanwhile: it runs now, so stop it running.
                 Err(e) => {
@@ -912,14 +930,15 @@ impl Actuator {
             }
             .write(&mut tx)
             .await?;
-            tx.emit(
-                EventDraft::new(event_kind::EXECUTION_FINISHED)
-                    .correlation(&execution.id)
-                    .entity(&execution.target)
-                    .payload(json!({"execution_id": execution.id, "status": "cancelled", "error": error,
-                                    "task_id": execution.task_id, "action": execution.action})),
-            )
-            .await?;
+            let finished = ExecutionFinished {
+                execution_id: execution.id.clone(),
+                status: ExecutionStatus::Cancelled,
+                exit_code: None,
+                error: Some(error.clone()),
+                task_id: execution.task_id.clone(),
+                action: execution.action.clone(),
+            };
+            tx.emit(EventDraft::new(finished).correlation(&execution.id).entity(&execution.target)).await?;
         }
         tx.commit().await?;
         self.execution(&execution.id).await
@@ -935,7 +954,7 @@ impl Actuator {
         Ok((t.endpoint, pinned))
     }
 
-    async fn close_pending(&self, approval_id: &str, status: &str, decision: &Decision) -> Result<Approval> {
+    async fn close_pending(&self, approval_id: &str, status: ApprovalStatus, decision: &Decision) -> Result<Approval> {
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         let approval = approval_in(&mut tx, approval_id).await?;
@@ -943,11 +962,12 @@ impl Actuator {
         let closing = Closing {
             status,
             actor: &decision.actor,
-            channel: decision.channel.as_str(),
+            channel: decision.channel,
             message: decision.message.as_deref().filter(|_| decision.channel == Channel::Chat),
-            action: if status == "denied" { "approval.denied" } else { "approval.cancelled" },
+            action: if status == ApprovalStatus::Denied { "approval.denied" } else { "approval.cancelled" },
             detail: json!({"approval": approval.id, "message": decision.message}),
-            event: json!({}),
+            reason: None,
+            granted_by: None,
             ends_execution: Some(None),
         };
         close_approval(&mut tx, &approval, closing, &now).await?;
@@ -1069,10 +1089,14 @@ impl Actuator {
         }
         .write(tx)
         .await?;
-        tx.emit(EventDraft::new(event_kind::WINDOW_OPENED).correlation(task_id).payload(
-            json!({"window_id": id, "kind": kind, "task_id": task_id, "target": target, "expires_at": expires}),
-        ))
-        .await?;
+        let opened = WindowOpened {
+            window_id: id.clone(),
+            kind,
+            task_id: task_id.to_string(),
+            target: target.map(str::to_string),
+            expires_at: expires,
+        };
+        tx.emit(EventDraft::new(opened).correlation(task_id)).await?;
         Ok(id)
     }
 
@@ -1117,7 +1141,7 @@ impl Actuator {
         }
         .write(&mut tx)
         .await?;
-        tx.emit(EventDraft::new(event_kind::AUTONOMY_CHANGED).payload(json!({"paused": paused_now}))).await?;
+        tx.emit(EventDraft::new(AutonomyChanged { paused: paused_now })).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -1286,12 +1310,8 @@ impl Actuator {
         }
         .write(&mut tx)
         .await?;
-        tx.emit(
-            EventDraft::new(event_kind::HOST_KEY_TRUSTED)
-                .entity(&target.host.slug)
-                .payload(json!({"fingerprint": seen.fingerprint})),
-        )
-        .await?;
+        tx.emit(EventDraft::new(HostKeyTrusted { fingerprint: seen.fingerprint.clone() }).entity(&target.host.slug))
+            .await?;
         let row = sqlx::query("SELECT * FROM host_keys WHERE host_slug = ?")
             .bind(&target.host.slug)
             .fetch_one(&mut *tx)
@@ -1349,8 +1369,13 @@ impl Actuator {
         }
         .write(&mut tx)
         .await?;
-        let kind = if changed { event_kind::HOST_KEY_MISMATCH } else { event_kind::HOST_KEY_SEEN };
-        tx.emit(EventDraft::new(kind).entity(host).payload(json!({"fingerprint": seen.fingerprint}))).await?;
+        let fingerprint = seen.fingerprint.clone();
+        let event = if changed {
+            EventDraft::new(HostKeyMismatch { fingerprint })
+        } else {
+            EventDraft::new(HostKeySeen { fingerprint })
+        };
+        tx.emit(event.entity(host)).await?;
         tx.commit().await?;
         if changed {
             tracing::error!(host, fingerprint = %seen.fingerprint, "host key changed; connection refused");
@@ -1467,7 +1492,7 @@ async fn revoke_in(tx: &mut WriteTx, task_id: Option<&str>, decision: &Decision,
         }
         .write(tx)
         .await?;
-        tx.emit(EventDraft::new(event_kind::WINDOW_REVOKED).payload(json!({"window_id": id}))).await?;
+        tx.emit(EventDraft::new(WindowRevoked { window_id: id.clone() })).await?;
     }
     Ok(ids.len())
 }
@@ -1483,13 +1508,14 @@ async fn supersede(
     now: &str,
 ) -> Result<()> {
     let closing = Closing {
-        status: "cancelled",
+        status: ApprovalStatus::Cancelled,
         actor: "system:gate",
-        channel: "system",
+        channel: Channel::System,
         message: None,
         action: "approval.superseded",
         detail: json!({"approval": approval.id, "granted_by": grant}),
-        event: json!({"reason": "superseded", "granted_by": grant}),
+        reason: Some("superseded"),
+        granted_by: Some(grant),
         ends_execution: None,
     };
     close_approval(tx, approval, closing, now).await?;
@@ -1510,17 +1536,19 @@ async fn supersede(
 
 /// How a waiting approval ends: who ended it, how, and what happens to its execution.
 struct Closing<'a> {
-    /// The approval's new status (`expired`, `denied`, `cancelled`).
-    status: &'a str,
+    /// The approval's new status (expired, denied, cancelled).
+    status: ApprovalStatus,
     actor: &'a str,
-    channel: &'a str,
+    channel: Channel,
     /// The operator's words, kept for chat decisions.
     message: Option<&'a str>,
     /// The audit action and its detail.
     action: &'a str,
     detail: Json,
-    /// Extra fields for the event (a reason).
-    event: Json,
+    /// Why the system closed it, for the event.
+    reason: Option<&'a str>,
+    /// The window that runs it instead, for the event.
+    granted_by: Option<&'a str>,
     /// The execution ends with the approval (`Some(error)` for its error column); `None` when it
     /// goes on to run (superseded by a window).
     ends_execution: Option<Option<&'a str>>,
@@ -1533,10 +1561,10 @@ async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, n
         "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, grant_message = ?
           WHERE id = ? AND status = 'pending'",
     )
-    .bind(c.status)
+    .bind(c.status.as_str())
     .bind(now)
     .bind(c.actor)
-    .bind(c.channel)
+    .bind(c.channel.as_str())
     .bind(c.message)
     .bind(&approval.id)
     .execute(&mut **tx)
@@ -1545,7 +1573,7 @@ async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, n
         sqlx::query(
             "UPDATE executions SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = 'pending_approval'",
         )
-        .bind(c.status)
+        .bind(ExecutionStatus::from(c.status).as_str())
         .bind(now)
         .bind(error)
         .bind(&approval.execution_id)
@@ -1556,7 +1584,7 @@ async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, n
         at: now,
         actor_type: actor_type(c.actor),
         actor: c.actor,
-        channel: Some(c.channel),
+        channel: Some(c.channel.as_str()),
         action: c.action,
         entity: Some(&approval.target),
         task: approval.task_id.as_deref(),
@@ -1565,18 +1593,16 @@ async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, n
     }
     .write(tx)
     .await?;
-    let mut payload = json!({"approval_id": approval.id, "execution_id": approval.execution_id, "status": c.status,
-                             "channel": c.channel, "task_id": approval.task_id});
-    if let (Some(p), Json::Object(extra)) = (payload.as_object_mut(), c.event) {
-        p.extend(extra);
-    }
-    tx.emit(
-        EventDraft::new(event_kind::APPROVAL_DECIDED)
-            .correlation(&approval.execution_id)
-            .entity(&approval.target)
-            .payload(payload),
-    )
-    .await?;
+    let decided = ApprovalDecided {
+        approval_id: approval.id.clone(),
+        execution_id: approval.execution_id.clone(),
+        status: c.status,
+        channel: c.channel,
+        task_id: approval.task_id.clone(),
+        reason: c.reason.map(str::to_string),
+        granted_by: c.granted_by.map(str::to_string),
+    };
+    tx.emit(EventDraft::new(decided).correlation(&approval.execution_id).entity(&approval.target)).await?;
     Ok(())
 }
 
@@ -1590,13 +1616,14 @@ pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now:
     let waiting: Vec<Approval> = rows.iter().map(approval_from_row).collect::<Result<_>>()?;
     for a in &waiting {
         let closing = Closing {
-            status: "cancelled",
+            status: ApprovalStatus::Cancelled,
             actor: "system:task-deleted",
-            channel: "system",
+            channel: Channel::System,
             message: None,
             action: "approval.cancelled",
             detail: json!({"approval": a.id, "reason": "task deleted"}),
-            event: json!({"reason": "task deleted"}),
+            reason: Some("task deleted"),
+            granted_by: None,
             ends_execution: Some(Some("withdrawn: its task was deleted")),
         };
         close_approval(tx, a, closing, now).await?;
@@ -1606,13 +1633,14 @@ pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now:
 
 async fn expire_one(tx: &mut WriteTx, approval: &Approval, now: &str) -> Result<()> {
     let closing = Closing {
-        status: "expired",
+        status: ApprovalStatus::Expired,
         actor: "system:gate",
-        channel: "system",
+        channel: Channel::System,
         message: None,
         action: "approval.expired",
         detail: json!({"approval": approval.id, "expires_at": approval.expires_at}),
-        event: json!({}),
+        reason: None,
+        granted_by: None,
         ends_execution: Some(None),
     };
     close_approval(tx, approval, closing, now).await
@@ -1629,11 +1657,11 @@ async fn insert_execution(
     declared: Option<&str>,
     risk: &Risk,
     reasons: &str,
-    status: &str,
+    status: ExecutionStatus,
     granted_by: Option<&str>,
     now: &str,
 ) -> Result<()> {
-    let started = (status == "running").then_some(now);
+    let started = (status == ExecutionStatus::Running).then_some(now);
     sqlx::query(
         "INSERT INTO executions (id, task_id, target_slug, target_id, action, params, command, purpose, declared_risk,
                                  risk, reasons, status, requested_by, granted_by, created_at, started_at, heartbeat_at,
@@ -1651,7 +1679,7 @@ async fn insert_execution(
     .bind(declared)
     .bind(risk.as_str())
     .bind(reasons)
-    .bind(status)
+    .bind(status.as_str())
     .bind(&req.requested_by)
     .bind(granted_by)
     .bind(now)
@@ -1661,14 +1689,15 @@ async fn insert_execution(
     .bind(pve_id_sql(target))
     .execute(&mut **tx)
     .await?;
-    tx.emit(
-        EventDraft::new(event_kind::EXECUTION_CREATED)
-            .correlation(id)
-            .entity(target.slug())
-            .payload(json!({"execution_id": id, "status": status, "risk": risk, "task_id": req.task_id,
-                            "action": action, "purpose": req.purpose})),
-    )
-    .await?;
+    let created = ExecutionCreated {
+        execution_id: id.to_string(),
+        status,
+        risk: *risk,
+        task_id: req.task_id.clone(),
+        action: action.to_string(),
+        purpose: req.purpose.clone(),
+    };
+    tx.emit(EventDraft::new(created).correlation(id).entity(target.slug())).await?;
     Ok(())
 }
 
@@ -1697,13 +1726,12 @@ async fn start_records(
     }
     .write(tx)
     .await?;
-    tx.emit(
-        EventDraft::new(event_kind::EXECUTION_STARTED)
-            .correlation(id)
-            .entity(target.slug())
-            .payload(json!({"execution_id": id, "task_id": task, "granted_by": grant})),
-    )
-    .await?;
+    let started = ExecutionStarted {
+        execution_id: id.to_string(),
+        task_id: task.map(str::to_string),
+        granted_by: grant.map(str::to_string),
+    };
+    tx.emit(EventDraft::new(started).correlation(id).entity(target.slug())).await?;
     Ok(())
 }
 

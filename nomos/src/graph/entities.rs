@@ -1,8 +1,7 @@
 //! Entities: create, upsert, read, list, attribute merge, lifecycle state and observed health.
 
-use nomos_types::{
-    event_kind, Entity, EntityListItem, EntityQuery, EntityState, EntityStatus, Health, Json, Page, TypeCount,
-};
+use nomos_types::events::{EntityCreated, EntityUpdated, HealthChanged};
+use nomos_types::{Entity, EntityListItem, EntityQuery, EntityState, EntityStatus, Health, Json, Page, TypeCount};
 use serde_json::json;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
@@ -127,12 +126,8 @@ pub(crate) async fn upsert_entity_in(
                 .fetch_one(&mut **tx)
                 .await?;
             let entity = entity_from_row(&row)?;
-            tx.emit(
-                EventDraft::new(event_kind::ENTITY_CREATED)
-                    .entity(&slug)
-                    .payload(json!({"type": entity.entity_type, "name": entity.name})),
-            )
-            .await?;
+            let created = EntityCreated { entity_type: entity.entity_type.clone(), name: entity.name.clone() };
+            tx.emit(EventDraft::new(created).entity(&slug)).await?;
             Ok((entity, Change::Created))
         }
         Some(_) if if_exists == IfExists::Fail => Err(Error::Conflict(format!("entity `{slug}` already exists"))),
@@ -176,20 +171,16 @@ async fn write_entity(
         .fetch_one(&mut **tx)
         .await?;
     let entity = entity_from_row(&row)?;
-    let changed: Vec<&str> = [
+    let changed: Vec<String> = [
         (existing.name != entity.name, "name"),
         (existing.attributes != entity.attributes, "attributes"),
         (existing.state != entity.state, "state"),
     ]
     .into_iter()
-    .filter_map(|(c, f)| c.then_some(f))
+    .filter(|(c, _)| *c)
+    .map(|(_, f)| f.to_string())
     .collect();
-    tx.emit(
-        EventDraft::new(event_kind::ENTITY_UPDATED)
-            .entity(&entity.slug)
-            .payload(json!({"changed": changed, "state": entity.state})),
-    )
-    .await?;
+    tx.emit(EventDraft::new(EntityUpdated { changed, state: entity.state }).entity(&entity.slug)).await?;
     Ok(entity)
 }
 
@@ -323,8 +314,9 @@ impl Engine {
             .bind(&entity.id)
             .fetch_optional(&mut *tx)
             .await?;
-        let previous = previous.as_deref().unwrap_or("unknown").to_string();
-        let changed = previous != health.as_str();
+        // An unreadable stored value counts as unknown, as the schema's CHECK allows no other.
+        let previous = previous.and_then(|h| h.parse::<Health>().ok()).unwrap_or(Health::Unknown);
+        let changed = previous != health;
         sqlx::query(concat!(
             "INSERT INTO entity_status (entity_id, health, detail, last_check_at, last_change_at) VALUES (?1, ?2, ?3, ",
             now_sql!(),
@@ -342,12 +334,8 @@ impl Engine {
         .execute(&mut *tx)
         .await?;
         if changed {
-            tx.emit(
-                EventDraft::new(event_kind::HEALTH_CHANGED)
-                    .entity(&entity.slug)
-                    .payload(json!({"from": previous, "to": health, "detail": detail})),
-            )
-            .await?;
+            let change = HealthChanged { from: previous, to: health, detail: detail.to_string() };
+            tx.emit(EventDraft::new(change).entity(&entity.slug)).await?;
         }
         tx.commit().await?;
         self.entity_status(&entity.id).await
@@ -429,10 +417,10 @@ mod tests {
             eng.upsert_entity(NewEntity::new("lxc", "caddy").attributes(json!({"ip": "10.0.0.21"}))).await.unwrap();
         assert_eq!((c1, c2, c3), (Change::Created, Change::Unchanged, Change::Updated));
         assert_eq!(e3.attributes, json!({"pve_id": 101, "host": "host:strong", "ip": "10.0.0.21"}));
-        assert_eq!(rx.try_recv().unwrap().kind, "entity.created");
+        assert_eq!(rx.try_recv().unwrap().kind(), "entity.created");
         let updated = rx.try_recv().unwrap();
-        assert_eq!(updated.kind, "entity.updated");
-        assert_eq!(updated.payload["changed"], json!(["attributes"]));
+        let nomos_types::Event::EntityUpdated(u) = updated.event else { panic!("{updated:?}") };
+        assert_eq!(u.changed, ["attributes"]);
         assert!(rx.try_recv().is_err(), "an unchanged upsert emits nothing");
     }
 
@@ -511,8 +499,8 @@ mod tests {
         assert_eq!(st.health, Health::Degraded);
         assert_eq!(st.freshness, nomos_types::Freshness::Fresh);
         let ev = rx.try_recv().unwrap();
-        assert_eq!(ev.kind, "health.changed");
-        assert_eq!(ev.payload["from"], "unknown");
+        let nomos_types::Event::HealthChanged(h) = ev.event else { panic!("{ev:?}") };
+        assert_eq!((h.from, h.to), (Health::Unknown, Health::Degraded));
         eng.record_health("lxc:a", Health::Degraded, "disk 94%").await.unwrap();
         assert!(rx.try_recv().is_err(), "same health, no event");
 

@@ -1,8 +1,8 @@
 //! Temporal relationships: create (idempotent, validated against the ontology and its
 //! cardinality), end (history kept), and read from either endpoint.
 
-use nomos_types::{event_kind, Direction, Entity, EntityRef, EntityState, Json, Relation, Relationship};
-use serde_json::json;
+use nomos_types::events::{RelationshipCreated, RelationshipEnded, RelationshipUpdated};
+use nomos_types::{Direction, Entity, EntityRef, EntityState, Json, Relation, Relationship};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
@@ -70,10 +70,13 @@ async fn end_in(tx: &mut WriteTx, edge: &Relationship) -> Result<Relationship> {
     sqlx::query(&sql).bind(&edge.id).execute(&mut **tx).await?;
     let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&edge.id).fetch_one(&mut **tx).await?;
     let ended = relationship_from_row(&row)?;
-    tx.emit(EventDraft::new(event_kind::RELATIONSHIP_ENDED).entity(&ended.source.slug).payload(
-        json!({"id": ended.id, "type": ended.rel_type, "source": ended.source.slug, "target": ended.target.slug}),
-    ))
-    .await?;
+    let event = RelationshipEnded {
+        id: ended.id.clone(),
+        rel_type: ended.rel_type.clone(),
+        source: ended.source.slug.clone(),
+        target: ended.target.slug.clone(),
+    };
+    tx.emit(EventDraft::new(event).entity(&ended.source.slug)).await?;
     Ok(ended)
 }
 
@@ -112,10 +115,14 @@ pub(crate) async fn link_in(
             .bind(&existing.id)
             .execute(&mut **tx)
             .await?;
-        tx.emit(EventDraft::new(event_kind::RELATIONSHIP_UPDATED).entity(&source.slug).payload(
-            json!({"id": existing.id, "type": rel, "source": source.slug, "target": target.slug, "properties": merged}),
-        ))
-        .await?;
+        let event = RelationshipUpdated {
+            id: existing.id.clone(),
+            rel_type: rel.to_string(),
+            source: source.slug.clone(),
+            target: target.slug.clone(),
+            properties: merged.clone(),
+        };
+        tx.emit(EventDraft::new(event).entity(&source.slug)).await?;
         let mut updated = existing.clone();
         updated.properties = merged;
         return Ok(Linked { relationship: updated, change: Change::Updated, ended: 0 });
@@ -155,12 +162,13 @@ pub(crate) async fn link_in(
         .await?;
     let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&id).fetch_one(&mut **tx).await?;
     let relationship = relationship_from_row(&row)?;
-    tx.emit(
-        EventDraft::new(event_kind::RELATIONSHIP_CREATED)
-            .entity(&source.slug)
-            .payload(json!({"id": id, "type": rel, "source": source.slug, "target": target.slug})),
-    )
-    .await?;
+    let event = RelationshipCreated {
+        id: id.clone(),
+        rel_type: rel.to_string(),
+        source: source.slug.clone(),
+        target: target.slug.clone(),
+    };
+    tx.emit(EventDraft::new(event).entity(&source.slug)).await?;
     Ok(Linked { relationship, change: Change::Created, ended })
 }
 
@@ -246,6 +254,7 @@ mod tests {
     use super::*;
     use crate::graph::entities::NewEntity;
     use crate::testing::engine;
+    use serde_json::json;
 
     async fn lab(eng: &Engine) {
         for (ty, name) in [("host", "strong"), ("host", "quiet"), ("lxc", "caddy"), ("lxc", "gitea")] {
@@ -291,8 +300,8 @@ mod tests {
         assert!(!created);
         assert_eq!(r.properties, json!({"port": 443, "why": "tls"}));
         let ev = rx.try_recv().unwrap();
-        assert_eq!(ev.kind, "relationship.updated");
-        assert_eq!(ev.payload["properties"], json!({"port": 443, "why": "tls"}));
+        let nomos_types::Event::RelationshipUpdated(u) = ev.event else { panic!("{ev:?}") };
+        assert_eq!(u.properties, json!({"port": 443, "why": "tls"}));
         assert_eq!(eng.relations("lxc:gitea", false).await.unwrap()[0].properties, r.properties);
         eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({"why": "tls"})).await.unwrap();
         assert!(rx.try_recv().is_err(), "no change, no event");
@@ -354,7 +363,7 @@ mod tests {
         let err = eng.end_relationship("hosts", "host:quiet", "lxc:caddy").await.unwrap_err();
         assert!(matches!(err, Error::NotFound { .. }), "{err}");
 
-        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind).collect();
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind().to_string()).collect();
         assert_eq!(
             kinds,
             [

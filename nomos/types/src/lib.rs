@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub use serde_json::Value as Json;
 
+pub mod events;
+pub use events::{EngineEvent, Event, TransientEvent};
+
 /// Declares a string-backed enum with `as_str`, `FromStr`, `Display`, a list of all variants and
 /// snake_case serde names, so the database, the CLI and the wire all spell values the same way.
 macro_rules! string_enum {
@@ -220,6 +223,20 @@ string_enum!(
         Cancelled => "cancelled",
     }
 );
+
+/// An execution whose approval ends this way ends the same way (a pending approval's execution is
+/// waiting for it).
+impl From<ApprovalStatus> for ExecutionStatus {
+    fn from(status: ApprovalStatus) -> ExecutionStatus {
+        match status {
+            ApprovalStatus::Pending => ExecutionStatus::PendingApproval,
+            ApprovalStatus::Approved => ExecutionStatus::Approved,
+            ApprovalStatus::Denied => ExecutionStatus::Denied,
+            ApprovalStatus::Expired => ExecutionStatus::Expired,
+            ApprovalStatus::Cancelled => ExecutionStatus::Cancelled,
+        }
+    }
+}
 
 string_enum!(
     /// Where an operator's decision came from.
@@ -542,44 +559,6 @@ pub struct ImportReport {
     pub relationships: ImportCounts,
     /// Relationships ended because the inventory now says otherwise (e.g. an LXC moved hosts).
     pub relationships_ended: u32,
-}
-
-/// Something that changed in the engine. Ids are monotonic; consumers apply events oldest-first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EngineEvent {
-    pub id: i64,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub correlation_id: Option<String>,
-    pub entity_slug: Option<String>,
-    pub payload: Json,
-    pub created_at: String,
-}
-
-/// Event names, written once.
-pub mod event_kind {
-    pub const ENTITY_CREATED: &str = "entity.created";
-    pub const ENTITY_UPDATED: &str = "entity.updated";
-    pub const ENTITY_DELETED: &str = "entity.deleted";
-    pub const RELATIONSHIP_CREATED: &str = "relationship.created";
-    pub const RELATIONSHIP_UPDATED: &str = "relationship.updated";
-    pub const RELATIONSHIP_ENDED: &str = "relationship.ended";
-    pub const KNOWLEDGE_UPSERTED: &str = "knowledge.upserted";
-    pub const INVENTORY_IMPORTED: &str = "inventory.imported";
-    pub const HEALTH_CHANGED: &str = "health.changed";
-    pub const TASK_CREATED: &str = "task.created";
-    pub const TASK_DELETED: &str = "task.deleted";
-    pub const EXECUTION_CREATED: &str = "execution.created";
-    pub const EXECUTION_STARTED: &str = "execution.started";
-    pub const EXECUTION_FINISHED: &str = "execution.finished";
-    pub const APPROVAL_REQUESTED: &str = "approval.requested";
-    pub const APPROVAL_DECIDED: &str = "approval.decided";
-    pub const WINDOW_OPENED: &str = "window.opened";
-    pub const WINDOW_REVOKED: &str = "window.revoked";
-    pub const AUTONOMY_CHANGED: &str = "autonomy.changed";
-    pub const HOST_KEY_SEEN: &str = "host_key.seen";
-    pub const HOST_KEY_TRUSTED: &str = "host_key.trusted";
-    pub const HOST_KEY_MISMATCH: &str = "host_key.mismatch";
 }
 
 /// What the desktop shows about the open database.

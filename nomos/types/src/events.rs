@@ -1,0 +1,409 @@
+//! The engine's events: one enum, [`Event`], with a variant per kind and a payload struct per
+//! variant, and the envelope, [`EngineEvent`], that a stored event travels in.
+//!
+//! The kind names (`entity.created`, …) are written once, in the `events!` table below; the
+//! database keeps them in `events.type` and the payload in `events.payload`, as before.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ApprovalStatus, Channel, EntityState, ExecutionStatus, Health, ImportReport, Json, KnowledgeKind, Risk, WindowKind,
+};
+
+/// Declares [`Event`] from a table of `Variant = "kind"` rows: the payload struct of a variant
+/// has the variant's name, and its `KIND` constant is the kind's one spelling.
+macro_rules! events {
+    ($($(#[$meta:meta])* $variant:ident = $kind:literal,)+) => {
+        /// Something that changed in the engine, as a kind and its payload.
+        ///
+        /// Serialised adjacently tagged: `{"kind": "entity.created", "payload": {"type": "host",
+        /// "name": "pve1"}}`. A kind this build does not know (written by a newer version) reads
+        /// as [`Event::Other`] with its payload kept as JSON, so a newer writer never breaks an
+        /// older reader; so does a known kind whose payload this build cannot read.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind", content = "payload")]
+        pub enum Event {
+            $($(#[$meta])* #[serde(rename = $kind)] $variant($variant),)+
+            /// A kind (or payload) this build does not know.
+            #[serde(untagged)]
+            Other(OtherEvent),
+        }
+
+        impl Event {
+            /// Every kind this build knows.
+            pub const KINDS: &'static [&'static str] = &[$($kind),+];
+
+            /// The kind's name (`entity.created`).
+            pub fn kind(&self) -> &str {
+                match self {
+                    $(Event::$variant(_) => $kind,)+
+                    Event::Other(o) => &o.kind,
+                }
+            }
+        }
+
+        $(
+            impl $variant {
+                /// The kind's name.
+                pub const KIND: &'static str = $kind;
+            }
+
+            impl From<$variant> for Event {
+                fn from(payload: $variant) -> Event {
+                    Event::$variant(payload)
+                }
+            }
+        )+
+    };
+}
+
+events! {
+    EntityCreated = "entity.created",
+    EntityUpdated = "entity.updated",
+    /// A task's own entity went with its task.
+    EntityDeleted = "entity.deleted",
+    RelationshipCreated = "relationship.created",
+    /// Properties merged into a current relationship.
+    RelationshipUpdated = "relationship.updated",
+    /// A relationship stopped being current (it stays in history).
+    RelationshipEnded = "relationship.ended",
+    KnowledgeUpserted = "knowledge.upserted",
+    InventoryImported = "inventory.imported",
+    HealthChanged = "health.changed",
+    TaskCreated = "task.created",
+    TaskDeleted = "task.deleted",
+    ExecutionCreated = "execution.created",
+    ExecutionStarted = "execution.started",
+    ExecutionFinished = "execution.finished",
+    /// A request waits for the operator (or a waiting one was raised to a higher risk).
+    ApprovalRequested = "approval.requested",
+    /// A waiting request was approved, denied, cancelled, expired or superseded by a window.
+    ApprovalDecided = "approval.decided",
+    WindowOpened = "window.opened",
+    WindowRevoked = "window.revoked",
+    /// Autonomy was paused or resumed.
+    AutonomyChanged = "autonomy.changed",
+    /// A host presented a key that is not pinned yet.
+    HostKeySeen = "host_key.seen",
+    HostKeyTrusted = "host_key.trusted",
+    /// A host presented a key other than the trusted one; the connection was refused.
+    HostKeyMismatch = "host_key.mismatch",
+}
+
+/// An event of a kind this build does not know, kept as it was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherEvent {
+    pub kind: String,
+    #[serde(default)]
+    pub payload: Json,
+}
+
+/// A stored event: its id (monotonic; consumers apply events oldest-first), when and about what,
+/// and the [`Event`] itself.
+///
+/// This is also the JSON the desktop forwards to the webview on [`crate::EVENT_CHANNEL`]:
+///
+/// ```json
+/// {"id": 42, "created_at": "2026-01-31T12:00:00.000Z", "correlation_id": null,
+///  "entity_slug": "host:pve1", "kind": "entity.created", "payload": {"type": "host", "name": "pve1"}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineEvent {
+    pub id: i64,
+    pub created_at: String,
+    /// Ties the events of one request together (an execution's or a task's id).
+    pub correlation_id: Option<String>,
+    /// The entity the event is about, if any.
+    pub entity_slug: Option<String>,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl EngineEvent {
+    /// The kind's name (`entity.created`).
+    pub fn kind(&self) -> &str {
+        self.event.kind()
+    }
+}
+
+/// An event that is broadcast to this process's subscribers and never stored (streamed output
+/// such as an answer being written). Same shape as [`EngineEvent`] without the id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransientEvent {
+    pub created_at: String,
+    pub correlation_id: Option<String>,
+    pub entity_slug: Option<String>,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl TransientEvent {
+    pub fn kind(&self) -> &str {
+        self.event.kind()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityCreated {
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityUpdated {
+    /// Which of `name`, `attributes`, `state` changed.
+    pub changed: Vec<String>,
+    pub state: EntityState,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityDeleted {}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationshipCreated {
+    /// The relationship's id.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    /// Source and target slugs.
+    pub source: String,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationshipUpdated {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: String,
+    pub target: String,
+    /// The properties after the merge.
+    pub properties: Json,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationshipEnded {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: String,
+    pub target: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnowledgeUpserted {
+    pub title: String,
+    pub kind: KnowledgeKind,
+    /// A new note (not an update).
+    pub created: bool,
+    /// Slugs of the entities it documents.
+    pub about: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InventoryImported {
+    /// The file or name the inventory came from.
+    pub source: String,
+    pub report: ImportReport,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealthChanged {
+    pub from: Health,
+    pub to: Health,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCreated {
+    pub title: String,
+    pub goal: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDeleted {
+    /// Notes the task produced, which stay.
+    pub knowledge_kept: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutionCreated {
+    pub execution_id: String,
+    pub status: ExecutionStatus,
+    pub risk: Risk,
+    pub task_id: Option<String>,
+    /// `run`, or the curated action's name.
+    pub action: String,
+    pub purpose: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutionStarted {
+    pub execution_id: String,
+    pub task_id: Option<String>,
+    /// The approval or window that let it run (`read_only` for commands that need none).
+    pub granted_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutionFinished {
+    pub execution_id: String,
+    pub status: ExecutionStatus,
+    #[serde(default)]
+    pub exit_code: Option<i64>,
+    pub error: Option<String>,
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub action: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequested {
+    pub approval_id: String,
+    pub execution_id: String,
+    pub risk: Risk,
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub command: String,
+    #[serde(default)]
+    pub purpose: String,
+    /// What else the change reaches ("affects N: …"), as on the approval.
+    #[serde(default)]
+    pub blast_radius: Json,
+    /// Set when a waiting request was asked again as riskier: the risk it had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_from: Option<Risk>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalDecided {
+    pub approval_id: String,
+    pub execution_id: String,
+    pub status: ApprovalStatus,
+    pub channel: Channel,
+    pub task_id: Option<String>,
+    /// Why the system closed it (`superseded`, `task deleted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// For a request superseded by a window: the window that runs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted_by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowOpened {
+    pub window_id: String,
+    pub kind: WindowKind,
+    pub task_id: String,
+    /// The one target of a destructive window.
+    pub target: Option<String>,
+    pub expires_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowRevoked {
+    pub window_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutonomyChanged {
+    pub paused: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKeySeen {
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKeyTrusted {
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKeyMismatch {
+    pub fingerprint: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn envelope(event: Event) -> EngineEvent {
+        EngineEvent {
+            id: 7,
+            created_at: "2026-01-31T12:00:00.000Z".into(),
+            correlation_id: None,
+            entity_slug: Some("host:pve1".into()),
+            event,
+        }
+    }
+
+    #[test]
+    fn the_webview_receives_kind_and_payload_beside_the_envelope() {
+        let ev = envelope(EntityCreated { entity_type: "host".into(), name: "pve1".into() }.into());
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(
+            v,
+            json!({"id": 7, "created_at": "2026-01-31T12:00:00.000Z", "correlation_id": null,
+                   "entity_slug": "host:pve1", "kind": "entity.created",
+                   "payload": {"type": "host", "name": "pve1"}})
+        );
+        let back: EngineEvent = serde_json::from_value(v).unwrap();
+        assert_eq!(back, ev);
+        assert_eq!(back.kind(), "entity.created");
+        assert_eq!(EntityCreated::KIND, "entity.created");
+    }
+
+    #[test]
+    fn every_kind_round_trips_and_is_spelled_once() {
+        let mut kinds = Event::KINDS.to_vec();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), Event::KINDS.len(), "a kind is listed twice");
+        let ev = Event::from(ApprovalDecided {
+            approval_id: "a".into(),
+            execution_id: "x".into(),
+            status: ApprovalStatus::Cancelled,
+            channel: Channel::System,
+            task_id: None,
+            reason: Some("superseded".into()),
+            granted_by: Some("window:w".into()),
+        });
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(v["kind"], "approval.decided");
+        assert_eq!(v["payload"]["status"], "cancelled");
+        assert_eq!(serde_json::from_value::<Event>(v).unwrap(), ev);
+        // An empty payload is still an object, as the stored column always was.
+        assert_eq!(serde_json::to_value(Event::from(EntityDeleted {})).unwrap()["payload"], json!({}));
+    }
+
+    #[test]
+    fn unknown_kinds_and_unreadable_payloads_are_kept_not_refused() {
+        let newer = json!({"id": 9, "created_at": "t", "correlation_id": "c", "entity_slug": null,
+                           "kind": "agent.token", "payload": {"text": "hel"}});
+        let ev: EngineEvent = serde_json::from_value(newer.clone()).unwrap();
+        assert_eq!(ev.kind(), "agent.token");
+        assert_eq!(ev.event, Event::Other(OtherEvent { kind: "agent.token".into(), payload: json!({"text": "hel"}) }));
+        assert_eq!(serde_json::to_value(&ev).unwrap(), newer, "written back unchanged");
+
+        // A known kind whose payload changed shape in a newer build.
+        let odd: Event = serde_json::from_value(json!({"kind": "health.changed", "payload": {"to": 3}})).unwrap();
+        assert!(matches!(&odd, Event::Other(o) if o.kind == "health.changed"), "{odd:?}");
+    }
+
+    #[test]
+    fn transient_events_have_no_id() {
+        let t = TransientEvent {
+            created_at: "t".into(),
+            correlation_id: Some("task-1".into()),
+            entity_slug: None,
+            event: Event::Other(OtherEvent { kind: "agent.token".into(), payload: json!({"text": "x"}) }),
+        };
+        let v = serde_json::to_value(&t).unwrap();
+        assert!(v.get("id").is_none());
+        assert_eq!(serde_json::from_value::<TransientEvent>(v).unwrap(), t);
+    }
+}
