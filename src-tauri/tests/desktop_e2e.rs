@@ -183,7 +183,12 @@ impl Driver {
         self.call("POST", &format!("/element/{el}/value"), Some(json!({"text": text})));
     }
 
+    /// Saves what the window shows. Waits for two animation frames first: the DOM can be ahead
+    /// of the last painted frame on a busy machine, and the screenshot is of the painted one.
     fn screenshot(&self, path: &Path) {
+        let frames = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(null)))";
+        self.call("POST", "/execute/async", Some(json!({"script": frames, "args": []})));
         let b64 = self.call("GET", "/screenshot", None);
         let bytes = decode_base64(b64.as_str().expect("screenshot data"));
         assert!(bytes.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
