@@ -1,52 +1,90 @@
-//! Commands the webview invokes. Each is a thin call into the engine; errors cross as
-//! [`IpcError`] (a stable code and a one-line message).
+//! The commands the webview invokes, generated from the command table in [`nomos_types::ipc`]:
+//! the [`Commands`] trait (one method per command; the desktop not implementing one does not
+//! compile), one Tauri handler per command and [`handler`], which registers them all. Each method
+//! is a thin call into the engine; errors cross as [`IpcError`] (a stable code and a one-line
+//! message).
+
+use std::future::Future;
 
 use nomos::Engine;
-use nomos_types::{
-    BlastRadius, EntityListItem, EntityQuery, Explain, ImportReport, IpcError, Page, StoreInfo, TypeCount,
-};
+use nomos_types::{IpcError, IpcErrorCode};
 use tauri::State;
 
 use crate::AppState;
 
-fn engine<'a>(state: &'a State<'_, AppState>) -> Result<&'a Engine, IpcError> {
-    state.engine.as_ref().map_err(|message| IpcError { code: "store_unavailable".into(), message: message.clone() })
+macro_rules! desktop_commands {
+    ($( $(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty; )*) => {
+        /// What the desktop answers, one method per command of the table.
+        pub trait Commands {
+            $(
+                $(#[$doc])*
+                fn $name(&self $(, $arg: $ty)*) -> impl Future<Output = Result<$out, IpcError>> + Send;
+            )*
+        }
+
+        // Arguments are looked up under their declared (snake_case) names, the keys the UI sends.
+        $(
+            #[tauri::command(rename_all = "snake_case")]
+            async fn $name(state: State<'_, AppState> $(, $arg: $ty)*) -> Result<$out, IpcError> {
+                <AppState as Commands>::$name(state.inner() $(, $arg)*).await
+            }
+        )*
+
+        /// Every command's handler, for `Builder::invoke_handler`.
+        pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($name),*]
+        }
+    };
 }
 
-fn ipc(e: nomos::Error) -> IpcError {
-    IpcError { code: e.code().into(), message: e.to_string() }
+nomos_types::ipc_commands!(desktop_commands);
+
+impl AppState {
+    fn engine(&self) -> Result<&Engine, IpcError> {
+        self.engine.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
+    }
 }
 
-#[tauri::command]
-pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, IpcError> {
-    engine(&state)?.info().await.map_err(ipc)
+/// The engine's error as the UI sees it. Exhaustive on purpose: a new kind of engine error has to
+/// be given its code here.
+fn ipc_error(e: nomos::Error) -> IpcError {
+    let code = match &e {
+        nomos::Error::Store(_) => IpcErrorCode::Store,
+        nomos::Error::Ontology(_) => IpcErrorCode::Ontology,
+        nomos::Error::NotFound { .. } => IpcErrorCode::NotFound,
+        nomos::Error::Invalid(_) => IpcErrorCode::Invalid,
+        nomos::Error::Conflict(_) => IpcErrorCode::Conflict,
+        nomos::Error::Inventory { .. } => IpcErrorCode::Inventory,
+        nomos::Error::Db(_) => IpcErrorCode::Database,
+    };
+    IpcError::new(code, e)
 }
 
-#[tauri::command]
-pub async fn entity_types(state: State<'_, AppState>) -> Result<Vec<TypeCount>, IpcError> {
-    engine(&state)?.entity_type_counts().await.map_err(ipc)
-}
+impl Commands for AppState {
+    async fn store_info(&self) -> Result<nomos_types::StoreInfo, IpcError> {
+        self.engine()?.info().await.map_err(ipc_error)
+    }
 
-#[tauri::command]
-pub async fn list_entities(state: State<'_, AppState>, query: EntityQuery) -> Result<Page<EntityListItem>, IpcError> {
-    engine(&state)?.list_entities(&query).await.map_err(ipc)
-}
+    async fn entity_types(&self) -> Result<Vec<nomos_types::TypeCount>, IpcError> {
+        self.engine()?.entity_type_counts().await.map_err(ipc_error)
+    }
 
-#[tauri::command]
-pub async fn explain_entity(state: State<'_, AppState>, slug: String) -> Result<Explain, IpcError> {
-    engine(&state)?.explain(&slug).await.map_err(ipc)
-}
+    async fn list_entities(
+        &self,
+        query: nomos_types::EntityQuery,
+    ) -> Result<nomos_types::Page<nomos_types::EntityListItem>, IpcError> {
+        self.engine()?.list_entities(&query).await.map_err(ipc_error)
+    }
 
-#[tauri::command]
-pub async fn blast_radius(
-    state: State<'_, AppState>,
-    slug: String,
-    depth: Option<u32>,
-) -> Result<BlastRadius, IpcError> {
-    engine(&state)?.blast_radius(&slug, depth).await.map_err(ipc)
-}
+    async fn explain_entity(&self, slug: String) -> Result<nomos_types::Explain, IpcError> {
+        self.engine()?.explain(&slug).await.map_err(ipc_error)
+    }
 
-#[tauri::command]
-pub async fn import_demo_inventory(state: State<'_, AppState>) -> Result<ImportReport, IpcError> {
-    engine(&state)?.import_inventory(nomos::inventory::DEMO_INVENTORY, "demo inventory").await.map_err(ipc)
+    async fn blast_radius(&self, slug: String, depth: Option<u32>) -> Result<nomos_types::BlastRadius, IpcError> {
+        self.engine()?.blast_radius(&slug, depth).await.map_err(ipc_error)
+    }
+
+    async fn import_demo_inventory(&self) -> Result<nomos_types::ImportReport, IpcError> {
+        self.engine()?.import_inventory(nomos::inventory::DEMO_INVENTORY, "demo inventory").await.map_err(ipc_error)
+    }
 }

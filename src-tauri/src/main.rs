@@ -60,14 +60,7 @@ fn main() {
             app.manage(AppState { engine });
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::store_info,
-            commands::entity_types,
-            commands::list_entities,
-            commands::explain_entity,
-            commands::blast_radius,
-            commands::import_demo_inventory,
-        ])
+        .invoke_handler(commands::handler())
         .run(tauri::generate_context!());
     if let Err(e) = result {
         tracing::error!("oikos stopped: {e}");

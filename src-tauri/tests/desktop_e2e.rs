@@ -1,7 +1,8 @@
 //! End to end: the built desktop app in its real webview (WebKitGTK) on a virtual display, driven
 //! over WebDriver (tauri-driver in front of WebKitWebDriver). It imports the demo inventory through
 //! the UI, sees the entity list, sees a change written by another process arrive live, filters,
-//! opens an entity, and saves a screenshot.
+//! opens an entity, follows a relation to another entity's page, reloads that page, goes back to
+//! the list through the navigation, and saves a screenshot.
 //!
 //! Needs Xvfb, dbus-run-session, tauri-driver and WebKitWebDriver (`make test` installs them).
 //! tauri-driver has no macOS backend, so on macOS this test only says that it did not run.
@@ -165,6 +166,15 @@ impl Driver {
         }
     }
 
+    fn execute(&self, script: &str) -> Value {
+        self.call("POST", "/execute/sync", Some(json!({"script": script, "args": []})))
+    }
+
+    /// The path of the page shown (the route).
+    fn path(&self) -> String {
+        self.execute("return location.pathname").as_str().expect("a path").to_string()
+    }
+
     fn click(&self, el: &str) {
         self.call("POST", &format!("/element/{el}/click"), None);
     }
@@ -173,7 +183,12 @@ impl Driver {
         self.call("POST", &format!("/element/{el}/value"), Some(json!({"text": text})));
     }
 
+    /// Saves what the window shows. Waits for two animation frames first: the DOM can be ahead
+    /// of the last painted frame on a busy machine, and the screenshot is of the painted one.
     fn screenshot(&self, path: &Path) {
+        let frames = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(null)))";
+        self.call("POST", "/execute/async", Some(json!({"script": frames, "args": []})));
         let b64 = self.call("GET", "/screenshot", None);
         let bytes = decode_base64(b64.as_str().expect("screenshot data"));
         assert!(bytes.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
@@ -293,8 +308,31 @@ fn imports_the_demo_inventory_through_the_ui_and_updates_live() {
     let blast = d.wait_until("[data-testid=blast-radius]", STEP, |t| t[0].contains("Affects"));
     assert!(blast[0].1.contains("service:caddy"), "{}", blast[0].1);
 
+    assert_eq!(d.path(), "/entities/lxc:caddy", "an entity is a page of its own");
+
     let shot = artifacts_dir().join("oikos-entities.png");
     d.screenshot(&shot);
     eprintln!("screenshot: {}", shot.display());
+
+    // A relation is a link to the related entity's page.
+    let strong = d.wait_until("[data-testid=relations] a", STEP, |t| t.iter().any(|r| r == "host:strong"));
+    let strong = strong.iter().find(|(_, t)| t == "host:strong").unwrap();
+    d.click(&strong.0);
+    d.wait_until("[data-testid=detail-title]", STEP, |t| t[0] == "host:strong");
+    assert_eq!(d.path(), "/entities/host:strong");
+
+    // Reloading a page below the root serves the app again, on the same page.
+    d.execute("location.reload()");
+    d.wait_until("[data-testid=detail-title]", STARTUP, |t| t[0] == "host:strong");
+    d.wait_until("[data-testid=entity-count]", STEP, |t| t[0] == format!("{} entities", total + 1));
+
+    // The navigation leads back to the list, with no entity open.
+    let nav = d.wait_until("[data-testid=nav-entities]", STEP, |t| t[0] == "Entities");
+    d.click(&nav[0].0);
+    d.wait_until("[data-testid=no-selection]", STEP, |_| true);
+    assert_eq!(d.path(), "/entities");
+    assert!(d.find_all("[data-testid=detail-title]").is_empty(), "no entity is open after going back to the list");
+    let rows = d.wait_until("[data-testid=entity-row]", STEP, |t| t.len() as u64 == total + 1);
+    assert_eq!(rows.len() as u64, total + 1);
     rt.block_on(engine.store().close());
 }

@@ -1,7 +1,18 @@
 //! The Oikos desktop UI: a Leptos (CSR) app compiled to wasm32 and served by the Tauri shell.
+//!
+//! `app` is the shell and its routes, `pages` one file per page, `components` their parts, `ipc`
+//! the only bridge to the shell, `live` keeps views current from engine events (`events` says
+//! which events make what stale). The logic without a DOM (`events`, `steady`, `routes`, summaries)
+//! is tested natively with `cargo test -p oikos-ui`.
 
 mod app;
+mod components;
+mod events;
 mod ipc;
+mod live;
+mod pages;
+mod routes;
+mod steady;
 
 fn main() {
     console_error_panic_hook::set_once();

@@ -572,20 +572,8 @@ pub struct StoreInfo {
 /// The name under which the desktop shell forwards engine events to the webview.
 pub const EVENT_CHANNEL: &str = "nomos://event";
 
-/// Errors returned to the UI: a stable code and a one-line message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IpcError {
-    pub code: String,
-    pub message: String,
-}
-
-impl fmt::Display for IpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for IpcError {}
+pub mod ipc;
+pub use ipc::{IpcError, IpcErrorCode};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,195 @@
+//! The desktop's commands, declared once: name, arguments, result and error codes.
+//!
+//! [`ipc_commands!`](crate::ipc_commands) holds the table and hands it to a macro of the caller's
+//! choosing, which turns each line into whatever that side needs: the desktop shell generates its
+//! Tauri handlers, a trait with one method per command and the handler list; the UI generates one
+//! typed `async fn` per command. A command misspelt or an argument mismatched on either side is
+//! therefore a compile error, not a failed call at run time.
+//!
+//! # The wire
+//! The UI sends a command's arguments as one JSON object with a key per argument, spelt exactly as
+//! declared (snake_case) — that object is the command's [`Args`](store_info::Args) struct below.
+//! Tauri by default expects camelCase keys in JS and converts them to the Rust argument names; the
+//! shell's generated handlers use `rename_all = "snake_case"` instead, so no conversion happens
+//! and one spelling is used end to end. A command fails with an [`IpcError`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::UnknownValue;
+
+/// The command table. Each line reads `name(arg: Type, …) -> Result;` and may carry doc
+/// comments. `ipc_commands!(my_macro)` expands to `my_macro! { <the table> }`; types are written
+/// with `$crate::` paths, so the expansion compiles in any crate that depends on `nomos-types`.
+#[macro_export]
+macro_rules! ipc_commands {
+    ($callback:ident) => {
+        $callback! {
+            /// The open database: its path, schema version and how many entities it holds.
+            store_info() -> $crate::StoreInfo;
+            /// How many entities there are of each type.
+            entity_types() -> ::std::vec::Vec<$crate::TypeCount>;
+            /// One page of entities matching the query, with the true total.
+            list_entities(query: $crate::EntityQuery) -> $crate::Page<$crate::EntityListItem>;
+            /// An entity with its status, current relations and the knowledge about it.
+            explain_entity(slug: ::std::string::String) -> $crate::Explain;
+            /// What depends on an entity, transitively (`depth` hops, the engine's default if absent).
+            blast_radius(slug: ::std::string::String, depth: ::std::option::Option<u32>) -> $crate::BlastRadius;
+            /// Imports the built-in demo homelab (idempotent).
+            import_demo_inventory() -> $crate::ImportReport;
+        }
+    };
+}
+
+/// From the table, for each command a module with its `NAME`, its `Args` (what crosses the wire)
+/// and its `Output`; and the list of all names.
+macro_rules! declare_commands {
+    ($( $(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty; )*) => {
+        /// Every command's name, in table order.
+        pub const COMMANDS: &[&str] = &[$(stringify!($name)),*];
+
+        $(
+            $(#[$doc])*
+            pub mod $name {
+                /// The command's name, as the shell registers it.
+                pub const NAME: &str = stringify!($name);
+                /// The argument names, as declared (and sent).
+                pub const ARG_NAMES: &[&str] = &[$(stringify!($arg)),*];
+
+                /// The arguments as they cross the wire: one key per argument.
+                #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+                #[cfg_attr(test, derive(Default))]
+                pub struct Args {
+                    $(pub $arg: $ty),*
+                }
+
+                /// What the command answers on success.
+                pub type Output = $out;
+            }
+        )*
+    };
+}
+
+ipc_commands!(declare_commands);
+
+string_enum!(
+    /// Why a command failed, as a stable code the UI can act on:
+    /// - `store_unavailable`: the database could not be opened when the app started; nothing works
+    ///   until the app runs on a usable database;
+    /// - `not_found`: what the command names does not exist (or no longer does);
+    /// - `invalid`: the arguments were refused (a bad slug, type or value);
+    /// - `conflict`: the change contradicts what is stored;
+    /// - `inventory`: an inventory could not be read or applied;
+    /// - `ontology`: the entity and relationship types refused the change;
+    /// - `store`: the store failed (opening, migrating, a file);
+    /// - `database`: a query failed, e.g. because another writer held the database too long;
+    /// - `ipc`: the bridge itself failed: the call or its answer could not be carried.
+    IpcErrorCode {
+        StoreUnavailable => "store_unavailable",
+        NotFound => "not_found",
+        Invalid => "invalid",
+        Conflict => "conflict",
+        Inventory => "inventory",
+        Ontology => "ontology",
+        Store => "store",
+        Database => "database",
+        Ipc => "ipc",
+    }
+);
+
+/// Errors returned to the UI: a stable code and a one-line message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IpcError {
+    pub code: IpcErrorCode,
+    pub message: String,
+}
+
+impl IpcError {
+    pub fn new(code: IpcErrorCode, message: impl fmt::Display) -> IpcError {
+        IpcError { code, message: message.to_string() }
+    }
+}
+
+impl fmt::Display for IpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for IpcError {}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::Json;
+
+    fn is_snake_case(name: &str) -> bool {
+        !name.is_empty()
+            && !name.starts_with('_')
+            && !name.ends_with('_')
+            && !name.contains("__")
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    }
+
+    /// For every command: its name and argument names, and the keys its `Args` serialise to.
+    macro_rules! wire_keys {
+        ($( $(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty; )*) => {
+            vec![$((
+                $name::NAME,
+                $name::ARG_NAMES,
+                serde_json::to_value($name::Args::default()).unwrap(),
+            )),*]
+        };
+    }
+
+    #[test]
+    fn command_names_are_unique_and_snake_case() {
+        let unique: BTreeSet<_> = COMMANDS.iter().collect();
+        assert_eq!(unique.len(), COMMANDS.len(), "a command is declared twice: {COMMANDS:?}");
+        for name in COMMANDS {
+            assert!(is_snake_case(name), "{name}");
+        }
+        assert!(COMMANDS.contains(&"blast_radius"));
+    }
+
+    /// The shell's handlers are generated with `rename_all = "snake_case"`: Tauri looks each
+    /// argument up under its name converted to snake_case. For declared names already in snake_case
+    /// that is the name itself, which is the key `Args` sends.
+    #[test]
+    fn arguments_cross_under_their_declared_names() {
+        let table = ipc_commands!(wire_keys);
+        assert_eq!(table.len(), COMMANDS.len());
+        for (name, arg_names, value) in table {
+            let Json::Object(object) = value else { panic!("{name}: arguments must be a JSON object, got {value}") };
+            let keys: BTreeSet<&str> = object.keys().map(String::as_str).collect();
+            let declared: BTreeSet<&str> = arg_names.iter().copied().collect();
+            assert_eq!(keys, declared, "{name}: the keys sent differ from the declared arguments");
+            for arg in arg_names {
+                assert!(is_snake_case(arg), "{name}: argument `{arg}` is not snake_case");
+            }
+        }
+        assert_eq!(blast_radius::ARG_NAMES, ["slug", "depth"]);
+        let sent = serde_json::to_value(blast_radius::Args { slug: "lxc:caddy".into(), depth: None }).unwrap();
+        assert_eq!(sent, serde_json::json!({"slug": "lxc:caddy", "depth": null}));
+        assert_eq!(serde_json::to_value(store_info::Args {}).unwrap(), serde_json::json!({}));
+    }
+
+    #[test]
+    fn errors_carry_a_snake_case_code() {
+        let e = IpcError::new(IpcErrorCode::StoreUnavailable, "no database");
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"code": "store_unavailable", "message": "no database"})
+        );
+        for code in IpcErrorCode::ALL {
+            assert!(is_snake_case(code.as_str()), "{code}");
+            assert_eq!(serde_json::to_value(code).unwrap(), Json::String(code.as_str().into()));
+            let back: IpcErrorCode = serde_json::from_value(Json::String(code.as_str().into())).unwrap();
+            assert_eq!(back, *code);
+        }
+    }
+}

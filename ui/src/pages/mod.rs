@@ -1,0 +1,10 @@
+//! One file per page; `app` routes to them. A new page is a file here, a route in `app` and, if it
+//! needs new data, commands in the table of `nomos_types::ipc`.
+
+mod entities;
+mod entity;
+mod not_found;
+
+pub use entities::{EntitiesPage, NoSelection};
+pub use entity::EntityPage;
+pub use not_found::NotFound;

@@ -1,0 +1,35 @@
+//! Where each page lives. Links are built here, so a page's path is written once.
+
+/// The entity list; an entity's detail is below it.
+pub const ENTITIES: &str = "/entities";
+
+/// The detail page of an entity.
+pub fn entity(slug: &str) -> String {
+    format!("{ENTITIES}/{}", encode_segment(slug))
+}
+
+/// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
+/// parameter again.
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b':') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_become_one_path_segment() {
+        assert_eq!(entity("lxc:caddy"), "/entities/lxc:caddy");
+        assert_eq!(entity("service:a/b c"), "/entities/service:a%2Fb%20c");
+        assert_eq!(entity("host:ü"), "/entities/host:%C3%BC");
+    }
+}
