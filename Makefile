@@ -50,6 +50,8 @@ test: setup setup-test ui
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test $(NATIVE)
+	# The UI's own logic (event folding, routes, forms) is plain Rust, tested natively.
+	$(CARGO) test -p oikos-ui
 
 bench: setup setup-test
 	$(CARGO) bench -p nomos --bench blast_radius --bench ssh
