@@ -5,7 +5,7 @@ use nomos::actuate::{Actuator, RunOutcome};
 
 use crate::exit::{Exit, Outcome};
 use crate::out::Out;
-use crate::report::{blast_line, follow, operator, report, until_interrupted};
+use crate::report::{blast_line, confirmation_phrase, follow, operator, report, until_interrupted};
 
 #[derive(Subcommand, Debug)]
 pub enum ApprovalsCommand {
@@ -14,7 +14,7 @@ pub enum ApprovalsCommand {
     /// Approve and run (ID of the approval or its execution)
     Approve {
         id: String,
-        /// Typed confirmation for a destructive command; must name the target
+        /// Typed confirmation for a destructive command: `confirm [VERB] TARGET`, as the request shows it
         #[arg(long)]
         confirm: Option<String>,
     },
@@ -45,9 +45,9 @@ pub async fn approvals(act: &Actuator, command: ApprovalsCommand, out: Out) -> O
                             a.command,
                             blast_line(a),
                             if a.requires_confirmation {
-                                "\n  needs a typed confirmation naming the target"
+                                format!("\n  needs a typed confirmation: --confirm \"{}\"", confirmation_phrase(a))
                             } else {
-                                ""
+                                String::new()
                             }
                         )
                     })

@@ -18,6 +18,26 @@ pub struct ClassifyArgs {
     command: Vec<String>,
 }
 
+/// `nomos assent …`
+#[derive(Args, Debug)]
+pub struct AssentArgs {
+    /// Judge against this target (its slug, e.g. lxc:caddy): assent may then name it, and a typed
+    /// confirmation must be `confirm [VERB] TARGET` for it. Without it, a typed confirmation is
+    /// that form with any word that could name a target
+    #[arg(long, value_name = "SLUG")]
+    target: Option<String>,
+    /// The target's name, which a confirmation may use instead of the slug
+    #[arg(long, requires = "target")]
+    name: Option<String>,
+    /// The target's Proxmox id, which a confirmation may use instead of the slug
+    #[arg(long, value_name = "N", requires = "target")]
+    id: Option<u64>,
+    /// The command to be approved: a confirmation's verb must be one the command names (destroy,
+    /// stop, wipe, …). Without it, any verb of that list
+    #[arg(long, value_name = "CMD", requires = "target")]
+    command: Option<String>,
+}
+
 /// `nomos classify` output, fields in the documented order.
 #[derive(Serialize)]
 struct Classified {
@@ -48,10 +68,19 @@ pub fn classify(args: ClassifyArgs) -> Outcome {
     }
 }
 
-pub fn assent() -> Outcome {
+pub fn assent(args: AssentArgs) -> Outcome {
+    let target = args.target.map(|slug| {
+        let t = policy::ConfirmTarget::new(slug).with_name(args.name.unwrap_or_default()).with_pve_id(args.id);
+        match &args.command {
+            Some(command) => t.for_command(command),
+            None => t,
+        }
+    });
     per_line(|m| Judged {
         message: m.to_string(),
-        assent: policy::is_assent(m),
-        typed_confirmation: policy::is_typed_confirmation(m),
+        assent: target.as_ref().map_or_else(|| policy::is_assent(m), |t| policy::is_assent_to(m, t)),
+        typed_confirmation: target
+            .as_ref()
+            .map_or_else(|| policy::is_typed_confirmation(m), |t| policy::typed_confirmation(m, t)),
     })
 }

@@ -66,8 +66,9 @@ enum Command {
     /// object per command: {"command", "risk", "reasons"}.
     Classify(classify::ClassifyArgs),
     /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
-    /// {"message", "assent", "typed_confirmation"}.
-    Assent,
+    /// {"message", "assent", "typed_confirmation"}. A typed confirmation is `confirm [VERB] TARGET`
+    /// and nothing else (CONFIRM: confirm, confirmed or "i confirm"; TARGET: slug, name or id)
+    Assent(classify::AssentArgs),
     /// Tasks: what the agent (or you) works on; their windows let their changes run
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
@@ -126,7 +127,7 @@ async fn run(cli: Cli) -> Outcome {
     // The gate's judgement and the lab need no database.
     let command = match cli.command {
         Command::Classify(args) => return classify::classify(args),
-        Command::Assent => return classify::assent(),
+        Command::Assent(args) => return classify::assent(args),
         Command::Lab(command) => return lab::lab(command, cli.json),
         other => other,
     };
@@ -160,6 +161,6 @@ async fn dispatch(engine: &Engine, command: Command, out: Out) -> Outcome {
         Command::Approvals(c) => approvals::approvals(&actuator(engine).await?, c, out).await,
         Command::Executions(c) => executions::executions(&actuator(engine).await?, c, out).await,
         Command::Autonomy(c) => autonomy::autonomy(&actuator(engine).await?, c, out).await,
-        Command::Classify(_) | Command::Assent | Command::Lab(_) => Ok(Exit::Ok),
+        Command::Classify(_) | Command::Assent(_) | Command::Lab(_) => Ok(Exit::Ok),
     }
 }

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use nomos::actuate::{Actuator, Decision, RunOutcome};
+use nomos::policy;
 use nomos::types::{Approval, Channel, Execution, ExecutionStatus};
 use serde_json::json;
 
@@ -76,10 +77,10 @@ pub async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], out:
                         blast_line(approval),
                     ));
                     if approval.requires_confirmation {
-                        let name = approval.target.split_once(':').map_or(approval.target.as_str(), |(_, n)| n);
                         s.push_str(&format!(
-                            "approve with: nomos approvals approve {} --confirm \"confirm {name}\"",
-                            approval.id
+                            "approve with: nomos approvals approve {} --confirm \"{}\"",
+                            approval.id,
+                            confirmation_phrase(approval)
                         ));
                     } else {
                         s.push_str(&format!("approve with: nomos approvals approve {}", approval.id));
@@ -95,6 +96,11 @@ pub async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], out:
 /// The host named in a "host key … not trusted" error.
 fn untrusted_host(error: &str) -> Option<&str> {
     error.strip_prefix("host key for ")?.split_once(" not trusted:").map(|(h, _)| h)
+}
+
+/// The words that confirm a destructive approval, as every surface shows them.
+pub fn confirmation_phrase(a: &Approval) -> String {
+    policy::confirmation_phrase(&policy::ConfirmTarget::new(a.target.as_str()).for_command(&a.command))
 }
 
 pub fn blast_line(a: &Approval) -> String {

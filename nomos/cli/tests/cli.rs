@@ -263,7 +263,7 @@ fn classify_reads_the_operator_policy_file() {
 
 #[test]
 fn assent_writes_one_json_object_per_line() {
-    let input = "yes\n\ngo ahead, this is not risky\nI haven’t confirmed anything yet, let me think\nI confirm destroy 135 in strong\nnot sure, maybe yesterday's logs show something useful\n";
+    let input = "yes\n\ngo ahead, this is not risky\nI haven’t confirmed anything yet, let me think\nI confirm destroy 135 in strong\nI confirm destroy 135\nnot sure, maybe yesterday's logs show something useful\n";
     let out = nomos_stdin(&["assent"], input.as_bytes());
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -285,11 +285,77 @@ fn assent_writes_one_json_object_per_line() {
             ("".to_string(), false, false),
             ("go ahead, this is not risky".to_string(), false, false),
             ("I haven’t confirmed anything yet, let me think".to_string(), false, false),
-            // A typed confirmation naming its target is not plain assent (the words beyond the
-            // assent vocabulary make it so); the destructive path checks it on its own.
-            ("I confirm destroy 135 in strong".to_string(), false, true),
+            // A typed confirmation is a form: words beyond it ("in strong") make it none.
+            ("I confirm destroy 135 in strong".to_string(), false, false),
+            // It is not plain assent either: without a target, an id is a word outside the
+            // assent vocabulary.
+            ("I confirm destroy 135".to_string(), false, true),
             ("not sure, maybe yesterday's logs show something useful".to_string(), false, false),
         ]
     );
     assert!(text.lines().next().unwrap().starts_with(r#"{"message":"yes","assent":true,"typed_confirmation":false}"#));
+}
+
+fn judged(out: &Output) -> Vec<(String, bool, bool)> {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let at = |f: &str| l.find(&format!("\"{f}\":")).unwrap();
+            assert!(at("message") < at("assent") && at("assent") < at("typed_confirmation"), "{l}");
+            (v["message"].as_str().unwrap().into(), v["assent"] == true, v["typed_confirmation"] == true)
+        })
+        .collect()
+}
+
+#[test]
+fn assent_judges_against_a_target_when_given_one() {
+    let input = "confirm destroy caddy\nconfirm 101\nconfirm wipe lxc:caddy\nconfirm lxc:gitea\nyes, caddy\nyes, restart caddy\n";
+    let target = ["assent", "--target", "lxc:caddy", "--name", "caddy", "--id", "101"];
+    let row = |m: &str, a: bool, t: bool| (m.to_string(), a, t);
+    // Any verb of the list, when the command is not given.
+    assert_eq!(
+        judged(&nomos_stdin(&target, input.as_bytes())),
+        [
+            row("confirm destroy caddy", true, true),
+            row("confirm 101", true, true),
+            row("confirm wipe lxc:caddy", true, true),
+            row("confirm lxc:gitea", false, false),
+            row("yes, caddy", true, false),
+            row("yes, restart caddy", true, false),
+        ]
+    );
+    // With the command, only its verbs.
+    let with_command = [&target[..], &["--command", "pct destroy 101"]].concat();
+    assert_eq!(
+        judged(&nomos_stdin(&with_command, input.as_bytes())),
+        [
+            row("confirm destroy caddy", true, true),
+            row("confirm 101", true, true),
+            row("confirm wipe lxc:caddy", false, false),
+            row("confirm lxc:gitea", false, false),
+            row("yes, caddy", true, false),
+            row("yes, restart caddy", false, false),
+        ]
+    );
+    // Without a target: the same words judged on their own.
+    assert_eq!(
+        judged(&nomos_stdin(&["assent"], input.as_bytes())),
+        [
+            row("confirm destroy caddy", false, true),
+            row("confirm 101", false, true),
+            row("confirm wipe lxc:caddy", false, true),
+            row("confirm lxc:gitea", false, true),
+            row("yes, caddy", false, false),
+            row("yes, restart caddy", false, false),
+        ]
+    );
+    // The target's details need the target; the flags are documented.
+    assert_eq!(nomos_stdin(&["assent", "--name", "caddy"], b"").status.code(), Some(2));
+    let help = String::from_utf8(nomos_stdin(&["assent", "--help"], b"").stdout).unwrap();
+    for flag in ["--target <SLUG>", "--name <NAME>", "--id <N>", "--command <CMD>", "confirm [VERB] TARGET"] {
+        assert!(help.contains(flag), "{flag} in {help}");
+    }
 }

@@ -124,4 +124,22 @@ async fn the_command_line_tells_ran_failed_and_queued_apart() {
     let next = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo r >> {mark}")]);
     assert_eq!(next.status.code(), Some(0));
     assert_eq!(w.read_marks("cli"), ["q", "r"]);
+
+    // A destructive request shows the exact words that confirm it, and the gate accepts them.
+    let victim = w.tmp.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let destroy = nomos(&["run", "pve1", "--", &format!("rm -rf {}", q(&victim))]);
+    assert_eq!(destroy.status.code(), Some(3));
+    let text = String::from_utf8(destroy.stdout).unwrap();
+    let hint = text.lines().find_map(|l| l.strip_prefix("approve with: nomos approvals approve ")).unwrap();
+    let (id, phrase) = hint.split_once(" --confirm ").unwrap();
+    assert_eq!(phrase, "\"confirm host:pve1\"");
+    let listed = String::from_utf8(nomos(&["approvals", "list"]).stdout).unwrap();
+    assert!(listed.contains("needs a typed confirmation: --confirm \"confirm host:pve1\""), "{listed}");
+    let wrong = nomos(&["approvals", "approve", id, "--confirm", "yes, confirm host:pve1"]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("`confirm host:pve1`"));
+    assert!(victim.exists());
+    assert_eq!(nomos(&["approvals", "approve", id, "--confirm", phrase.trim_matches('"')]).status.code(), Some(0));
+    assert!(!victim.exists());
 }

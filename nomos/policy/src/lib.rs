@@ -21,7 +21,9 @@ mod table;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use assent::{confirmation_names_target, is_assent, is_typed_confirmation};
+pub use assent::{
+    confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, typed_confirmation, ConfirmTarget,
+};
 pub use nomos_types::{Risk, Verdict};
 use serde::Deserialize;
 

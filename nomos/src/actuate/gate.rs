@@ -25,7 +25,7 @@ use super::target::{resolve, Target};
 use super::{Actuator, Decision, RunOutcome, RunRequest};
 use crate::events::EventDraft;
 use crate::graph::new_id;
-use crate::policy::{confirmation_names_target, is_assent, is_typed_confirmation};
+use crate::policy::{confirmation_phrase, is_assent_to, typed_confirmation, ConfirmTarget};
 use crate::store::WriteTx;
 use crate::{Error, Result};
 
@@ -703,15 +703,20 @@ impl Actuator {
             )));
         }
         let message = decision.message.as_deref().unwrap_or("");
+        let confirm = ConfirmTarget::new(target.entity.slug.as_str())
+            .with_name(target.entity.name.as_str())
+            .with_pve_id(target.pve_id)
+            .for_command(&approval.command);
         if approval.requires_confirmation {
-            let pve_id = target.pve_id;
-            if !confirmation_names_target(message, &target.entity.slug, &target.entity.name, pve_id) {
+            if !typed_confirmation(message, &confirm) {
                 return Err(Error::Invalid(format!(
-                    "a destructive command needs a typed confirmation naming its target, e.g. `confirm {}`",
-                    target.entity.slug
+                    "a destructive command needs a typed confirmation naming its target: `{}`",
+                    confirmation_phrase(&confirm)
                 )));
             }
-        } else if decision.channel == Channel::Chat && !(is_assent(message) || is_typed_confirmation(message)) {
+        } else if decision.channel == Channel::Chat
+            && !(is_assent_to(message, &confirm) || typed_confirmation(message, &confirm))
+        {
             return Err(Error::Invalid("that message does not approve anything".into()));
         }
         sqlx::query(

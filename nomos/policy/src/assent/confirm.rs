@@ -1,0 +1,80 @@
+//! Typed confirmation: a form, not a word search. The message is the confirm word, optionally one
+//! verb of the action, and the target's slug, name or Proxmox id — nothing else, punctuation and
+//! case aside.
+
+use super::lexicon::{CONFIRM_VERBS, NOT_A_NAME, PHRASES, WITHHOLDING};
+use super::text::{doubtful, fold, is_slug, words_only};
+use super::ConfirmTarget;
+
+/// The words a typed confirmation starts with.
+pub(super) const CONFIRM_WORDS: &[&[&str]] = &[&["confirm"], &["confirmed"], &["i", "confirm"]];
+
+/// The words after the confirm word, when the message has the form's frame: only words and
+/// separating punctuation (no question mark, ellipsis, quote, bracket or emoji), starting with a
+/// confirm word.
+fn after_confirm_word(message: &str) -> Option<Vec<String>> {
+    let folded = fold(message);
+    if doubtful(&folded) {
+        return None;
+    }
+    let words = words_only(&folded)?;
+    let lead = CONFIRM_WORDS
+        .iter()
+        .filter(|c| words.len() >= c.len() && words.iter().zip(c.iter()).all(|(w, c)| w == c))
+        .map(|c| c.len())
+        .max()?;
+    Some(words[lead..].to_vec())
+}
+
+/// Whether `message` is the typed confirmation of an action on `target`.
+pub(super) fn typed(message: &str, target: &ConfirmTarget) -> bool {
+    let Some(rest) = after_confirm_word(message) else { return false };
+    let names = target.names();
+    let is_name = |words: &[String]| names.iter().any(|n| n.as_slice() == words);
+    is_name(&rest) || rest.split_first().is_some_and(|(verb, name)| target.accepts_verb(verb) && is_name(name))
+}
+
+/// Whether `message` has the form for some target: one word after the confirm word (or after a
+/// verb of the list) that could name one — a slug, a Proxmox id, or a word that is not a pronoun,
+/// an article, a verb, a refusal or part of the assent vocabulary.
+pub(super) fn typed_for_some_target(message: &str) -> bool {
+    let Some(rest) = after_confirm_word(message) else { return false };
+    let name = match rest.as_slice() {
+        [name] => name,
+        [verb, name] if any_verb(verb) => name,
+        _ => return false,
+    };
+    is_slug(name) || is_pve_id(name) || could_be_a_name(name)
+}
+
+fn any_verb(word: &str) -> bool {
+    CONFIRM_VERBS.iter().any(|forms| forms.contains(&word))
+}
+
+fn is_pve_id(word: &str) -> bool {
+    !word.is_empty() && word.len() <= 10 && word.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn could_be_a_name(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_alphanumeric())
+        && word.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_'))
+        && !any_verb(word)
+        && !NOT_A_NAME.contains(&word)
+        && !WITHHOLDING.contains(&word)
+        && !PHRASES.iter().any(|(p, _)| p.split(' ').any(|w| w == word))
+        && !CONFIRM_WORDS.iter().any(|c| c.contains(&word))
+}
+
+/// The verb bases of [`CONFIRM_VERBS`] that `command` names as words.
+pub(super) fn verbs_of(command: &str) -> Vec<String> {
+    let lowered = command.to_lowercase();
+    let words: Vec<&str> = lowered.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    CONFIRM_VERBS.iter().map(|forms| forms[0]).filter(|base| words.contains(base)).map(str::to_string).collect()
+}
+
+/// Whether `word` spells one of `verbs` (a base of [`CONFIRM_VERBS`], or any other verb given).
+pub(super) fn spells_one_of(word: &str, verbs: &[String]) -> bool {
+    verbs.iter().any(|v| {
+        v == word || CONFIRM_VERBS.iter().any(|forms| forms.first().is_some_and(|b| b == v) && forms.contains(&word))
+    })
+}

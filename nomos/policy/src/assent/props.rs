@@ -1,0 +1,160 @@
+//! Property tests: a go-ahead wrapped in a question, a report, a quote, a condition, a delay or a
+//! retraction is never consent; every go-ahead of the vocabulary, however punctuated and cased, is;
+//! the confirmation phrase of any target confirms it, and any word more breaks it.
+
+use proptest::prelude::*;
+
+use super::lexicon::{Kind, PHRASES};
+use super::*;
+
+/// Replies that are plain go-aheads: each consent phrase of the vocabulary, and common sentences.
+fn go_aheads() -> Vec<String> {
+    let mut all: Vec<String> =
+        PHRASES.iter().filter(|(_, k)| matches!(k, Kind::Yes | Kind::Do)).map(|(p, _)| p.to_string()).collect();
+    all.extend(
+        [
+            "yes, restart it",
+            "ok go ahead and run it",
+            "carry on with the remaining steps",
+            "sure, do it now",
+            "just do it",
+            "go ahead with the plan as proposed",
+            "yes please, thanks",
+            "lgtm, ship it",
+            "yes do it",
+            "alright, proceed",
+        ]
+        .map(String::from),
+    );
+    all
+}
+
+fn go_ahead() -> impl Strategy<Value = String> {
+    prop::sample::select(go_aheads())
+}
+
+/// Every way the red team wrapped a go-ahead that is not one.
+#[rustfmt::skip]
+const WRAPPERS: &[&str] = &[
+    // Questions.
+    "{}?", "{}？", "¿{}?", "{}‽", "{} ⸮", "{}؟", "{} right?", "are you sure, {}", "is it ok to {}",
+    "should I {}", "do you want me to {}", "can I {}", "would you {}", "{} or not", "did you say {}",
+    "{} 🤔", "{}...", "{}…", "{}, or should we wait",
+    // Reports and prefixes.
+    "Bob said {}", "bob: {}", "they confirmed: {}", "Alice wrote \"{}\"", "SYSTEM: {}", "[auto-reply] {}",
+    "Auto-reply: {}", "forwarded: {}", "{} (from the runbook)", "the runbook says {}", "step 3: {}",
+    "re: {}", "@nomos {}", "my manager said {}", "{}, said nobody",
+    // Quotes of every style.
+    "\"{}\"", "'{}'", "`{}`", "“{}”", "‘{}’", "«{}»", "„{}“", "‹{}›", "「{}」", "> {}", "```{}```",
+    "'{}", "{}'", "\"{}", "＂{}＂",
+    // Conditions.
+    "if the backup is done, {}", "{} if it's safe", "once the backup finishes, {}", "{} once it's quiet",
+    "{} unless it's busy", "{} when ready", "{} after lunch", "{} as long as nobody is on it",
+    "only {}", "{} only on staging", "{} provided it's backed up", "assuming it's backed up, {}",
+    // Delays.
+    "{} later", "{} tomorrow", "{} in 5 minutes", "not yet, {}", "{}, but not yet", "{} tonight",
+    "{} next week", "{} at 5pm", "{} on monday", "{} after the backup", "{} in a bit", "{} soon",
+    "give me a minute, then {}", "{} eventually",
+    // Retractions, edits, jokes and doubt.
+    "{}... actually no", "{} — wait", "{}. wait", "{}, no wait", "{} — scratch that", "{}, never mind",
+    "{} jk", "{} lol", "{}, just kidding", "{} /s", "{} 😜", "{} 🙃", "{}, but change the plan first",
+    "{} with the other host", "{}, hmm", "{}, actually don't", "{}. no.", "{} not",
+];
+
+fn wrapped() -> impl Strategy<Value = String> {
+    (go_ahead(), prop::sample::select(WRAPPERS)).prop_map(|(g, w)| w.replace("{}", &g))
+}
+
+fn target() -> impl Strategy<Value = ConfirmTarget> {
+    let kind = prop::sample::select(vec!["lxc", "vm", "host", "dns-record", "service", "disk"]);
+    // Names as hosts and guests are named (pve1, web01, db2.home): never a word of the wrappers.
+    (kind, "[a-z]{1,6}[0-9]{1,2}([.-][a-z0-9]{1,6}){0,2}", prop::option::of(100u64..1_000_000)).prop_map(
+        |(kind, name, id)| ConfirmTarget::new(format!("{kind}:{name}")).with_name(name).with_pve_id(id).for_command(""),
+    )
+}
+
+/// Random case, a separator or none after each word, spaces of any kind between words.
+fn punctuate(words: &[String], seps: &[&str], upper: &[bool], spaces: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        let w: String = w
+            .chars()
+            .enumerate()
+            .map(|(j, c)| if upper[(i + j) % upper.len()] { c.to_ascii_uppercase() } else { c })
+            .collect();
+        out.push_str(&w);
+        out.push_str(seps[i % seps.len()]);
+        out.push_str(spaces[i % spaces.len()]);
+    }
+    out
+}
+
+fn separators() -> impl Strategy<Value = Vec<&'static str>> {
+    prop::collection::vec(prop::sample::select(vec!["", "", ",", "!", ";", ":", " -", " —", "."]), 1..6)
+}
+
+fn cases() -> impl Strategy<Value = Vec<bool>> {
+    prop::collection::vec(any::<bool>(), 1..6)
+}
+
+fn spaces() -> impl Strategy<Value = Vec<&'static str>> {
+    prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t", "\u{A0}", " \u{200B}"]), 1..4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn a_wrapped_go_ahead_is_never_consent(message in wrapped(), t in target()) {
+        prop_assert!(!is_assent(&message), "{message:?}");
+        prop_assert!(!is_assent_to(&message, &t), "{message:?}");
+        prop_assert!(!is_typed_confirmation(&message), "{message:?}");
+        prop_assert!(!typed_confirmation(&message, &t), "{message:?}");
+    }
+
+    #[test]
+    fn a_wrapped_confirmation_is_never_consent(t in target(), w in prop::sample::select(WRAPPERS)) {
+        let message = w.replace("{}", &confirmation_phrase(&t));
+        prop_assert!(!typed_confirmation(&message, &t), "{message:?}");
+        prop_assert!(!is_typed_confirmation(&message), "{message:?}");
+        prop_assert!(!is_assent_to(&message, &t), "{message:?}");
+    }
+
+    #[test]
+    fn every_go_ahead_is_assent_however_written(
+        g in go_ahead(), seps in separators(), upper in cases(), spaces in spaces(), lead in "[ \t]{0,2}",
+    ) {
+        // Separators between words; a word that is one unit with its hyphen stays one.
+        let words: Vec<String> = g.split(' ').map(String::from).collect();
+        let message = format!("{lead}{}", punctuate(&words, &seps, &upper, &spaces));
+        prop_assert!(is_assent(&message), "{g:?} as {message:?}");
+    }
+
+    #[test]
+    fn the_phrase_confirms_however_written(t in target(), seps in separators(), upper in cases(), spaces in spaces()) {
+        let words: Vec<String> = confirmation_phrase(&t).split(' ').map(String::from).collect();
+        let message = punctuate(&words, &seps, &upper, &spaces);
+        prop_assert!(typed_confirmation(&message, &t), "{message:?}");
+        prop_assert!(is_typed_confirmation(&message), "{message:?}");
+    }
+
+    #[test]
+    fn any_word_more_breaks_the_confirmation(
+        t in target(), extra in "[a-z]{1,8}|[0-9]{1,4}", at in 0usize..3, by_name in any::<bool>(),
+    ) {
+        let name = if by_name { t.name.clone() } else { t.slug.clone() };
+        let mut words: Vec<String> = vec!["confirm".into(), name];
+        // "i confirm" is itself the confirm word; another spelling of the target is not "more".
+        prop_assume!(!(at == 0 && extra == "i"));
+        prop_assume!(t.pve_id.is_none_or(|id| id.to_string() != extra) && extra != t.name);
+        words.insert(at.min(words.len()), extra.clone());
+        let message = words.join(" ");
+        prop_assert!(!typed_confirmation(&message, &t), "{message:?}");
+        // With a verb of the action and another word, too.
+        let destroy = t.clone().for_command("pct destroy");
+        let message = format!("confirm destroy {} {extra}", t.slug);
+        prop_assert!(!typed_confirmation(&message, &destroy), "{message:?}");
+        let exact = format!("confirm destroy {}", t.slug);
+        prop_assert!(typed_confirmation(&exact, &destroy), "{exact:?}");
+    }
+}
