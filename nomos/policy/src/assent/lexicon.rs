@@ -15,8 +15,9 @@ pub(super) const WITHHOLDING: &[&str] = &[
     "denied", "reject", "rejected", "veto", "nein", "nicht", "non", "nee", "niet",
     // Postponing, conditions, doubt and second thoughts.
     "but", "first", "later", "let me", "check", "explain", "before", "after", "once", "if", "unless", "pause",
-    "tomorrow", "tonight", "soon", "maybe", "perhaps", "probably", "possibly", "think", "back", "undo", "revert",
-    "hmm", "hm", "unsure", "not sure", "what", "why", "how", "which", "who", "where", "instead",
+    "tomorrow", "tmrw", "tmr", "tonight", "tonite", "l8r", "soon", "maybe", "perhaps", "probably", "possibly",
+    "think", "back", "undo", "revert", "hmm", "hm", "unsure", "not sure", "what", "why", "how", "which", "who",
+    "where", "instead",
     "nvm", "halt", "hang on", "one sec", "a sec", "a second", "a minute", "brb", "scratch", "forget",
     "second thought", "leave", "terrible", "nothing", "none", "rather", "dunno", "idk", "afraid",
     "until", "till", "when", "whether", "only", "except", "without", "careful", "wrong", "bad", "hold", "no way",
