@@ -207,6 +207,20 @@ fn main() {
             e90.as_secs_f64() / m90.as_secs_f64().max(1e-9)
         );
 
+        // The fixed cost of a call: the version check and the root lookup (a root nothing depends on).
+        let lone = (0..ENTITIES).find(|&i| bfs(&adj, i, 1) == 0);
+        if let Some(lone) = lone {
+            let mut times = Vec::with_capacity(ROOTS);
+            for _ in 0..ROOTS {
+                let t = Instant::now();
+                let b = engine.blast_radius(&g.slugs[lone], Some(DEPTH)).await.expect("blast");
+                times.push(t.elapsed());
+                std::hint::black_box(b);
+            }
+            let (fm, f90) = stats(times);
+            println!("engine, root with nothing depending on it:  median {fm:?}  p90 {f90:?}");
+        }
+
         // A change that matters to the blast radius (a service stops, then starts again), then the
         // next blast radius, which rebuilds the engine's graph from the database first.
         let mut rebuild_times = Vec::with_capacity(REBUILDS);

@@ -22,9 +22,14 @@ impl Engine {
         if depth == 0 || depth > MAX_DEPTH {
             return Err(Error::Invalid(format!("depth must be between 1 and {MAX_DEPTH}")));
         }
-        let graph = self.impact.graph(self.store().pool(), self.ontology()).await?;
-        let root = graph.find(key).ok_or_else(|| Error::not_found("entity", key))?;
-        Ok(BlastRadius { root: graph.entity(root).clone(), depth, hits: graph.walk(root, depth) })
+        let walked = self
+            .impact
+            .read(self.store().pool(), self.ontology(), |graph| {
+                let root = graph.find(key)?;
+                Some(BlastRadius { root: graph.entity(root), depth, hits: graph.walk(root, depth) })
+            })
+            .await?;
+        walked.ok_or_else(|| Error::not_found("entity", key))
     }
 }
 

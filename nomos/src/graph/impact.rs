@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use nomos_types::{BlastHit, EntityRef, PathEdge};
 use serde::Deserialize;
@@ -40,12 +40,19 @@ struct Edge {
     forward: bool,
 }
 
-#[derive(Debug)]
+/// An entity's id, slug, type and name, back to back in [`ImpactGraph::text`] from `start`, each
+/// ending at the matching entry of `ends`. One buffer instead of four strings per entity keeps what
+/// a walk copies into its result close together.
+#[derive(Debug, Clone, Copy)]
 struct Node {
-    entity: EntityRef,
-    /// Rank of the slug among all slugs, for ordering hits without comparing strings.
-    slug_rank: u32,
+    start: u32,
+    ends: [u32; 4],
 }
+
+const ID: usize = 0;
+const SLUG: usize = 1;
+const TYPE: usize = 2;
+const NAME: usize = 3;
 
 /// An entity reached by a walk, and how.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +66,19 @@ struct Reach {
     forward: bool,
 }
 
+/// A walk's working memory. Reusing it spares each walk clearing an array the size of the graph,
+/// and keeps the walk's large allocations (and the allocator's upkeep they trigger) to the one
+/// vector it returns.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// 1 + a node's index in `reached`; 0 while unreached (and for every node between walks).
+    slot: Vec<u32>,
+    reached: Vec<Reach>,
+    /// (depth, then slug rank, as one integer; index in `reached`) per hit, to sort by.
+    order: Vec<(u64, usize)>,
+    hits: Vec<BlastHit>,
+}
+
 /// An entity as read for the graph: id, slug, type, name, destroyed (0 or 1).
 type EntityRow = (String, String, String, String, u8);
 
@@ -70,13 +90,18 @@ struct RelationshipRow<'a>(#[serde(borrow)] Cow<'a, str>, #[serde(borrow)] Cow<'
 #[derive(Debug)]
 pub(crate) struct ImpactGraph {
     version: i64,
+    text: String,
     nodes: Vec<Node>,
+    /// Rank of each node's slug among all slugs, for ordering hits without comparing strings.
+    slug_rank: Vec<u32>,
     by_slug: HashMap<String, NodeIx>,
     by_id: HashMap<String, NodeIx>,
     /// The edges leaving node `i` are `edges[offsets[i]..offsets[i + 1]]`.
     offsets: Vec<u32>,
     edges: Vec<Edge>,
     rel_types: Vec<String>,
+    /// Working memory of finished walks, reused by the next ones.
+    scratch: Mutex<Vec<Scratch>>,
 }
 
 impl ImpactGraph {
@@ -86,7 +111,6 @@ impl ImpactGraph {
         let mut rel_types: Vec<String> = forward.iter().chain(&backward).cloned().collect();
         rel_types.sort();
         rel_types.dedup();
-        let types_json = serde_json::to_string(&rel_types).unwrap_or_else(|_| "[]".into());
 
         // A deferred read transaction: every read below sees the same committed state. Each table
         // comes back as one JSON array built by SQLite: far cheaper than a row at a time.
@@ -97,11 +121,12 @@ impl ImpactGraph {
         )
         .fetch_one(&mut *read)
         .await?;
+        // Types without impact are skipped while building: filtering them here costs SQLite more
+        // than the scan itself.
         let relationships: String = sqlx::query_scalar(
             "SELECT json_group_array(json_array(type, source_id, target_id)) FROM relationships
-              WHERE valid_to IS NULL AND type IN (SELECT value FROM json_each(?))",
+              WHERE valid_to IS NULL",
         )
-        .bind(&types_json)
         .fetch_one(&mut *read)
         .await?;
         read.commit().await?;
@@ -117,30 +142,35 @@ impl ImpactGraph {
     ) -> Result<ImpactGraph> {
         let unreadable =
             |e: serde_json::Error| Error::Invalid(format!("cannot read the graph for the blast radius: {e}"));
+        let too_big = || Error::Invalid("the graph is too large for the blast radius".into());
         let mut entities: Vec<EntityRow> = serde_json::from_str(entities).map_err(unreadable)?;
         let relationships: Vec<RelationshipRow<'_>> = serde_json::from_str(relationships).map_err(unreadable)?;
         let rel_forward: Vec<bool> = rel_types.iter().map(|t| forward.contains(t)).collect();
 
-        entities.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut slug_order: Vec<usize> = (0..entities.len()).collect();
-        slug_order.sort_by(|&a, &b| entities[a].1.cmp(&entities[b].1));
+        entities.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut by_slug_order: Vec<usize> = (0..entities.len()).collect();
+        by_slug_order.sort_unstable_by(|&a, &b| entities[a].1.cmp(&entities[b].1));
         let mut slug_rank = vec![0u32; entities.len()];
-        for (rank, &i) in slug_order.iter().enumerate() {
-            slug_rank[i] = rank as u32;
+        for (rank, &i) in by_slug_order.iter().enumerate() {
+            slug_rank[i] = u32::try_from(rank).map_err(|_| too_big())?;
         }
         let destroyed: Vec<bool> = entities.iter().map(|e| e.4 != 0).collect();
-        let by_id: HashMap<String, NodeIx> =
-            entities.iter().enumerate().map(|(i, e)| (e.0.clone(), i as NodeIx)).collect();
-        let by_slug: HashMap<String, NodeIx> =
-            entities.iter().enumerate().map(|(i, e)| (e.1.clone(), i as NodeIx)).collect();
-        let nodes: Vec<Node> = entities
-            .into_iter()
-            .zip(slug_rank)
-            .map(|((id, slug, entity_type, name, _), slug_rank)| Node {
-                entity: EntityRef { id, slug, entity_type, name },
-                slug_rank,
-            })
-            .collect();
+        let mut text = String::new();
+        let mut nodes = Vec::with_capacity(entities.len());
+        let mut by_id = HashMap::with_capacity(entities.len());
+        let mut by_slug = HashMap::with_capacity(entities.len());
+        for (i, (id, slug, entity_type, name, _)) in entities.into_iter().enumerate() {
+            let start = u32::try_from(text.len()).map_err(|_| too_big())?;
+            let mut ends = [0; 4];
+            for (end, part) in ends.iter_mut().zip([&id, &slug, &entity_type, &name]) {
+                text.push_str(part);
+                *end = u32::try_from(text.len()).map_err(|_| too_big())?;
+            }
+            nodes.push(Node { start, ends });
+            let i = u32::try_from(i).map_err(|_| too_big())?;
+            by_id.insert(id, i);
+            by_slug.insert(slug, i);
+        }
 
         // (cause, edge) pairs, then grouped by cause.
         let mut pairs: Vec<(NodeIx, Edge)> = Vec::with_capacity(relationships.len());
@@ -149,14 +179,16 @@ impl ImpactGraph {
                 continue;
             };
             let Ok(rel) = rel_types.binary_search_by(|t| t.as_str().cmp(rel_type)) else { continue };
-            if rel_forward[rel] {
+            let rel = u32::try_from(rel).map_err(|_| too_big())?;
+            if rel_forward[rel as usize] {
                 if !destroyed[target as usize] {
-                    pairs.push((source, Edge { to: target, rel: rel as u32, forward: true }));
+                    pairs.push((source, Edge { to: target, rel, forward: true }));
                 }
             } else if !destroyed[source as usize] {
-                pairs.push((target, Edge { to: source, rel: rel as u32, forward: false }));
+                pairs.push((target, Edge { to: source, rel, forward: false }));
             }
         }
+        u32::try_from(pairs.len()).map_err(|_| too_big())?;
         let mut offsets = vec![0u32; nodes.len() + 1];
         for (cause, _) in &pairs {
             offsets[*cause as usize + 1] += 1;
@@ -171,7 +203,18 @@ impl ImpactGraph {
             edges[*slot as usize] = edge;
             *slot += 1;
         }
-        Ok(ImpactGraph { version, nodes, by_slug, by_id, offsets, edges, rel_types })
+        Ok(ImpactGraph {
+            version,
+            text,
+            nodes,
+            slug_rank,
+            by_slug,
+            by_id,
+            offsets,
+            edges,
+            rel_types,
+            scratch: Mutex::default(),
+        })
     }
 
     /// Finds an entity by slug or id.
@@ -179,8 +222,19 @@ impl ImpactGraph {
         self.by_slug.get(key).or_else(|| self.by_id.get(key)).copied()
     }
 
-    pub(crate) fn entity(&self, node: NodeIx) -> &EntityRef {
-        &self.nodes[node as usize].entity
+    fn part(&self, node: NodeIx, part: usize) -> &str {
+        let n = &self.nodes[node as usize];
+        let start = if part == 0 { n.start } else { n.ends[part - 1] };
+        &self.text[start as usize..n.ends[part] as usize]
+    }
+
+    pub(crate) fn entity(&self, node: NodeIx) -> EntityRef {
+        EntityRef {
+            id: self.part(node, ID).to_owned(),
+            slug: self.part(node, SLUG).to_owned(),
+            entity_type: self.part(node, TYPE).to_owned(),
+            name: self.part(node, NAME).to_owned(),
+        }
     }
 
     fn edges_of(&self, node: NodeIx) -> &[Edge] {
@@ -195,9 +249,10 @@ impl ImpactGraph {
     /// (relationship type, cause id) among that level's edges into it, so the same graph always
     /// yields the same paths. Each entity is visited once, so cycles end the walk.
     pub(crate) fn walk(&self, root: NodeIx, depth: u32) -> Vec<BlastHit> {
-        // 1 + the node's index in `reached`; 0 while unreached.
-        let mut slot = vec![0u32; self.nodes.len()];
-        let mut reached = vec![Reach { node: root, depth: 0, cause: root, parent: 0, rel: 0, forward: true }];
+        let reused = self.scratch.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut scratch = reused.unwrap_or_else(|| Scratch { slot: vec![0; self.nodes.len()], ..Scratch::default() });
+        let Scratch { slot, reached, order, hits } = &mut scratch;
+        reached.push(Reach { node: root, depth: 0, cause: root, parent: 0, rel: 0, forward: true });
         slot[root as usize] = 1;
         let mut level_start = 0;
         for level in 1..=depth {
@@ -233,30 +288,42 @@ impl ImpactGraph {
             level_start = level_end;
         }
 
-        let mut order: Vec<u32> = (1..reached.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| {
-            let r = &reached[i as usize];
-            (r.depth, self.nodes[r.node as usize].slug_rank)
-        });
-        order.into_iter().map(|i| self.hit(&reached, i)).collect()
+        order.extend(
+            reached
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, r)| ((u64::from(r.depth) << 32) | u64::from(self.slug_rank[r.node as usize]), i)),
+        );
+        order.sort_unstable();
+        hits.extend(order.iter().map(|&(_, i)| self.hit(reached, i)));
+        let out: Vec<BlastHit> = hits.drain(..).collect();
+
+        for r in reached.iter() {
+            slot[r.node as usize] = 0;
+        }
+        reached.clear();
+        order.clear();
+        self.scratch.lock().unwrap_or_else(PoisonError::into_inner).push(scratch);
+        out
     }
 
-    fn hit(&self, reached: &[Reach], index: u32) -> BlastHit {
-        let hit = reached[index as usize];
+    fn hit(&self, reached: &[Reach], index: usize) -> BlastHit {
+        let hit = reached[index];
         let mut path = Vec::with_capacity(hit.depth as usize);
         let mut step = hit;
         while step.depth > 0 {
-            let (affected, cause) = (&self.entity(step.node).slug, &self.entity(step.cause).slug);
+            let (affected, cause) = (self.part(step.node, SLUG), self.part(step.cause, SLUG));
             let (source, target) = if step.forward { (cause, affected) } else { (affected, cause) };
             path.push(PathEdge {
                 rel_type: self.rel_types[step.rel as usize].clone(),
-                source: source.clone(),
-                target: target.clone(),
+                source: source.to_owned(),
+                target: target.to_owned(),
             });
             step = reached[step.parent as usize];
         }
         path.reverse();
-        BlastHit { entity: self.entity(hit.node).clone(), depth: hit.depth, path }
+        BlastHit { entity: self.entity(hit.node), depth: hit.depth, path }
     }
 }
 
@@ -291,7 +358,7 @@ impl ImpactCache {
 
     fn loaded(&self) -> Option<Arc<ImpactGraph>> {
         // A panic elsewhere cannot leave the slot half-written (it only ever holds a whole Arc).
-        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The database's current `graph_version`.
@@ -314,16 +381,48 @@ impl ImpactCache {
         }
     }
 
-    /// The impact graph as of the database's current version, rebuilt first if it changed.
-    pub(crate) async fn graph(&self, pool: &SqlitePool, ontology: &Ontology) -> Result<Arc<ImpactGraph>> {
-        let version = self.version(pool).await?;
-        if let Some(graph) = self.loaded().filter(|g| g.version == version) {
-            return Ok(graph);
+    /// Runs `read` on the impact graph as of the database's current version.
+    ///
+    /// The version check's round trip to SQLite overlaps with `read` on the graph held: the query
+    /// is sent first, `read` runs while it is answered, and its output is returned only if the
+    /// version confirms the graph was current. Otherwise the graph is rebuilt and `read` runs again.
+    pub(crate) async fn read<T>(
+        &self,
+        pool: &SqlitePool,
+        ontology: &Ontology,
+        read: impl Fn(&ImpactGraph) -> T,
+    ) -> Result<T> {
+        let held = self.loaded();
+        let (version, out) = match &held {
+            // `join!` polls in order: the query is on its way before `read` starts.
+            Some(graph) => tokio::join!(self.version(pool), async { Some(read(graph)) }),
+            None => (self.version(pool).await, None),
+        };
+        let version = version?;
+        if let (Some(graph), Some(out)) = (&held, out) {
+            if graph.version == version {
+                return Ok(out);
+            }
         }
+        let graph = self.rebuild(pool, ontology, version, held.as_ref()).await?;
+        Ok(read(&graph))
+    }
+
+    /// Builds the graph anew, unless another caller did while this one waited: a graph other than
+    /// the `stale` one that is at least as new as the version this caller read will do.
+    async fn rebuild(
+        &self,
+        pool: &SqlitePool,
+        ontology: &Ontology,
+        version: i64,
+        stale: Option<&Arc<ImpactGraph>>,
+    ) -> Result<Arc<ImpactGraph>> {
         let _rebuilding = self.rebuilding.lock().await;
-        // Whoever held the lock may have built a graph at least as new as the version read above.
-        if let Some(graph) = self.loaded().filter(|g| g.version >= version) {
-            return Ok(graph);
+        if let Some(graph) = self.loaded() {
+            let is_stale = stale.is_some_and(|s| Arc::ptr_eq(s, &graph));
+            if !is_stale && graph.version >= version {
+                return Ok(graph);
+            }
         }
         let graph = Arc::new(ImpactGraph::load(pool, ontology).await?);
         self.builds.fetch_add(1, Ordering::Relaxed);
@@ -333,7 +432,7 @@ impl ImpactCache {
             edges = graph.edges.len(),
             "impact graph built"
         );
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&graph));
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&graph));
         Ok(graph)
     }
 }
