@@ -221,20 +221,21 @@ fn main() {
             println!("engine, root with nothing depending on it:  median {fm:?}  p90 {f90:?}");
         }
 
-        // A change that matters to the blast radius (a service stops, then starts again), then the
-        // next blast radius, which rebuilds the engine's graph from the database first.
-        let mut rebuild_times = Vec::with_capacity(REBUILDS);
-        for i in 0..REBUILDS {
-            let changed = &g.slugs[ENTITIES - 1 - i];
+        // A change that matters to the blast radius (a service stops, then starts again), made
+        // through a second engine on the same file as another process would, then the next blast
+        // radius, which notices and rebuilds the engine's graph from the database first.
+        let other = Engine::open(&dir.path().join("bench.db")).await.expect("second engine");
+        let mut rebuild_times = Vec::with_capacity(REBUILDS * 2);
+        for (&root, changed) in roots.iter().zip(g.slugs.iter().rev()).take(REBUILDS) {
             for state in [EntityState::Stopped, EntityState::Active] {
-                engine.set_entity_state(changed, state).await.expect("state");
+                other.set_entity_state(changed, state).await.expect("state");
                 let t = Instant::now();
-                let b = engine.blast_radius(&g.slugs[roots[i]], Some(DEPTH)).await.expect("blast");
+                let b = engine.blast_radius(&g.slugs[root], Some(DEPTH)).await.expect("blast");
                 rebuild_times.push(t.elapsed());
                 std::hint::black_box(b);
             }
         }
         let (rm, r90) = stats(rebuild_times);
-        println!("first blast radius after a change (rebuild included): median {rm:?}  p90 {r90:?}");
+        println!("first blast radius after a change elsewhere (rebuild included): median {rm:?}  p90 {r90:?}");
     });
 }

@@ -419,6 +419,9 @@ mod tests {
             .unwrap();
         let err = eng.blast_radius("service:unrelated", None).await.unwrap_err();
         assert_eq!(err.to_string(), "entity `service:unrelated` not found");
+        // A closed store answers no more blast radii.
+        eng.store().close().await;
+        assert!(eng.blast_radius("host:strong", None).await.is_err());
     }
 
     #[tokio::test]
@@ -475,7 +478,7 @@ mod tests {
                 let (from, to) = if round % 2 == 0 { ("a", "b") } else { ("b", "a") };
                 let mut tx = other.store().begin_write().await.unwrap();
                 sqlx::query(
-                    "UPDATE relationships SET valid_to = '2099-01-01T00:00:00.000Z'
+                    "UPDATE relationships SET valid_to = valid_from
                       WHERE valid_to IS NULL AND source_id IN (SELECT id FROM entities WHERE slug IN (?, ?))",
                 )
                 .bind(format!("lxc:{from}1"))

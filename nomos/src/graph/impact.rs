@@ -5,11 +5,11 @@
 //! ontology; edges into destroyed entities are left out, since a destroyed entity is never hit.
 //!
 //! A graph is built from one read snapshot of the database together with the `graph_version`
-//! counter of that snapshot (kept by triggers, see migration 0010). Before each use the counter is
-//! read again — one tiny query, so a change made by any process writing the same file is seen —
-//! and a graph whose version differs is rebuilt. A built graph is never changed: a new one replaces
-//! it whole, so a reader holds either the old or the new graph, never a half-built one, and only
-//! one caller rebuilds at a time while the others wait for its result.
+//! counter of that snapshot (kept by triggers, see migration 0010). Each use reads the counter
+//! again — one tiny query, so a change made by any process writing the same file is seen — and a
+//! graph whose version differs is rebuilt. A built graph is never changed: a new one replaces it
+//! whole, so a reader holds either the old or the new graph, never a half-built one, and only one
+//! caller rebuilds at a time while the others wait for its result.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -188,7 +188,9 @@ impl ImpactGraph {
                 pairs.push((target, Edge { to: source, rel, forward: false }));
             }
         }
-        u32::try_from(pairs.len()).map_err(|_| too_big())?;
+        if u32::try_from(pairs.len()).is_err() {
+            return Err(too_big());
+        }
         let mut offsets = vec![0u32; nodes.len() + 1];
         for (cause, _) in &pairs {
             offsets[*cause as usize + 1] += 1;
@@ -297,6 +299,8 @@ impl ImpactGraph {
         );
         order.sort_unstable();
         hits.extend(order.iter().map(|&(_, i)| self.hit(reached, i)));
+        // Moved into a vector of the exact size, allocated last; `hits` keeps its capacity.
+        #[allow(clippy::drain_collect)]
         let out: Vec<BlastHit> = hits.drain(..).collect();
 
         for r in reached.iter() {
@@ -363,6 +367,11 @@ impl ImpactCache {
 
     /// The database's current `graph_version`.
     async fn version(&self, pool: &SqlitePool) -> Result<i64> {
+        if pool.is_closed() {
+            // The store was closed: so is the checker, and no new connection is opened.
+            *self.checker.lock().await = None;
+            return Err(sqlx::Error::PoolClosed.into());
+        }
         // A caller that finds the checker busy asks through the pool rather than queue behind it.
         let Ok(mut checker) = self.checker.try_lock() else {
             return Ok(sqlx::query_scalar(VERSION_SQL).fetch_one(pool).await?);
