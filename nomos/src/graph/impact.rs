@@ -74,8 +74,10 @@ struct Scratch {
     /// 1 + a node's index in `reached`; 0 while unreached (and for every node between walks).
     slot: Vec<u32>,
     reached: Vec<Reach>,
-    /// (depth, then slug rank, as one integer; index in `reached`) per hit, to sort by.
-    order: Vec<(u64, usize)>,
+    /// (slug rank, index in `reached`) per hit, sorted within each level.
+    order: Vec<(u32, usize)>,
+    /// A hit's position in `order` (and `hits`), by its index in `reached`.
+    position: Vec<usize>,
     hits: Vec<BlastHit>,
 }
 
@@ -253,7 +255,7 @@ impl ImpactGraph {
     pub(crate) fn walk(&self, root: NodeIx, depth: u32) -> Vec<BlastHit> {
         let reused = self.scratch.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let mut scratch = reused.unwrap_or_else(|| Scratch { slot: vec![0; self.nodes.len()], ..Scratch::default() });
-        let Scratch { slot, reached, order, hits } = &mut scratch;
+        let Scratch { slot, reached, order, position, hits } = &mut scratch;
         reached.push(Reach { node: root, depth: 0, cause: root, parent: 0, rel: 0, forward: true });
         slot[root as usize] = 1;
         let mut level_start = 0;
@@ -290,15 +292,29 @@ impl ImpactGraph {
             level_start = level_end;
         }
 
-        order.extend(
-            reached
-                .iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, r)| ((u64::from(r.depth) << 32) | u64::from(self.slug_rank[r.node as usize]), i)),
-        );
-        order.sort_unstable();
-        hits.extend(order.iter().map(|&(_, i)| self.hit(reached, i)));
+        // `reached` is in level order; within a level, hits go by slug. Each hit's path is its
+        // parent's (already built: it is a level up) plus the edge that reached it.
+        let mut level_start = 1;
+        while level_start < reached.len() {
+            let level = reached[level_start].depth;
+            let level_end =
+                reached[level_start..].iter().position(|r| r.depth != level).map_or(reached.len(), |n| level_start + n);
+            let first = order.len();
+            order.extend((level_start..level_end).map(|i| (self.slug_rank[reached[i].node as usize], i)));
+            order[first..].sort_unstable();
+            level_start = level_end;
+        }
+        position.resize(reached.len(), 0);
+        for (at, &(_, i)) in order.iter().enumerate() {
+            position[i] = at;
+            let r = &reached[i];
+            let mut path = Vec::with_capacity(r.depth as usize);
+            if r.parent != 0 {
+                path.extend_from_slice(&hits[position[r.parent as usize]].path);
+            }
+            path.push(self.path_edge(r));
+            hits.push(BlastHit { entity: self.entity(r.node), depth: r.depth, path });
+        }
         // Moved into a vector of the exact size, allocated last; `hits` keeps its capacity.
         #[allow(clippy::drain_collect)]
         let out: Vec<BlastHit> = hits.drain(..).collect();
@@ -308,26 +324,20 @@ impl ImpactGraph {
         }
         reached.clear();
         order.clear();
+        position.clear();
         self.scratch.lock().unwrap_or_else(PoisonError::into_inner).push(scratch);
         out
     }
 
-    fn hit(&self, reached: &[Reach], index: usize) -> BlastHit {
-        let hit = reached[index];
-        let mut path = Vec::with_capacity(hit.depth as usize);
-        let mut step = hit;
-        while step.depth > 0 {
-            let (affected, cause) = (self.part(step.node, SLUG), self.part(step.cause, SLUG));
-            let (source, target) = if step.forward { (cause, affected) } else { (affected, cause) };
-            path.push(PathEdge {
-                rel_type: self.rel_types[step.rel as usize].clone(),
-                source: source.to_owned(),
-                target: target.to_owned(),
-            });
-            step = reached[step.parent as usize];
+    /// The edge over which `r` was reached, in its own direction.
+    fn path_edge(&self, r: &Reach) -> PathEdge {
+        let (affected, cause) = (self.part(r.node, SLUG), self.part(r.cause, SLUG));
+        let (source, target) = if r.forward { (cause, affected) } else { (affected, cause) };
+        PathEdge {
+            rel_type: self.rel_types[r.rel as usize].clone(),
+            source: source.to_owned(),
+            target: target.to_owned(),
         }
-        path.reverse();
-        BlastHit { entity: self.entity(hit.node), depth: hit.depth, path }
     }
 }
 
