@@ -89,6 +89,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub struct Engine {
     store: Store,
     ontology: Arc<Ontology>,
+    /// The blast radius's in-memory graph, shared by clones.
+    impact: Arc<graph::impact::ImpactCache>,
 }
 
 impl Engine {
@@ -102,7 +104,7 @@ impl Engine {
     /// Uses an already-open store with the given ontology (loaded into the store idempotently).
     pub async fn with_store(store: Store, ontology: Ontology) -> Result<Engine> {
         ontology.sync(&store).await?;
-        Ok(Engine { store, ontology: Arc::new(ontology) })
+        Ok(Engine { store, ontology: Arc::new(ontology), impact: Default::default() })
     }
 
     pub fn store(&self) -> &Store {

@@ -5,10 +5,11 @@
 
 pub mod blast;
 pub mod entities;
+pub(crate) mod impact;
 pub mod ontology;
 pub mod relations;
 
-use nomos_types::{Entity, EntityRef, EntityStatus, Freshness, Health, Json};
+use nomos_types::{Entity, EntityStatus, Freshness, Health, Json};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
@@ -95,10 +96,6 @@ pub(crate) fn status_from_row(row: &SqliteRow) -> Result<EntityStatus> {
         last_check_at: row.try_get("last_check_at")?,
         detail: row.try_get("status_detail")?,
     })
-}
-
-pub(crate) fn entity_ref(e: &Entity) -> EntityRef {
-    EntityRef { id: e.id.clone(), slug: e.slug.clone(), entity_type: e.entity_type.clone(), name: e.name.clone() }
 }
 
 /// Finds an entity by slug or id inside a transaction or on a pooled connection.
