@@ -9,11 +9,9 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, SshConfig};
+use nomos::actuate::{ActionRequest, ActuateConfig, Decision, RunOutcome, SshConfig};
 
-use nomos::policy::Policy;
 use nomos::types::{ApprovalStatus, Channel, EntityState, ExecutionStatus, Risk, WindowKind};
-use nomos::Engine;
 
 mod support;
 
@@ -164,9 +162,9 @@ async fn expired_denied_and_cancelled_requests_never_run() {
 async fn host_keys_unknown_trusted_changed() {
     let mut w = World::default(1).await;
     // A second database has trusted nothing yet.
-    let other = Engine::open(&w.tmp.path().join("other.db")).await.unwrap();
-    other.import_inventory_file(&w.lab.inventory_path()).await.unwrap();
-    let fresh = Actuator::new(other, Policy::builtin().clone(), ActuateConfig::default());
+    let other = runtime(&w.tmp.path().join("other.db"), ActuateConfig::default(), None).await;
+    other.engine().import_inventory_file(&w.lab.inventory_path()).await.unwrap();
+    let fresh = other.actuator();
     let x = ran(fresh.run(request("host:pve1", "uptime", None)).await.unwrap());
     assert_eq!(x.status, ExecutionStatus::Failed);
     let err = x.error.unwrap();
@@ -187,7 +185,7 @@ async fn host_keys_unknown_trusted_changed() {
     // before the change stays valid; the next one — here, the app started again — is refused.)
     let before = w.act.host_keys().await.unwrap()[0].fingerprint.clone();
     w.lab.regenerate_host_key("pve1").unwrap();
-    w.act = Actuator::new(w.engine.clone(), Policy::builtin().clone(), ActuateConfig::default());
+    w.restart().await;
     let x = ran(w.run("host:pve1", "true", None).await);
     assert_eq!(x.status, ExecutionStatus::Failed);
     let err = x.error.unwrap();

@@ -1,8 +1,9 @@
 //! `nomos action ACTION TARGET -p KEY=VALUE…`: a curated action through the gate.
 
 use clap::Args;
-use nomos::actuate::{ActionRequest, Actuator, RunOutcome};
+use nomos::actuate::{ActionRequest, RunOutcome};
 use nomos::types::ExecutionStatus;
+use nomos::Runtime;
 use serde_json::json;
 
 use crate::exit::Outcome;
@@ -33,7 +34,7 @@ pub struct ActionArgs {
     purpose: String,
 }
 
-pub async fn action(act: &Actuator, args: ActionArgs, out: Out) -> Outcome {
+pub async fn action(rt: &Runtime, args: ActionArgs, out: Out) -> Outcome {
     let mut params = serde_json::Map::new();
     for p in &args.params {
         let Some((k, v)) = p.split_once('=') else {
@@ -49,14 +50,14 @@ pub async fn action(act: &Actuator, args: ActionArgs, out: Out) -> Outcome {
         task_id: args.task,
         requested_by: operator(None).actor,
     };
-    let done = until_interrupted(act.action(req)).await?;
+    let done = until_interrupted(rt, rt.actuator().action(req)).await?;
     let mut outcome = done.outcome;
     // A background action (create, upgrade) is followed to its end here: a terminal has nowhere
     // else to show the result.
     if let RunOutcome::Ran(x) = &outcome {
         if x.status == ExecutionStatus::Running {
-            outcome = RunOutcome::Ran(follow(act, &x.id).await?);
+            outcome = RunOutcome::Ran(follow(rt, &x.id).await?);
         }
     }
-    report(act, &outcome, &done.notes, out).await
+    report(rt.actuator(), &outcome, &done.notes, out).await
 }

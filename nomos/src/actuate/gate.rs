@@ -46,22 +46,22 @@ const MAX_COMMAND: usize = 64 * 1024;
 /// The longest time limit a command may ask for.
 const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
-/// Registers a running execution's cancel handle (in the process-wide registry) for as long as
-/// it runs in this process.
+/// Registers a running execution's cancel handle with its actuator for as long as it runs here.
 struct RunningGuard {
+    running: super::Running,
     id: String,
 }
 
 impl RunningGuard {
-    fn new(id: &str, cancel: Cancel) -> Self {
-        super::running().lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), cancel);
-        RunningGuard { id: id.to_string() }
+    fn new(running: &super::Running, id: &str, cancel: Cancel) -> Self {
+        running.map().insert(id.to_string(), cancel);
+        RunningGuard { running: running.clone(), id: id.to_string() }
     }
 }
 
 impl Drop for RunningGuard {
     fn drop(&mut self) {
-        super::running().lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        self.running.map().remove(&self.id);
     }
 }
 
@@ -427,7 +427,7 @@ impl Actuator {
     /// command starts still ends the execution (failed, with the reason), never leaves it running.
     async fn execute_here(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
         let cancel = Cancel::new();
-        let _running = RunningGuard::new(id, cancel.clone());
+        let _running = RunningGuard::new(&self.running, id, cancel.clone());
         let mut withhold = false;
         let result = match self.prepare(id, target, timeout, &cancel).await {
             Ok((job, pinned, secret)) => {
@@ -520,8 +520,7 @@ impl Actuator {
         .fetch_all(&mut *tx)
         .await?;
         // This process's own commands are alive whatever their heartbeat says (a laptop that slept).
-        let own: std::collections::HashSet<String> =
-            super::running().lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect();
+        let own: std::collections::HashSet<String> = self.running.map().keys().cloned().collect();
         let stale: Vec<_> = stale.into_iter().filter(|(id, ..)| !own.contains(id)).collect();
         for (id, target, task, last, action) in &stale {
             let error = format!(
@@ -832,7 +831,7 @@ impl Actuator {
         if execution.status != ExecutionStatus::Running {
             return Err(Error::Conflict(format!("execution {} is already {}", execution.id, execution.status)));
         }
-        let handle = super::running().lock().unwrap_or_else(|e| e.into_inner()).get(&execution.id).cloned();
+        let handle = self.running.map().get(&execution.id).cloned();
         let now = self.clock.now();
         let mut tx = self.engine.store().begin_write().await?;
         let runner = match handle {
@@ -1608,7 +1607,8 @@ async fn close_approval(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>, n
 
 /// Withdraws the requests a task is waiting on, as part of deleting it (inside the caller's
 /// transaction): nobody may approve what a deleted task asked for.
-pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now: &str) -> Result<usize> {
+pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str) -> Result<usize> {
+    let now = tx.now().to_string();
     let rows = sqlx::query(&format!("{APPROVAL_SELECT} WHERE a.task_id = ? AND a.status = 'pending'"))
         .bind(task_id)
         .fetch_all(&mut **tx)
@@ -1626,7 +1626,7 @@ pub(crate) async fn withdraw_task_requests(tx: &mut WriteTx, task_id: &str, now:
             granted_by: None,
             ends_execution: Some(Some("withdrawn: its task was deleted")),
         };
-        close_approval(tx, a, closing, now).await?;
+        close_approval(tx, a, closing, &now).await?;
     }
     Ok(waiting.len())
 }
@@ -1738,9 +1738,11 @@ async fn start_records(
 /// Links a background execution to its task, so the task can resume when it ends.
 async fn link_task(tx: &mut WriteTx, id: &str, task: Option<&str>) -> Result<()> {
     if let Some(task) = task {
-        sqlx::query("INSERT OR IGNORE INTO task_executions (execution_id, task_id) VALUES (?, ?)")
+        let now = tx.now().to_string();
+        sqlx::query("INSERT OR IGNORE INTO task_executions (execution_id, task_id, created_at) VALUES (?, ?, ?)")
             .bind(id)
             .bind(task)
+            .bind(now)
             .execute(&mut **tx)
             .await?;
     }
