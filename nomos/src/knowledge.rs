@@ -228,7 +228,7 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
             let now = tx.now().to_string();
             sqlx::query(
                 "INSERT INTO knowledge (entity_id, kind, title, content, source, author, tags, created_at, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?8, ?8)",
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&entity.id)
             .bind(input.kind.as_str())
@@ -237,7 +237,8 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
             .bind(&input.source)
             .bind(input.author.as_str())
             .bind(&tags_json)
-            .bind(now)
+            .bind(&now)
+            .bind(&now)
             .execute(&mut **tx)
             .await?;
             (entity, Written::Created)

@@ -152,12 +152,6 @@ impl Engine {
         });
     }
 
-    /// Follows changes other processes make to the same database (see
-    /// [`events::watch_other_writers`]).
-    pub fn watch_other_writers(&self, every: std::time::Duration) -> impl std::future::Future<Output = ()> + Send {
-        events::watch_other_writers(self.store.clone(), every)
-    }
-
     pub async fn info(&self) -> Result<StoreInfo> {
         let entities: i64 = sqlx::query_scalar("SELECT count(*) FROM entities").fetch_one(self.store.pool()).await?;
         Ok(StoreInfo {

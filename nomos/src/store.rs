@@ -203,6 +203,12 @@ fn tempfile_probe(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&probe)
 }
 
+/// A point inside a [`WriteTx`] to go back to (see [`WriteTx::savepoint`]).
+#[must_use = "release or roll back to a savepoint"]
+pub struct Savepoint {
+    events: usize,
+}
+
 /// A write transaction that collects the events of the changes it makes.
 pub struct WriteTx {
     tx: Transaction<'static, Sqlite>,
@@ -221,6 +227,27 @@ impl WriteTx {
     pub async fn emit(&mut self, draft: EventDraft) -> Result<(), sqlx::Error> {
         let event = events::insert(&mut self.tx, draft, &self.now).await?;
         self.pending.push(event);
+        Ok(())
+    }
+
+    /// Marks a point this transaction can go back to, undoing what follows (rows and events)
+    /// without giving up what came before. Savepoints do not nest.
+    pub async fn savepoint(&mut self) -> Result<Savepoint, sqlx::Error> {
+        sqlx::query("SAVEPOINT oikos_savepoint").execute(&mut *self.tx).await?;
+        Ok(Savepoint { events: self.pending.len() })
+    }
+
+    /// Keeps what was done since the savepoint.
+    pub async fn release(&mut self, _savepoint: Savepoint) -> Result<(), sqlx::Error> {
+        sqlx::query("RELEASE oikos_savepoint").execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
+    /// Undoes what was done since the savepoint, events included.
+    pub async fn rollback_to(&mut self, savepoint: Savepoint) -> Result<(), sqlx::Error> {
+        sqlx::query("ROLLBACK TO oikos_savepoint").execute(&mut *self.tx).await?;
+        sqlx::query("RELEASE oikos_savepoint").execute(&mut *self.tx).await?;
+        self.pending.truncate(savepoint.events);
         Ok(())
     }
 
@@ -387,6 +414,29 @@ mod tests {
         assert_eq!(committed.len(), 2);
         let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
         assert_eq!(stored, 2, "the rolled-back event must not be stored");
+    }
+
+    #[tokio::test]
+    async fn rolling_back_to_a_savepoint_undoes_its_rows_and_events_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        let mut rx = store.events().subscribe();
+        let mut tx = store.begin_write().await.unwrap();
+        tx.emit(test_event("kept")).await.unwrap();
+        let mark = tx.savepoint().await.unwrap();
+        tx.emit(test_event("undone")).await.unwrap();
+        tx.rollback_to(mark).await.unwrap();
+        let mark = tx.savepoint().await.unwrap();
+        tx.emit(test_event("released")).await.unwrap();
+        tx.release(mark).await.unwrap();
+        let committed = tx.commit().await.unwrap();
+        let events: Vec<_> = committed.into_iter().map(|e| e.event).collect();
+        assert_eq!(events, [test_event("kept").event, test_event("released").event]);
+        assert_eq!(rx.try_recv().unwrap().event, test_event("kept").event);
+        assert_eq!(rx.try_recv().unwrap().event, test_event("released").event);
+        assert!(rx.try_recv().is_err());
+        let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(stored, 2);
     }
 
     #[tokio::test]

@@ -5,7 +5,7 @@
 use nomos_types::events::{EntityDeleted, TaskCreated, TaskDeleted};
 use nomos_types::{Task, TaskStatus};
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use crate::events::EventDraft;
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
@@ -35,6 +35,17 @@ fn task_from_row(row: &SqliteRow) -> Result<Task> {
     })
 }
 
+/// Fails unless the task exists: a request or window for a task nobody knows is refused, not
+/// silently treated as having none.
+pub(crate) async fn require_task(conn: &mut SqliteConnection, task: &str) -> Result<()> {
+    let exists: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task).fetch_optional(conn).await?;
+    match exists {
+        Some(_) => Ok(()),
+        None => Err(Error::Invalid(format!("unknown task `{task}`"))),
+    }
+}
+
 impl Engine {
     /// Creates a task with its `task:<short id>` entity.
     pub async fn create_task(&self, title: &str, goal: &str) -> Result<Task> {
@@ -61,13 +72,15 @@ impl Engine {
         let now = tx.now().to_string();
         sqlx::query(
             "INSERT INTO tasks (id, title, goal, entity_id, created_at, updated_at, last_active_at)
-             VALUES (?, ?, ?, ?, ?5, ?5, ?5)",
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(title.trim())
         .bind(goal.trim())
         .bind(&entity.id)
-        .bind(now)
+        .bind(&now)
+        .bind(&now)
+        .bind(&now)
         .execute(&mut *tx)
         .await?;
         let created = TaskCreated { title: title.trim().to_string(), goal: goal.trim().to_string() };

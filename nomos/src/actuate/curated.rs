@@ -22,7 +22,8 @@ use super::{Actuator, RunOutcome, RunRequest};
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::relations::{link_in, OnConflict};
 use crate::graph::require_entity;
-use crate::{Error, Result};
+use crate::store::WriteTx;
+use crate::{Error, Ontology, Result};
 
 /// The actions [`Actuator::action`] knows.
 pub const ACTIONS: &[&str] = &["restart", "systemctl", "apt_upgrade", "pct_exec", "pct_create"];
@@ -478,8 +479,9 @@ impl Actuator {
     }
 }
 
-/// Follow-up of a curated action that completed. `pct_create` registers the container it made.
-pub(super) async fn after_success(act: &Actuator, execution: &Execution) -> Result<()> {
+/// Follow-up of a curated action that completed, inside the transaction that records its end.
+/// `pct_create` registers the container it made.
+pub(super) async fn after_success(tx: &mut WriteTx, ontology: &Ontology, execution: &Execution) -> Result<()> {
     if execution.action != "pct_create" {
         return Ok(());
     }
@@ -502,12 +504,10 @@ pub(super) async fn after_success(act: &Actuator, execution: &Execution) -> Resu
             m.insert("ip".into(), json!("dhcp"));
         }
     }
-    let ontology = act.engine.ontology().clone();
-    let mut tx = act.engine.store().begin_write().await?;
-    let host_entity = require_entity(&mut tx, &host).await?;
+    let host_entity = require_entity(tx, &host).await?;
     // Only a new entity, or one whose container was destroyed, takes this container's identity:
     // something that appeared under the name while the request waited is not overwritten.
-    if let Some(existing) = crate::graph::find_entity(&mut tx, &slug).await? {
+    if let Some(existing) = crate::graph::find_entity(tx, &slug).await? {
         if existing.state != EntityState::Destroyed {
             return Err(Error::Conflict(format!(
                 "container {} was created, but `{slug}` appeared in the graph meanwhile; not registered — check and link it by hand",
@@ -516,9 +516,8 @@ pub(super) async fn after_success(act: &Actuator, execution: &Execution) -> Resu
         }
     }
     let new = NewEntity::new("lxc", &hostname).slug(&slug).attributes(attrs).state(EntityState::Provisioning);
-    let (lxc, _) = upsert_entity_in(&mut tx, &ontology, &new, IfExists::Merge).await?;
-    link_in(&mut tx, &ontology, "hosts", &host_entity, &lxc, &json!({}), OnConflict::Replace).await?;
-    tx.commit().await?;
+    let (lxc, _) = upsert_entity_in(tx, ontology, &new, IfExists::Merge).await?;
+    link_in(tx, ontology, "hosts", &host_entity, &lxc, &json!({}), OnConflict::Replace).await?;
     tracing::info!(slug = %lxc.slug, execution = %execution.id, "registered the new container");
     Ok(())
 }

@@ -3,12 +3,18 @@
 //! [`Actuator::run`] classifies a command, lets it run at once if it only reads, inside an open
 //! window of the same task (and target, for destructive ones), or else queues an approval; every
 //! step is recorded in the executions table and the audit ledger and announced as an event.
-//! Curated actions ([`curated`]) build their commands and call the same function. [`ssh`] is the
-//! only code that opens an SSH channel.
+//! Curated actions ([`curated`]) build their commands and call the same function.
+//!
+//! - `gate`: the gate's logic, one file per concern (request, decide, execute, cancel,
+//!   approvals, windows, host keys, queries);
+//! - `db`: the gate's SQL, one file per table;
+//! - `ssh`: the only code that speaks SSH (its library is used nowhere else), called only by the gate's
+//!   execute step;
+//! - [`target`]: what a `host:`/`lxc:` target means as an endpoint and a command line.
 
 pub mod curated;
+mod db;
 mod gate;
-mod records;
 mod ssh;
 pub mod target;
 

@@ -112,7 +112,7 @@ pub(crate) async fn upsert_entity_in(
             let state = new.state.unwrap_or(EntityState::Active);
             let sql = format!(
                 "INSERT INTO entities (id, slug, type, name, attributes, state, search, created_at, updated_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?8, ?8) RETURNING {}",
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {}",
                 ENTITY_COLUMNS.replace("e.", "")
             );
             let row = sqlx::query(&sql)
@@ -123,6 +123,7 @@ pub(crate) async fn upsert_entity_in(
                 .bind(new.attributes.to_string())
                 .bind(state.as_str())
                 .bind(search_text(&slug, new.name.trim()))
+                .bind(tx.now().to_string())
                 .bind(tx.now().to_string())
                 .fetch_one(&mut **tx)
                 .await?;
