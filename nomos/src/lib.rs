@@ -71,6 +71,12 @@ pub enum Error {
     Policy(#[from] policy::PolicyError),
 }
 
+impl From<nomos_types::actions::ActionError> for Error {
+    fn from(e: nomos_types::actions::ActionError) -> Error {
+        Error::Invalid(e.to_string())
+    }
+}
+
 impl Error {
     /// A stable machine-readable code (used by the desktop UI and `--json` errors).
     pub fn code(&self) -> &'static str {

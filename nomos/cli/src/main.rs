@@ -74,7 +74,7 @@ enum Command {
     Hosts(hosts::HostsCommand),
     /// Run a shell command on a target through the risk gate
     Run(run::RunArgs),
-    /// Run a curated action (restart, systemctl, apt_upgrade, pct_exec, pct_create) through the gate
+    /// Run a curated action through the gate (`nomos action --help` lists them)
     Action(action::ActionArgs),
     /// Pending approvals: list, approve, deny
     #[command(subcommand)]

@@ -309,6 +309,18 @@ impl Engine {
         Ok(entity)
     }
 
+    /// The Proxmox ids (`pve_id`) of the containers and VMs the graph knows, with their slugs;
+    /// destroyed ones are left out.
+    pub async fn guest_ids(&self) -> Result<Vec<(u64, String)>> {
+        let known: Vec<(Option<i64>, String)> = sqlx::query_as(
+            "SELECT json_extract(attributes, '$.pve_id'), slug FROM entities WHERE type IN ('lxc', 'vm') AND state != ?",
+        )
+        .bind(EntityState::Destroyed.as_str())
+        .fetch_all(self.store().pool())
+        .await?;
+        Ok(known.into_iter().filter_map(|(id, slug)| Some((u64::try_from(id?).ok()?, slug))).collect())
+    }
+
     /// Records an observed health reading for an entity. Emits `health.changed` when the health
     /// differs from the previous reading.
     pub async fn record_health(&self, key: &str, health: Health, detail: &str) -> Result<EntityStatus> {

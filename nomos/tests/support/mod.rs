@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
+use nomos::actuate::{ActionOutcome, ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
 use nomos::clock::ManualClock;
-use nomos::types::{Channel, ExecutionStatus};
+use nomos::types::{Action, Channel, ExecutionStatus, Json};
 use nomos::{Engine, PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use tempfile::TempDir;
@@ -86,6 +86,26 @@ pub fn request(target: &str, command: &str, task: Option<&str>) -> RunRequest {
         requested_by: "agent:nomos".into(),
         ..Default::default()
     }
+}
+
+/// A curated action as the agent asks for it: its name and JSON parameters, checked on the way in.
+pub async fn curated(
+    act: &Actuator,
+    target: &str,
+    name: &str,
+    params: Json,
+    task: Option<&str>,
+    purpose: &str,
+) -> nomos::Result<ActionOutcome> {
+    let action = Action::parse(name, params.as_object().unwrap())?;
+    act.action(ActionRequest {
+        target: target.into(),
+        action,
+        purpose: purpose.into(),
+        task_id: task.map(str::to_string),
+        requested_by: "agent:nomos".into(),
+    })
+    .await
 }
 
 pub fn operator() -> Decision {
