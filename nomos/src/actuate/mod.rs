@@ -33,6 +33,9 @@ pub(crate) use gate::withdraw_task_requests;
 pub use gate::WITHHELD;
 pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
 
+/// The action recorded for a plain command (curated actions record their own name).
+const PLAIN_RUN: &str = "run";
+
 /// Cancel handles of the executions this actuator (and its clones) runs: a cancel reaches them
 /// here, and the sweep never takes them for interrupted. Another actuator on the same database —
 /// another process — sees them as running elsewhere and asks through the database.

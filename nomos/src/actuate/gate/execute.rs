@@ -15,7 +15,7 @@ use crate::actuate::db::executions::{self, Finished, INTERRUPTED};
 use crate::actuate::db::host_keys;
 use crate::actuate::ssh::{Cancel, Job, Output, Pinned, SshError};
 use crate::actuate::target::Target;
-use crate::actuate::{curated, Actuator, Running};
+use crate::actuate::{curated, Actuator, Running, PLAIN_RUN};
 use crate::events::EventDraft;
 use crate::store::WriteTx;
 use crate::{Error, Result};
@@ -270,7 +270,7 @@ impl Actuator {
             .execution(id)
             .record(&mut tx, EventDraft::new(event).correlation(id).entity(target.slug()))
             .await?;
-        if execution.status == ExecutionStatus::Completed && execution.action != "run" {
+        if execution.status == ExecutionStatus::Completed && execution.action != PLAIN_RUN {
             // A follow-up that fails leaves the execution completed, and says why.
             let mark = tx.savepoint().await?;
             match curated::after_success(&mut tx, self.engine.ontology(), &execution).await {

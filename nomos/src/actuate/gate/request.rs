@@ -12,7 +12,7 @@ use crate::actuate::db::approvals::{self, NewApproval};
 use crate::actuate::db::audit::Audit;
 use crate::actuate::db::executions::{self, AskedPlace, NewExecution};
 use crate::actuate::target::{resolve, Target};
-use crate::actuate::{Actuator, RunOutcome, RunRequest};
+use crate::actuate::{Actuator, RunOutcome, RunRequest, PLAIN_RUN};
 use crate::events::EventDraft;
 use crate::graph::new_id;
 use crate::store::WriteTx;
@@ -38,7 +38,7 @@ impl Actuator {
             resolve(&mut conn, &req.target).await?
         };
         let verdict = self.policy.classify(&req.command, req.declared_risk);
-        let (action, mut params) = action.unwrap_or_else(|| ("run".into(), json!({})));
+        let (action, mut params) = action.unwrap_or_else(|| (PLAIN_RUN.into(), json!({})));
         if let Some(map) = params.as_object_mut() {
             // A queued request keeps its own time limit and mode for when it is approved.
             if let Some(t) = req.timeout {
