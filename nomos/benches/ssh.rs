@@ -11,6 +11,7 @@
 //! warm multiplexed connections (ControlMaster), 1 host vs 16 at once.
 //! Run with `make bench` (or `cargo bench -p nomos --bench ssh`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
@@ -56,7 +57,7 @@ fn main() {
     rt.block_on(async {
         let engine = Engine::open(&tmp.path().join("bench.db")).await.expect("db");
         engine.import_inventory_file(&lab.inventory_path()).await.expect("inventory");
-        let actuator = || Actuator::new(engine.clone(), Policy::builtin().clone(), ActuateConfig::default());
+        let actuator = || Actuator::new(engine.clone(), Arc::new(Policy::builtin().clone()), ActuateConfig::default());
         let act = actuator();
         let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
         let names: Vec<String> = lab.hosts().iter().map(|h| h.name.clone()).collect();

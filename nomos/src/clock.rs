@@ -1,8 +1,12 @@
 //! Time as the engine sees it. Expiry of approvals and windows is decided against a [`Clock`] so
 //! tests can move time forward instead of sleeping; production uses the system clock.
 //!
+//! Every timestamp the engine writes comes from its clock (the store's, see
+//! [`crate::store::Store::clock`]); none from SQL's `now`.
+//!
 //! Timestamps are stored as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, milliseconds) — the format the schema's
-//! `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` defaults produce — so they compare correctly as text.
+//! `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` defaults produce — so they compare correctly as text
+//! (for years 0000–9999).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -38,7 +42,12 @@ pub struct ManualClock(AtomicI64);
 impl ManualClock {
     /// Starts at the current system time.
     pub fn new() -> Arc<ManualClock> {
-        Arc::new(ManualClock(AtomicI64::new(SystemClock.now_ms())))
+        ManualClock::at(SystemClock.now_ms())
+    }
+
+    /// Starts at `ms` milliseconds since the Unix epoch (negative: before it).
+    pub fn at(ms: i64) -> Arc<ManualClock> {
+        Arc::new(ManualClock(AtomicI64::new(ms)))
     }
 
     pub fn advance_ms(&self, ms: i64) {

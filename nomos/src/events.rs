@@ -11,7 +11,7 @@ use nomos_types::{EngineEvent, Event, Json, TransientEvent};
 use sqlx::SqliteConnection;
 use tokio::sync::broadcast;
 
-use crate::store::{now_sql, Store};
+use crate::store::Store;
 
 /// Slow subscribers that fall this far behind miss events (and are told so by `Lagged`); they can
 /// catch up from the `events` table by id.
@@ -165,22 +165,26 @@ fn from_columns(kind: String, payload: &str) -> Event {
     serde_json::from_value(tagged).unwrap_or(Event::Other(OtherEvent { kind, payload }))
 }
 
-pub(crate) async fn insert(conn: &mut SqliteConnection, draft: EventDraft) -> Result<EngineEvent, sqlx::Error> {
+pub(crate) async fn insert(
+    conn: &mut SqliteConnection,
+    draft: EventDraft,
+    now: &str,
+) -> Result<EngineEvent, sqlx::Error> {
     let (kind, payload) = columns(&draft.event)?;
-    let (id, created_at): (i64, String) = sqlx::query_as(concat!(
-        "INSERT INTO events (type, correlation_id, entity_slug, payload, created_at) VALUES (?, ?, ?, ?, ",
-        now_sql!(),
-        ") RETURNING id, created_at"
-    ))
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO events (type, correlation_id, entity_slug, payload, created_at) VALUES (?, ?, ?, ?, ?)
+         RETURNING id",
+    )
     .bind(&kind)
     .bind(&draft.correlation_id)
     .bind(&draft.entity_slug)
     .bind(payload)
+    .bind(now)
     .fetch_one(conn)
     .await?;
     Ok(EngineEvent {
         id,
-        created_at,
+        created_at: now.to_string(),
         correlation_id: draft.correlation_id,
         entity_slug: draft.entity_slug,
         event: draft.event,

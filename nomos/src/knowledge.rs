@@ -18,13 +18,14 @@ use serde_json::json;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
+use crate::clock::format_ms;
 use crate::events::EventDraft;
 use crate::graph::entities::{
     entities_by_slugs, rename_entity_in, status_in, upsert_entity_in, Change, IfExists, NewEntity,
 };
 use crate::graph::relations::{link_in, relations_in, OnConflict};
 use crate::graph::{find_entity, require_entity, slugify};
-use crate::store::{now_sql, WriteTx};
+use crate::store::WriteTx;
 use crate::{Engine, Error, Result};
 
 /// Marks put around matches by FTS5, replaced by `<b>`/`</b>` after escaping. Private-use code
@@ -198,20 +199,20 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
                 entity = rename_entity_in(tx, &entity, &title).await?;
             }
             if changed {
-                let sql = format!(
-                    "UPDATE knowledge SET title = ?, content = ?, source = ?, author = ?, tags = ?, updated_at = {}
+                let now = tx.now().to_string();
+                sqlx::query(
+                    "UPDATE knowledge SET title = ?, content = ?, source = ?, author = ?, tags = ?, updated_at = ?
                       WHERE id = ?",
-                    now_sql!()
-                );
-                sqlx::query(&sql)
-                    .bind(&title)
-                    .bind(&content)
-                    .bind(&input.source)
-                    .bind(input.author.as_str())
-                    .bind(&tags_json)
-                    .bind(row_id)
-                    .execute(&mut **tx)
-                    .await?;
+                )
+                .bind(&title)
+                .bind(&content)
+                .bind(&input.source)
+                .bind(input.author.as_str())
+                .bind(&tags_json)
+                .bind(now)
+                .bind(row_id)
+                .execute(&mut **tx)
+                .await?;
             }
             (entity, if changed { Written::Updated } else { Written::Unchanged })
         }
@@ -224,8 +225,10 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
                 IfExists::Fail,
             )
             .await?;
+            let now = tx.now().to_string();
             sqlx::query(
-                "INSERT INTO knowledge (entity_id, kind, title, content, source, author, tags) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO knowledge (entity_id, kind, title, content, source, author, tags, created_at, updated_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&entity.id)
             .bind(input.kind.as_str())
@@ -234,6 +237,8 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
             .bind(&input.source)
             .bind(input.author.as_str())
             .bind(&tags_json)
+            .bind(&now)
+            .bind(&now)
             .execute(&mut **tx)
             .await?;
             (entity, Written::Created)
@@ -349,13 +354,13 @@ impl Engine {
     pub async fn knowledge_stats(&self) -> Result<KnowledgeStats> {
         let by_kind: Vec<(String, i64)> =
             sqlx::query_as("SELECT kind, count(*) FROM knowledge GROUP BY kind").fetch_all(self.store().pool()).await?;
-        let (agent, recent): (i64, i64) = sqlx::query_as(concat!(
-            "SELECT ifnull(sum(author = 'agent'), 0), ifnull(sum(updated_at >= ",
-            now_sql!("'-7 days'"),
-            "), 0) FROM knowledge"
-        ))
-        .fetch_one(self.store().pool())
-        .await?;
+        const WEEK_MS: i64 = 7 * 24 * 3600 * 1000;
+        let week_ago = format_ms(self.clock().now_ms().saturating_sub(WEEK_MS));
+        let (agent, recent): (i64, i64) =
+            sqlx::query_as("SELECT ifnull(sum(author = 'agent'), 0), ifnull(sum(updated_at >= ?), 0) FROM knowledge")
+                .bind(week_ago)
+                .fetch_one(self.store().pool())
+                .await?;
         let mut kinds: BTreeMap<String, u64> = KnowledgeKind::ALL.iter().map(|k| (k.as_str().to_string(), 0)).collect();
         for (kind, n) in by_kind {
             kinds.insert(kind, n.max(0) as u64);
@@ -373,7 +378,7 @@ impl Engine {
         // One read transaction, so the parts describe the same moment.
         let mut read = self.store().pool().begin().await?;
         let entity = require_entity(&mut read, key).await?;
-        let status = status_in(&mut read, &entity.id).await?;
+        let status = status_in(&mut read, &entity.id, self.clock().now_ms()).await?;
         let relations = relations_in(&mut read, &entity, false).await?;
         let knowledge = knowledge_about(&mut read, &entity).await?;
         read.commit().await?;

@@ -8,7 +8,9 @@
 //! - [`inventory`]: importing a homelab description from YAML;
 //! - [`tasks`]: task records and their lifecycle;
 //! - [`events`]: the event bus every change is announced on;
-//! - [`actuate`]: the gate and the SSH executor — the one path by which anything runs on a host.
+//! - [`actuate`]: the gate and the SSH executor — the one path by which anything runs on a host;
+//! - [`runtime`]: the one [`Runtime`] a process builds: the engine, the policy, the actuator, the
+//!   clock and the background work, owned together.
 //!
 //! The classifier is the crate `nomos-policy` (re-exported as [`policy`]); the command line is
 //! `nomos-cli`; the simulated Proxmox hosts are `nomos-lab`.
@@ -19,6 +21,7 @@ pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
+pub mod runtime;
 pub mod store;
 pub mod tasks;
 
@@ -30,10 +33,13 @@ use std::sync::Arc;
 
 pub use nomos_policy as policy;
 pub use nomos_types as types;
-use nomos_types::{EngineEvent, StoreInfo};
+use nomos_types::{EngineEvent, StoreInfo, TransientEvent};
 use tokio::sync::broadcast;
 
+use clock::{Clock, SystemClock};
+use events::EventDraft;
 pub use graph::ontology::{Ontology, OntologyError};
+pub use runtime::{PolicySource, Runtime, RuntimeConfig};
 pub use store::{Store, StoreError};
 
 /// Sends `tracing` output to stderr, filtered by the environment variable `var` (EnvFilter syntax),
@@ -61,6 +67,14 @@ pub enum Error {
     Inventory { source_name: String, message: String },
     #[error("database error: {0}")]
     Db(#[from] sqlx::Error),
+    #[error(transparent)]
+    Policy(#[from] policy::PolicyError),
+}
+
+impl From<nomos_types::actions::ActionError> for Error {
+    fn from(e: nomos_types::actions::ActionError) -> Error {
+        Error::Invalid(e.to_string())
+    }
 }
 
 impl Error {
@@ -74,6 +88,7 @@ impl Error {
             Error::Conflict(_) => "conflict",
             Error::Inventory { .. } => "inventory",
             Error::Db(_) => "database",
+            Error::Policy(_) => "policy",
         }
     }
 
@@ -84,25 +99,33 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The engine: an open store plus the ontology it validates against.
+/// The engine: an open store plus the ontology it validates against. Its time is the store's
+/// clock.
 #[derive(Clone, Debug)]
 pub struct Engine {
     store: Store,
     ontology: Arc<Ontology>,
+    /// The blast radius's in-memory graph, shared by clones.
+    impact: Arc<graph::impact::ImpactCache>,
 }
 
 impl Engine {
-    /// Opens the database at `path` (creating and migrating it as needed) and loads the built-in
-    /// ontology into it.
+    /// Opens the database at `path` (creating and migrating it as needed) on the system clock and
+    /// loads the built-in ontology into it.
     pub async fn open(path: &Path) -> Result<Engine> {
-        let store = Store::open(path).await?;
+        Engine::open_with_clock(path, Arc::new(SystemClock)).await
+    }
+
+    /// [`Engine::open`] with the clock every timestamp is taken from.
+    pub async fn open_with_clock(path: &Path, clock: Arc<dyn Clock>) -> Result<Engine> {
+        let store = Store::open_with_clock(path, clock).await?;
         Engine::with_store(store, Ontology::builtin()?).await
     }
 
     /// Uses an already-open store with the given ontology (loaded into the store idempotently).
     pub async fn with_store(store: Store, ontology: Ontology) -> Result<Engine> {
         ontology.sync(&store).await?;
-        Ok(Engine { store, ontology: Arc::new(ontology) })
+        Ok(Engine { store, ontology: Arc::new(ontology), impact: Default::default() })
     }
 
     pub fn store(&self) -> &Store {
@@ -113,15 +136,28 @@ impl Engine {
         &self.ontology
     }
 
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        self.store.clock()
+    }
+
     /// Live events, from now on. Older ones are in the `events` table ([`events::since`]).
     pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
         self.store.events().subscribe()
     }
 
-    /// Follows changes other processes make to the same database (see
-    /// [`events::watch_other_writers`]).
-    pub fn watch_other_writers(&self, every: std::time::Duration) -> impl std::future::Future<Output = ()> + Send {
-        events::watch_other_writers(self.store.clone(), every)
+    /// Live transient events (never stored), from now on.
+    pub fn subscribe_transient(&self) -> broadcast::Receiver<TransientEvent> {
+        self.store.events().subscribe_transient()
+    }
+
+    /// Broadcasts an event to this process's subscribers without storing it (streamed output).
+    pub fn publish_transient(&self, draft: EventDraft) {
+        self.store.events().publish_transient(TransientEvent {
+            created_at: self.clock().now(),
+            correlation_id: draft.correlation_id,
+            entity_slug: draft.entity_slug,
+            event: draft.event,
+        });
     }
 
     pub async fn info(&self) -> Result<StoreInfo> {

@@ -4,10 +4,14 @@
 //! timeout, and every write goes through [`WriteTx`], which begins `IMMEDIATE` (so a transaction that
 //! reads before it writes cannot fail to upgrade its lock) and publishes the transaction's events on
 //! the in-process bus only after the commit succeeded.
+//!
+//! Time comes from the store's [`Clock`]: every timestamp the engine writes is bound from it (the
+//! schema's `DEFAULT`s are never relied on), so the whole engine can run on a manual clock.
 
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use nomos_types::EngineEvent;
@@ -15,19 +19,8 @@ use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
+use crate::clock::{Clock, SystemClock};
 use crate::events::{self, EventBus, EventDraft};
-
-/// The SQL expression for "now" (optionally shifted by an SQL modifier expression such as
-/// `'-7 days'`) in the one timestamp format the schema uses.
-macro_rules! now_sql {
-    () => {
-        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-    };
-    ($modifier:literal) => {
-        concat!("strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ", $modifier, ")")
-    };
-}
-pub(crate) use now_sql;
 
 static MIGRATOR: Migrator = sqlx::migrate!("../migrations");
 
@@ -81,11 +74,18 @@ pub struct Store {
     pool: SqlitePool,
     path: PathBuf,
     bus: EventBus,
+    clock: Arc<dyn Clock>,
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    /// Opens (creating if needed) the database at `path` on the system clock and applies pending
+    /// migrations.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with_clock(path, Arc::new(SystemClock)).await
+    }
+
+    /// [`Store::open`] with the clock every timestamp is taken from.
+    pub async fn open_with_clock(path: &Path, clock: Arc<dyn Clock>) -> Result<Store, StoreError> {
         if path.is_dir() {
             return Err(StoreError::Path {
                 path: path.to_path_buf(),
@@ -112,7 +112,7 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(|e| classify_open_error(path, e))?;
-        let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default() };
+        let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default(), clock };
         store.migrate().await?;
         Ok(store)
     }
@@ -138,6 +138,10 @@ impl Store {
         &self.bus
     }
 
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
     /// The newest applied migration version.
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
         let v: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success = 1")
@@ -147,9 +151,10 @@ impl Store {
     }
 
     /// Starts a write transaction. Events emitted through it reach subscribers only if it commits.
+    /// Its time ([`WriteTx::now`]) is taken once the write lock is held.
     pub async fn begin_write(&self) -> Result<WriteTx, sqlx::Error> {
         let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(WriteTx { tx, pending: Vec::new(), bus: self.bus.clone() })
+        Ok(WriteTx { tx, pending: Vec::new(), bus: self.bus.clone(), now: self.clock.now() })
     }
 
     pub async fn close(&self) {
@@ -198,18 +203,51 @@ fn tempfile_probe(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&probe)
 }
 
+/// A point inside a [`WriteTx`] to go back to (see [`WriteTx::savepoint`]).
+#[must_use = "release or roll back to a savepoint"]
+pub struct Savepoint {
+    events: usize,
+}
+
 /// A write transaction that collects the events of the changes it makes.
 pub struct WriteTx {
     tx: Transaction<'static, Sqlite>,
     pending: Vec<EngineEvent>,
     bus: EventBus,
+    now: String,
 }
 
 impl WriteTx {
+    /// The transaction's time: every timestamp it writes is this one.
+    pub fn now(&self) -> &str {
+        &self.now
+    }
+
     /// Records an event in this transaction; it is published when (and only if) the commit succeeds.
     pub async fn emit(&mut self, draft: EventDraft) -> Result<(), sqlx::Error> {
-        let event = events::insert(&mut self.tx, draft).await?;
+        let event = events::insert(&mut self.tx, draft, &self.now).await?;
         self.pending.push(event);
+        Ok(())
+    }
+
+    /// Marks a point this transaction can go back to, undoing what follows (rows and events)
+    /// without giving up what came before. Savepoints do not nest.
+    pub async fn savepoint(&mut self) -> Result<Savepoint, sqlx::Error> {
+        sqlx::query("SAVEPOINT oikos_savepoint").execute(&mut *self.tx).await?;
+        Ok(Savepoint { events: self.pending.len() })
+    }
+
+    /// Keeps what was done since the savepoint.
+    pub async fn release(&mut self, _savepoint: Savepoint) -> Result<(), sqlx::Error> {
+        sqlx::query("RELEASE oikos_savepoint").execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
+    /// Undoes what was done since the savepoint, events included.
+    pub async fn rollback_to(&mut self, savepoint: Savepoint) -> Result<(), sqlx::Error> {
+        sqlx::query("ROLLBACK TO oikos_savepoint").execute(&mut *self.tx).await?;
+        sqlx::query("RELEASE oikos_savepoint").execute(&mut *self.tx).await?;
+        self.pending.truncate(savepoint.events);
         Ok(())
     }
 
@@ -263,7 +301,7 @@ mod tests {
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
         assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
-        assert_eq!(latest_schema_version(), 9);
+        assert_eq!(latest_schema_version(), 10);
     }
 
     #[tokio::test]
@@ -376,6 +414,29 @@ mod tests {
         assert_eq!(committed.len(), 2);
         let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
         assert_eq!(stored, 2, "the rolled-back event must not be stored");
+    }
+
+    #[tokio::test]
+    async fn rolling_back_to_a_savepoint_undoes_its_rows_and_events_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("oikos.db")).await.unwrap();
+        let mut rx = store.events().subscribe();
+        let mut tx = store.begin_write().await.unwrap();
+        tx.emit(test_event("kept")).await.unwrap();
+        let mark = tx.savepoint().await.unwrap();
+        tx.emit(test_event("undone")).await.unwrap();
+        tx.rollback_to(mark).await.unwrap();
+        let mark = tx.savepoint().await.unwrap();
+        tx.emit(test_event("released")).await.unwrap();
+        tx.release(mark).await.unwrap();
+        let committed = tx.commit().await.unwrap();
+        let events: Vec<_> = committed.into_iter().map(|e| e.event).collect();
+        assert_eq!(events, [test_event("kept").event, test_event("released").event]);
+        assert_eq!(rx.try_recv().unwrap().event, test_event("kept").event);
+        assert_eq!(rx.try_recv().unwrap().event, test_event("released").event);
+        assert!(rx.try_recv().is_err());
+        let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(stored, 2);
     }
 
     #[tokio::test]

@@ -5,12 +5,11 @@
 use nomos_types::events::{EntityDeleted, TaskCreated, TaskDeleted};
 use nomos_types::{Task, TaskStatus};
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
 use crate::events::EventDraft;
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::new_id;
-use crate::store::now_sql;
 use crate::{Engine, Error, Result};
 
 const TASK_SELECT: &str = "SELECT t.id, t.title, t.goal, t.status, t.outcome, t.summary, e.slug AS entity_slug,
@@ -36,6 +35,17 @@ fn task_from_row(row: &SqliteRow) -> Result<Task> {
     })
 }
 
+/// Fails unless the task exists: a request or window for a task nobody knows is refused, not
+/// silently treated as having none.
+pub(crate) async fn require_task(conn: &mut SqliteConnection, task: &str) -> Result<()> {
+    let exists: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM tasks WHERE id = ?").bind(task).fetch_optional(conn).await?;
+    match exists {
+        Some(_) => Ok(()),
+        None => Err(Error::Invalid(format!("unknown task `{task}`"))),
+    }
+}
+
 impl Engine {
     /// Creates a task with its `task:<short id>` entity.
     pub async fn create_task(&self, title: &str, goal: &str) -> Result<Task> {
@@ -59,13 +69,20 @@ impl Engine {
         let (entity, _) =
             upsert_entity_in(&mut tx, self.ontology(), &NewEntity::new("task", name).slug(&slug), IfExists::Fail)
                 .await?;
-        sqlx::query("INSERT INTO tasks (id, title, goal, entity_id) VALUES (?, ?, ?, ?)")
-            .bind(&id)
-            .bind(title.trim())
-            .bind(goal.trim())
-            .bind(&entity.id)
-            .execute(&mut *tx)
-            .await?;
+        let now = tx.now().to_string();
+        sqlx::query(
+            "INSERT INTO tasks (id, title, goal, entity_id, created_at, updated_at, last_active_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(title.trim())
+        .bind(goal.trim())
+        .bind(&entity.id)
+        .bind(&now)
+        .bind(&now)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
         let created = TaskCreated { title: title.trim().to_string(), goal: goal.trim().to_string() };
         tx.emit(EventDraft::new(created).correlation(&id).entity(&slug)).await?;
         tx.commit().await?;
@@ -111,8 +128,7 @@ impl Engine {
         }
         // Its waiting requests are withdrawn: nobody may approve what a deleted task asked for
         // (and, detached from it, they would collide with identical requests of no task).
-        let now: String = sqlx::query_scalar(concat!("SELECT ", now_sql!())).fetch_one(&mut *tx).await?;
-        crate::actuate::withdraw_task_requests(&mut tx, id, &now).await?;
+        crate::actuate::withdraw_task_requests(&mut tx, id).await?;
         sqlx::query("DELETE FROM tasks WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if let Some(entity_id) = &entity_id {
             // Only the task's own entity: its edges go with it, the notes at their other end stay.

@@ -9,11 +9,9 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, SshConfig};
+use nomos::actuate::{ActuateConfig, Decision, RunOutcome, SshConfig};
 
-use nomos::policy::Policy;
 use nomos::types::{ApprovalStatus, Channel, EntityState, ExecutionStatus, Risk, WindowKind};
-use nomos::Engine;
 
 mod support;
 
@@ -164,9 +162,9 @@ async fn expired_denied_and_cancelled_requests_never_run() {
 async fn host_keys_unknown_trusted_changed() {
     let mut w = World::default(1).await;
     // A second database has trusted nothing yet.
-    let other = Engine::open(&w.tmp.path().join("other.db")).await.unwrap();
-    other.import_inventory_file(&w.lab.inventory_path()).await.unwrap();
-    let fresh = Actuator::new(other, Policy::builtin().clone(), ActuateConfig::default());
+    let other = runtime(&w.tmp.path().join("other.db"), ActuateConfig::default(), None).await;
+    other.engine().import_inventory_file(&w.lab.inventory_path()).await.unwrap();
+    let fresh = other.actuator();
     let x = ran(fresh.run(request("host:pve1", "uptime", None)).await.unwrap());
     assert_eq!(x.status, ExecutionStatus::Failed);
     let err = x.error.unwrap();
@@ -187,7 +185,7 @@ async fn host_keys_unknown_trusted_changed() {
     // before the change stays valid; the next one — here, the app started again — is refused.)
     let before = w.act.host_keys().await.unwrap()[0].fingerprint.clone();
     w.lab.regenerate_host_key("pve1").unwrap();
-    w.act = Actuator::new(w.engine.clone(), Policy::builtin().clone(), ActuateConfig::default());
+    w.restart().await;
     let x = ran(w.run("host:pve1", "true", None).await);
     assert_eq!(x.status, ExecutionStatus::Failed);
     let err = x.error.unwrap();
@@ -351,23 +349,15 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
 async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
     let w = World::default(2).await;
     let task = w.task("new container").await;
-    let create = |params: serde_json::Value| ActionRequest {
-        target: "host:pve1".into(),
-        action: "pct_create".into(),
-        params,
-        purpose: "a web container".into(),
-        task_id: Some(task.clone()),
-        requested_by: "agent:nomos".into(),
-    };
+    let create =
+        |params: serde_json::Value| curated(&w.act, "host:pve1", "pct_create", params, Some(&task), "a web container");
     // VMID 201 belongs to `dns` on pve2; the template is asked for by prefix; booleans as text.
-    let done = w
-        .act
-        .action(create(serde_json::json!({
+    let done = create(serde_json::json!({
             "vmid": 201, "hostname": "web", "template": "debian-12", "storage": "local", "memory": "1024",
             "unprivileged": "yes", "nesting": 0, "start": "on"
-        })))
-        .await
-        .unwrap();
+    }))
+    .await
+    .unwrap();
     let notes = done.notes.join("\n");
     assert!(notes.contains("VMID 201 is taken"), "{notes}");
     assert!(notes.contains("debian-12-standard"), "{notes}");
@@ -406,20 +396,18 @@ async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
     assert!(inside.stdout.contains(&format!("/lxc/{vmid}/rootfs")), "{:?}", inside.stdout);
 
     // A second container with the same name is refused before anything runs.
-    let err = w.act.action(create(serde_json::json!({"hostname": "web", "storage": "local"}))).await.unwrap_err();
+    let err = create(serde_json::json!({"hostname": "web", "storage": "local"})).await.unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 
     // A static address behind a gateway nobody answers: refused within seconds, with guidance.
     let before = w.act.executions(None, None, 1000).await.unwrap().len();
     let started = Instant::now();
-    let err = w
-        .act
-        .action(create(
-            serde_json::json!({"hostname": "static1", "storage": "local", "ip": "10.10.0.50/24", "gw": "198.51.100.7"}),
-        ))
-        .await
-        .unwrap_err()
-        .to_string();
+    let err = create(
+        serde_json::json!({"hostname": "static1", "storage": "local", "ip": "10.10.0.50/24", "gw": "198.51.100.7"}),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
     let took = started.elapsed();
     eprintln!("bad gateway refused after {took:?}: {err}");
     assert!(err.contains("gateway 198.51.100.7 is unreachable from host:pve1"), "{err}");
@@ -433,18 +421,16 @@ async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
     assert!(after.iter().all(|x| x.action != "pct_create" || x.params["hostname"] != "static1"));
 
     // A reachable gateway works (the lab's LAN gateway answers); a template nobody has is an error.
-    let done = w
-        .act
-        .action(create(
-            serde_json::json!({"hostname": "static2", "storage": "local", "ip": "10.10.0.51/24", "gw": "127.0.0.1"}),
-        ))
-        .await
-        .unwrap();
+    let done = create(
+        serde_json::json!({"hostname": "static2", "storage": "local", "ip": "10.10.0.51/24", "gw": "127.0.0.1"}),
+    )
+    .await
+    .unwrap();
     // The task's assent window (opened by the approval above) lets it run without asking.
     let x = ran(done.outcome);
     assert_eq!(wait_final(&w.act, &x.id).await.status, ExecutionStatus::Completed);
     assert_eq!(w.engine.entity("lxc:static2").await.unwrap().attributes["ip"], "10.10.0.51");
-    let err = w.act.action(create(serde_json::json!({"hostname": "x1", "template": "gentoo"}))).await.unwrap_err();
+    let err = create(serde_json::json!({"hostname": "x1", "template": "gentoo"})).await.unwrap_err();
     assert!(err.to_string().contains("no cached template matches `gentoo`"), "{err}");
     for (params, needle) in [
         (serde_json::json!({"hostname": "bad_name"}), "not a valid hostname"),
@@ -453,7 +439,7 @@ async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
         (serde_json::json!({"hostname": "x4", "colour": "red"}), "unknown parameter `colour`"),
         (serde_json::json!({"hostname": "x5", "ip": "10.10.0.9/24"}), "needs its gateway"),
     ] {
-        let err = w.act.action(create(params.clone())).await.unwrap_err().to_string();
+        let err = create(params.clone()).await.unwrap_err().to_string();
         assert!(err.contains(needle), "{params}: {err}");
     }
 }
@@ -461,44 +447,31 @@ async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn curated_actions_go_through_the_gate() {
     let w = World::default(1).await;
-    let act = |action: &str, target: &str, params: serde_json::Value| ActionRequest {
-        target: target.into(),
-        action: action.into(),
-        params,
-        purpose: "test".into(),
-        task_id: None,
-        requested_by: "agent:nomos".into(),
+    let act = |action: &'static str, target: &'static str, params: serde_json::Value| {
+        curated(&w.act, target, action, params, None, "test")
     };
     // restart and pct_exec are not free passes: they queue like any change.
-    let done = w.act.action(act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy"}))).await.unwrap();
+    let done = act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy"})).await.unwrap();
     let (x, _) = queued(done.outcome);
     assert_eq!(w.act.execution(&x).await.unwrap().command, "systemctl restart caddy");
     let m = q(&w.marks("p"));
-    let done = w
-        .act
-        .action(act("pct_exec", "lxc:caddy", serde_json::json!({"command": format!("echo hi >> {m}")})))
-        .await
-        .unwrap();
+    let done = act("pct_exec", "lxc:caddy", serde_json::json!({"command": format!("echo hi >> {m}")})).await.unwrap();
     queued(done.outcome);
     // A read-only curated action runs at once.
-    let done = w
-        .act
-        .action(act("systemctl", "host:pve1", serde_json::json!({"verb": "is-active", "unit": "ssh"})))
-        .await
-        .unwrap();
+    let done = act("systemctl", "host:pve1", serde_json::json!({"verb": "is-active", "unit": "ssh"})).await.unwrap();
     let x = ran(done.outcome);
     assert_eq!(x.action, "systemctl");
     assert_eq!(x.risk, Risk::ReadOnly);
-    let err =
-        w.act.action(act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy; reboot"}))).await.unwrap_err();
+    let err = act("restart", "lxc:caddy", serde_json::json!({"unit": "caddy; reboot"})).await.unwrap_err();
     assert!(err.to_string().contains("not a systemd unit name"));
-    let err = w.act.action(act("teleport", "lxc:caddy", serde_json::json!({}))).await.unwrap_err();
+    let err = act("teleport", "lxc:caddy", serde_json::json!({})).await.unwrap_err();
     assert!(err.to_string().contains("unknown action"));
     assert!(w.read_marks("p").is_empty());
 }
 
-/// No code outside the executor opens an SSH channel, and nothing outside the lab spawns a
-/// process: the gate cannot be walked around.
+/// No code outside the executor opens an SSH channel, only the gate's execute step calls the
+/// executor, only `actuate/ssh.rs` speaks SSH, and nothing outside the lab spawns a process: the
+/// gate cannot be walked around.
 #[test]
 fn only_the_executor_opens_channels() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
@@ -523,7 +496,11 @@ fn only_the_executor_opens_channels() {
             }
         }
         if text.contains("ssh.exec(") {
-            assert_eq!(rel, "nomos/src/actuate/gate.rs", "the executor is called from the gate only ({rel})");
+            assert_eq!(rel, "nomos/src/actuate/gate/execute.rs", "the executor is called from the gate only ({rel})");
+        }
+        // SSH itself is reachable from one module only.
+        if text.contains("russh") {
+            assert_eq!(rel, "nomos/src/actuate/ssh.rs", "russh used in {rel}");
         }
     }
 }

@@ -11,11 +11,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
+use nomos::actuate::{Decision, RunOutcome, RunRequest};
 use nomos::clock::ManualClock;
-use nomos::policy::Policy;
 use nomos::types::{Channel, ExecutionStatus, WindowKind};
-use nomos::Engine;
+use nomos::{Engine, PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -147,10 +146,11 @@ fn decision(message: Option<String>) -> Decision {
 
 async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), TestCaseError> {
     let db = dir.join(format!("case-{case}.db"));
-    let engine = Engine::open(&db).await.unwrap();
-    engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
     let clock = ManualClock::new();
-    let act = Actuator::with_clock(engine.clone(), Policy::builtin().clone(), ActuateConfig::default(), clock.clone());
+    let config = RuntimeConfig { clock: clock.clone(), policy: PolicySource::Builtin, ..RuntimeConfig::new(&db) };
+    let rt = Runtime::open(config).await.unwrap();
+    let (engine, act) = (rt.engine().clone(), rt.actuator().clone());
+    engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
     for h in HOSTS {
         act.trust_host(&format!("host:{h}"), None, &decision(None)).await.unwrap();
     }
@@ -352,7 +352,7 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
             prop_assert_eq!(a.status.as_str(), "approved");
         }
     }
-    engine.store().close().await;
+    rt.close().await;
     Ok(())
 }
 

@@ -40,8 +40,12 @@ macro_rules! desktop_commands {
 nomos_types::ipc_commands!(desktop_commands);
 
 impl AppState {
+    /// The engine, or why the runtime could not open (database or policy): the UI shows that.
     fn engine(&self) -> Result<&Engine, IpcError> {
-        self.engine.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
+        match &self.runtime {
+            Ok(rt) => Ok(rt.engine()),
+            Err(message) => Err(IpcError::new(IpcErrorCode::StoreUnavailable, message)),
+        }
     }
 }
 
@@ -56,6 +60,7 @@ fn ipc_error(e: nomos::Error) -> IpcError {
         nomos::Error::Conflict(_) => IpcErrorCode::Conflict,
         nomos::Error::Inventory { .. } => IpcErrorCode::Inventory,
         nomos::Error::Db(_) => IpcErrorCode::Database,
+        nomos::Error::Policy(_) => IpcErrorCode::Policy,
     };
     IpcError::new(code, e)
 }

@@ -5,22 +5,17 @@
 mod commands;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use nomos::Engine;
+use nomos::{Runtime, RuntimeConfig};
 use nomos_types::EVENT_CHANNEL;
 use tauri::{Emitter, Manager};
 use tokio::sync::broadcast::error::RecvError;
 
-/// How often the desktop looks for changes written by other processes.
-const OTHER_WRITERS_EVERY: Duration = Duration::from_secs(1);
-/// How often overdue approvals are expired and executions of dead processes closed.
-const SWEEP_EVERY: Duration = Duration::from_secs(30);
-
-/// What the commands share. The engine may have failed to open (corrupt or unwritable database):
-/// the window still opens and says why, instead of the app vanishing.
+/// What the commands share. The runtime may have failed to open (corrupt or unwritable database,
+/// invalid operator policy): the window still opens and says why, instead of the app vanishing.
 pub struct AppState {
-    engine: Result<Engine, String>,
+    /// The process's one runtime, or why it could not open.
+    runtime: Result<Runtime, String>,
 }
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
@@ -38,10 +33,16 @@ fn db_arg() -> Option<PathBuf> {
     None
 }
 
-fn open_engine() -> Result<Engine, String> {
+/// Opens the runtime and starts its background work (sweeps every 30 s, other processes' events
+/// every second) on the app's async runtime.
+fn open_runtime() -> Result<Runtime, String> {
     let path = nomos::store::resolve_path(db_arg().as_deref()).map_err(|e| e.to_string())?;
     tracing::info!(path = %path.display(), "opening database");
-    tauri::async_runtime::block_on(Engine::open(&path)).map_err(|e| e.to_string())
+    tauri::async_runtime::block_on(async {
+        let rt = Runtime::open(RuntimeConfig::new(path)).await.map_err(|e| e.to_string())?;
+        rt.start_background();
+        Ok(rt)
+    })
 }
 
 fn main() {
@@ -49,52 +50,38 @@ fn main() {
 
     let result = tauri::Builder::default()
         .setup(|app| {
-            let engine = open_engine();
-            match &engine {
-                Ok(engine) => {
-                    forward_events(app.handle().clone(), engine);
-                    keep_house(engine);
-                }
+            let runtime = open_runtime();
+            match &runtime {
+                Ok(rt) => forward_events(app.handle().clone(), rt),
                 Err(e) => tracing::error!("{e}"),
             }
-            app.manage(AppState { engine });
+            app.manage(AppState { runtime });
             Ok(())
         })
         .invoke_handler(commands::handler())
-        .run(tauri::generate_context!());
-    if let Err(e) = result {
-        tracing::error!("oikos stopped: {e}");
-        std::process::exit(1);
-    }
-}
-
-/// At start and then every [`SWEEP_EVERY`]: expires approvals nobody decided on and fails the
-/// executions a killed process left running (the app itself may have been that process).
-fn keep_house(engine: &Engine) {
-    let policy = nomos::policy::Policy::load().unwrap_or_else(|e| {
-        tracing::error!("operator policy not loaded, using the built-in one: {e}");
-        nomos::policy::Policy::builtin().clone()
-    });
-    let act = nomos::actuate::Actuator::new(engine.clone(), policy, nomos::actuate::ActuateConfig::default());
-    tauri::async_runtime::spawn(async move {
-        let mut every = tokio::time::interval(SWEEP_EVERY);
-        loop {
-            every.tick().await;
-            match act.sweep().await {
-                Ok((0, 0)) => {}
-                Ok((expired, interrupted)) => tracing::info!(expired, interrupted, "swept approvals and executions"),
-                Err(e) => tracing::warn!("sweep failed: {e}"),
+        .build(tauri::generate_context!());
+    match result {
+        Ok(app) => app.run(|app, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Background work stops and the database is closed cleanly (its WAL checkpointed).
+                if let Some(Ok(rt)) = app.try_state::<AppState>().as_deref().map(|s| &s.runtime) {
+                    tauri::async_runtime::block_on(rt.close());
+                }
             }
+        }),
+        Err(e) => {
+            tracing::error!("oikos stopped: {e}");
+            std::process::exit(1);
         }
-    });
+    }
 }
 
 /// Relays every engine event to the webview. A lagging relay drops events it missed and says so
 /// in the log; the UI refreshes from the database on the next event anyway.
-fn forward_events(app: tauri::AppHandle, engine: &Engine) {
-    let mut rx = engine.subscribe();
-    // Changes made by the `nomos` CLI on the same database show up live too.
-    tauri::async_runtime::spawn(engine.watch_other_writers(OTHER_WRITERS_EVERY));
+/// Changes made by the `nomos` CLI on the same database arrive through the runtime's background
+/// work, so they show up live too.
+fn forward_events(app: tauri::AppHandle, rt: &Runtime) {
+    let mut rx = rt.subscribe();
     tauri::async_runtime::spawn(async move {
         loop {
             match rx.recv().await {

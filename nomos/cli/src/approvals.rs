@@ -1,7 +1,8 @@
 //! `nomos approvals list|approve|deny`.
 
 use clap::Subcommand;
-use nomos::actuate::{Actuator, RunOutcome};
+use nomos::actuate::RunOutcome;
+use nomos::Runtime;
 
 use crate::exit::{Exit, Outcome};
 use crate::out::Out;
@@ -26,7 +27,8 @@ pub enum ApprovalsCommand {
     },
 }
 
-pub async fn approvals(act: &Actuator, command: ApprovalsCommand, out: Out) -> Outcome {
+pub async fn approvals(rt: &Runtime, command: ApprovalsCommand, out: Out) -> Outcome {
+    let act = rt.actuator();
     match command {
         ApprovalsCommand::List => {
             let list = act.pending_approvals().await?;
@@ -55,8 +57,8 @@ pub async fn approvals(act: &Actuator, command: ApprovalsCommand, out: Out) -> O
             })
         }
         ApprovalsCommand::Approve { id, confirm } => {
-            let x = until_interrupted(act.approve(&id, &operator(confirm))).await?;
-            let x = if x.status.is_final() { x } else { follow(act, &x.id).await? };
+            let x = until_interrupted(rt, act.approve(&id, &operator(confirm))).await?;
+            let x = if x.status.is_final() { x } else { follow(rt, &x.id).await? };
             report(act, &RunOutcome::Ran(x), &[], out).await
         }
         ApprovalsCommand::Deny { id, reason } => {

@@ -1,7 +1,8 @@
 //! `nomos classify` and `nomos assent`: the gate's judgement, without a database.
 
 use clap::Args;
-use nomos::policy::{self, Policy, Risk};
+use nomos::policy::{self, Risk};
+use nomos::PolicySource;
 use serde::Serialize;
 
 use crate::exit::{Exit, Outcome};
@@ -55,7 +56,8 @@ struct Judged {
 }
 
 pub fn classify(args: ClassifyArgs) -> Outcome {
-    let policy = Policy::load().map_err(|e| e.to_string())?;
+    // The same policy the runtime of a gate command would load.
+    let policy = PolicySource::Operator.load().map_err(|e| e.to_string())?;
     let judge = |c: &str| {
         let v = policy.classify(c, args.declared);
         Classified { command: c.to_string(), risk: v.risk, reasons: v.reasons }

@@ -25,9 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nomos::actuate::{ActuateConfig, Actuator};
-use nomos::policy::Policy;
-use nomos::{store, Engine};
+use nomos::{store, Runtime, RuntimeConfig};
 
 use exit::{Exit, Outcome};
 use out::Out;
@@ -77,7 +75,7 @@ enum Command {
     Hosts(hosts::HostsCommand),
     /// Run a shell command on a target through the risk gate
     Run(run::RunArgs),
-    /// Run a curated action (restart, systemctl, apt_upgrade, pct_exec, pct_create) through the gate
+    /// Run a curated action through the gate (`nomos action --help` lists them)
     Action(action::ActionArgs),
     /// Pending approvals: list, approve, deny
     #[command(subcommand)]
@@ -132,22 +130,22 @@ async fn run(cli: Cli) -> Outcome {
         other => other,
     };
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
-    let engine = Engine::open(&path).await?;
-    let result = dispatch(&engine, command, out).await;
-    engine.store().close().await;
+    // The process's one runtime; no background work: the gate's commands sweep once instead.
+    let rt = Runtime::open(RuntimeConfig::new(path)).await?;
+    let result = dispatch(&rt, command, out).await;
+    rt.close().await;
     result
 }
 
-/// The gate for this command; first it expires overdue approvals and fails executions whose
-/// process died, so what is listed or decided is current.
-async fn actuator(engine: &Engine) -> Result<Actuator, exit::Failure> {
-    let policy = Policy::load().map_err(|e| e.to_string())?;
-    let act = Actuator::new(engine.clone(), policy, ActuateConfig::default());
-    act.sweep().await?;
-    Ok(act)
+/// The gate's runtime for this command; first it expires overdue approvals and fails executions
+/// whose process died, so what is listed or decided is current.
+async fn swept(rt: &Runtime) -> Result<&Runtime, exit::Failure> {
+    rt.sweep().await?;
+    Ok(rt)
 }
 
-async fn dispatch(engine: &Engine, command: Command, out: Out) -> Outcome {
+async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
+    let engine = rt.engine();
     match command {
         Command::Db(c) => db::db(engine, c, out).await,
         Command::Inventory(c) => inventory::inventory(engine, c, out).await,
@@ -155,12 +153,12 @@ async fn dispatch(engine: &Engine, command: Command, out: Out) -> Outcome {
         Command::Graph(c) => graph::graph(engine, c, out).await,
         Command::Knowledge(c) => knowledge::knowledge(engine, c, out).await,
         Command::Tasks(c) => tasks::tasks(engine, c, out).await,
-        Command::Hosts(c) => hosts::hosts(&actuator(engine).await?, c, out).await,
-        Command::Run(a) => run::run(&actuator(engine).await?, a, out).await,
-        Command::Action(a) => action::action(&actuator(engine).await?, a, out).await,
-        Command::Approvals(c) => approvals::approvals(&actuator(engine).await?, c, out).await,
-        Command::Executions(c) => executions::executions(&actuator(engine).await?, c, out).await,
-        Command::Autonomy(c) => autonomy::autonomy(&actuator(engine).await?, c, out).await,
+        Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
+        Command::Run(a) => run::run(swept(rt).await?, a, out).await,
+        Command::Action(a) => action::action(swept(rt).await?, a, out).await,
+        Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,
+        Command::Executions(c) => executions::executions(swept(rt).await?.actuator(), c, out).await,
+        Command::Autonomy(c) => autonomy::autonomy(swept(rt).await?.actuator(), c, out).await,
         Command::Classify(_) | Command::Assent(_) | Command::Lab(_) => Ok(Exit::Ok),
     }
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use nomos::actuate::{Actuator, Decision, RunOutcome};
 use nomos::policy;
 use nomos::types::{Approval, Channel, Execution, ExecutionStatus};
+use nomos::Runtime;
 use serde_json::json;
 
 use crate::exit::{Exit, Failure, Outcome};
@@ -19,21 +20,21 @@ pub fn operator(message: Option<String>) -> Decision {
 
 /// Runs `work`; on Ctrl-C, stops what this process runs on the hosts (killed there, recorded as
 /// cancelled) and lets `work` finish with that, instead of leaving commands behind.
-pub async fn until_interrupted<T>(work: impl std::future::Future<Output = T>) -> T {
+pub async fn until_interrupted<T>(rt: &Runtime, work: impl std::future::Future<Output = T>) -> T {
     tokio::pin!(work);
     tokio::select! {
         r = &mut work => r,
         _ = tokio::signal::ctrl_c() => {
             eprintln!("interrupted: stopping the command on the host…");
-            nomos::actuate::cancel_running_here();
+            rt.cancel_running();
             work.await
         }
     }
 }
 
 /// Waits for an execution's end, stopping it on Ctrl-C.
-pub async fn follow(act: &Actuator, id: &str) -> Result<Execution, Failure> {
-    Ok(until_interrupted(act.wait_final(id)).await?)
+pub async fn follow(rt: &Runtime, id: &str) -> Result<Execution, Failure> {
+    Ok(until_interrupted(rt, rt.actuator().wait_final(id)).await?)
 }
 
 /// Prints what became of a request: 0 it ran and succeeded, 1 it failed, 3 it waits for approval.

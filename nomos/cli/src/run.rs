@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use clap::Args;
-use nomos::actuate::{Actuator, RunRequest};
+use nomos::actuate::RunRequest;
 use nomos::types::Risk;
+use nomos::Runtime;
 
 use crate::exit::Outcome;
 use crate::out::{parse_enum, Out};
@@ -31,7 +32,7 @@ pub struct RunArgs {
     command: Vec<String>,
 }
 
-pub async fn run(act: &Actuator, args: RunArgs, out: Out) -> Outcome {
+pub async fn run(rt: &Runtime, args: RunArgs, out: Out) -> Outcome {
     let req = RunRequest {
         target: args.target,
         command: args.command.join(" "),
@@ -42,6 +43,6 @@ pub async fn run(act: &Actuator, args: RunArgs, out: Out) -> Outcome {
         timeout: args.timeout.map(Duration::from_secs),
         background: false,
     };
-    let outcome = until_interrupted(act.run(req)).await?;
-    report(act, &outcome, &[], out).await
+    let outcome = until_interrupted(rt, rt.actuator().run(req)).await?;
+    report(rt.actuator(), &outcome, &[], out).await
 }

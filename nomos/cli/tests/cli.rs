@@ -359,3 +359,30 @@ fn assent_judges_against_a_target_when_given_one() {
         assert!(help.contains(flag), "{flag} in {help}");
     }
 }
+
+#[test]
+fn action_help_lists_every_action_and_its_parameters_from_the_schema() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nomos")).args(["action", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for action in ["restart", "systemctl", "apt_upgrade", "pct_exec", "pct_create"] {
+        assert!(help.contains(&format!("\n  {action} ")), "{action} missing:\n{help}");
+    }
+    for line in [
+        "      unit (required)",
+        "      verb (required): start|stop|restart|reload|try-restart|reload-or-restart|enable|disable|status|is-active",
+        "      mode: audit|upgrade [default: audit]",
+        "      hostname (required): Its hostname",
+        "      cores: CPU cores. (1–512) [default: 1]",
+        "      vmid: Its Proxmox id",
+        "      ip: `dhcp`, or a static IPv4 address with its prefix (`10.0.0.50/24`). [default: dhcp]",
+    ] {
+        assert!(help.contains(line), "{line:?} missing:\n{help}");
+    }
+    // Bad parameters are one clear line, before anything runs.
+    let dir = tempfile::tempdir().unwrap();
+    let out =
+        nomos(&dir.path().join("oikos.db"), &["action", "pct_create", "pve1", "-p", "hostname=a", "-p", "cores=0"]);
+    let err = one_line_error(&out);
+    assert!(err.contains("pct_create: `cores` must be between 1 and 512, got 0"), "{err}");
+}

@@ -3,12 +3,18 @@
 //! [`Actuator::run`] classifies a command, lets it run at once if it only reads, inside an open
 //! window of the same task (and target, for destructive ones), or else queues an approval; every
 //! step is recorded in the executions table and the audit ledger and announced as an event.
-//! Curated actions ([`curated`]) build their commands and call the same function. [`ssh`] is the
-//! only code that opens an SSH channel.
+//! Curated actions ([`curated`]) build their commands and call the same function.
+//!
+//! - `gate`: the gate's logic, one file per concern (request, decide, execute, cancel,
+//!   approvals, windows, host keys, queries);
+//! - `db`: the gate's SQL, one file per table;
+//! - `ssh`: the only code that speaks SSH (its library is used nowhere else), called only by the gate's
+//!   execute step;
+//! - [`target`]: what a `host:`/`lxc:` target means as an endpoint and a command line.
 
 pub mod curated;
+mod db;
 mod gate;
-mod records;
 mod ssh;
 pub mod target;
 
@@ -18,7 +24,7 @@ use std::time::Duration;
 
 use nomos_types::{Approval, Execution, Risk};
 
-use crate::clock::{Clock, SystemClock};
+use crate::clock::Clock;
 use crate::policy::Policy;
 use crate::Engine;
 
@@ -27,21 +33,20 @@ pub(crate) use gate::withdraw_task_requests;
 pub use gate::WITHHELD;
 pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
 
-/// Cancels every execution running in this process (the operator pressed Ctrl-C): each is killed
-/// on its host and recorded as cancelled by the code that runs it.
-pub fn cancel_running_here() -> usize {
-    let map = running().lock().unwrap_or_else(|e| e.into_inner());
-    for c in map.values() {
-        c.cancel();
-    }
-    map.len()
-}
+/// The action recorded for a plain command (curated actions record their own name).
+const PLAIN_RUN: &str = "run";
 
-/// Cancel handles of the executions running in this process, whichever [`Actuator`] started them:
-/// a cancel from any instance reaches them, and no instance takes them for interrupted.
-fn running() -> &'static Mutex<HashMap<String, Cancel>> {
-    static RUNNING: std::sync::OnceLock<Mutex<HashMap<String, Cancel>>> = std::sync::OnceLock::new();
-    RUNNING.get_or_init(|| Mutex::new(HashMap::new()))
+/// Cancel handles of the executions this actuator (and its clones) runs: a cancel reaches them
+/// here, and the sweep never takes them for interrupted. Another actuator on the same database —
+/// another process — sees them as running elsewhere and asks through the database.
+#[derive(Debug, Clone, Default)]
+struct Running(Arc<Mutex<HashMap<String, Cancel>>>);
+
+impl Running {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cancel>> {
+        // A panic while holding this lock cannot leave the map inconsistent; keep using it.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Limits of the gate and the executor.
@@ -117,7 +122,9 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
-/// The gate and the executor, shared by the desktop, the CLI and the agent.
+/// The gate and the executor, shared by the desktop, the CLI and the agent. A process has one,
+/// in its [`crate::Runtime`]; clones share its connections and what it runs. Its time is the
+/// engine's clock.
 #[derive(Clone, Debug)]
 pub struct Actuator {
     engine: Engine,
@@ -125,21 +132,33 @@ pub struct Actuator {
     clock: Arc<dyn Clock>,
     policy: Arc<Policy>,
     config: Arc<ActuateConfig>,
+    running: Running,
 }
 
 impl Actuator {
-    pub fn new(engine: Engine, policy: Policy, config: ActuateConfig) -> Actuator {
-        Actuator::with_clock(engine, policy, config, Arc::new(SystemClock))
+    pub fn new(engine: Engine, policy: Arc<Policy>, config: ActuateConfig) -> Actuator {
+        Actuator {
+            ssh: Arc::new(ssh::SshPool::new(config.ssh.clone())),
+            clock: engine.clock().clone(),
+            engine,
+            policy,
+            config: Arc::new(config),
+            running: Running::default(),
+        }
     }
 
-    pub fn with_clock(engine: Engine, policy: Policy, config: ActuateConfig, clock: Arc<dyn Clock>) -> Actuator {
-        Actuator {
-            engine,
-            ssh: Arc::new(ssh::SshPool::new(config.ssh.clone())),
-            clock,
-            policy: Arc::new(policy),
-            config: Arc::new(config),
+    /// Cancels every execution this actuator runs (the operator pressed Ctrl-C): each is killed
+    /// on its host and recorded as cancelled by the code that runs it. Returns how many.
+    pub fn cancel_running(&self) -> usize {
+        let map = self.running.map();
+        for c in map.values() {
+            c.cancel();
         }
+        map.len()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     pub fn engine(&self) -> &Engine {

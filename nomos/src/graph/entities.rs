@@ -10,7 +10,7 @@ use super::{
     ENTITY_COLUMNS, STATUS_COLUMNS,
 };
 use crate::events::EventDraft;
-use crate::store::{now_sql, WriteTx};
+use crate::store::WriteTx;
 use crate::{Engine, Error, Ontology, Result};
 
 /// Default and maximum page sizes for listings.
@@ -111,8 +111,8 @@ pub(crate) async fn upsert_entity_in(
         None => {
             let state = new.state.unwrap_or(EntityState::Active);
             let sql = format!(
-                "INSERT INTO entities (id, slug, type, name, attributes, state, search) VALUES (?, ?, ?, ?, ?, ?, ?)
-                 RETURNING {}",
+                "INSERT INTO entities (id, slug, type, name, attributes, state, search, created_at, updated_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {}",
                 ENTITY_COLUMNS.replace("e.", "")
             );
             let row = sqlx::query(&sql)
@@ -123,6 +123,8 @@ pub(crate) async fn upsert_entity_in(
                 .bind(new.attributes.to_string())
                 .bind(state.as_str())
                 .bind(search_text(&slug, new.name.trim()))
+                .bind(tx.now().to_string())
+                .bind(tx.now().to_string())
                 .fetch_one(&mut **tx)
                 .await?;
             let entity = entity_from_row(&row)?;
@@ -158,15 +160,16 @@ async fn write_entity(
     state: EntityState,
 ) -> Result<Entity> {
     let sql = format!(
-        "UPDATE entities SET name = ?, search = ?, attributes = ?, state = ?, updated_at = {} WHERE id = ? RETURNING {}",
-        now_sql!(),
+        "UPDATE entities SET name = ?, search = ?, attributes = ?, state = ?, updated_at = ? WHERE id = ? RETURNING {}",
         ENTITY_COLUMNS.replace("e.", "")
     );
+    let now = tx.now().to_string();
     let row = sqlx::query(&sql)
         .bind(name)
         .bind(search_text(&existing.slug, name))
         .bind(attributes.to_string())
         .bind(state.as_str())
+        .bind(now)
         .bind(&existing.id)
         .fetch_one(&mut **tx)
         .await?;
@@ -235,7 +238,7 @@ impl Engine {
     pub async fn entity_status(&self, key: &str) -> Result<EntityStatus> {
         let mut conn = self.store().pool().acquire().await?;
         let entity = require_entity(&mut conn, key).await?;
-        status_in(&mut conn, &entity.id).await
+        status_in(&mut conn, &entity.id, self.clock().now_ms()).await
     }
 
     /// Lists entities with filters, ordered by slug. `total` counts every match, not just this page.
@@ -264,9 +267,10 @@ impl Engine {
             .push_bind(i64::from(q.offset));
         let rows = select.build().fetch_all(&mut *read).await?;
         read.commit().await?;
+        let now_ms = self.clock().now_ms();
         let items = rows
             .iter()
-            .map(|row| Ok(EntityListItem { entity: entity_from_row(row)?, status: status_from_row(row)? }))
+            .map(|row| Ok(EntityListItem { entity: entity_from_row(row)?, status: status_from_row(row, now_ms)? }))
             .collect::<Result<Vec<_>>>()?;
         Ok(Page { items, total: total.max(0) as u64, limit, offset: q.offset })
     }
@@ -305,6 +309,18 @@ impl Engine {
         Ok(entity)
     }
 
+    /// The Proxmox ids (`pve_id`) of the containers and VMs the graph knows, with their slugs;
+    /// destroyed ones are left out.
+    pub async fn guest_ids(&self) -> Result<Vec<(u64, String)>> {
+        let known: Vec<(Option<i64>, String)> = sqlx::query_as(
+            "SELECT json_extract(attributes, '$.pve_id'), slug FROM entities WHERE type IN ('lxc', 'vm') AND state != ?",
+        )
+        .bind(EntityState::Destroyed.as_str())
+        .fetch_all(self.store().pool())
+        .await?;
+        Ok(known.into_iter().filter_map(|(id, slug)| Some((u64::try_from(id?).ok()?, slug))).collect())
+    }
+
     /// Records an observed health reading for an entity. Emits `health.changed` when the health
     /// differs from the previous reading.
     pub async fn record_health(&self, key: &str, health: Health, detail: &str) -> Result<EntityStatus> {
@@ -317,20 +333,17 @@ impl Engine {
         // An unreadable stored value counts as unknown, as the schema's CHECK allows no other.
         let previous = previous.and_then(|h| h.parse::<Health>().ok()).unwrap_or(Health::Unknown);
         let changed = previous != health;
-        sqlx::query(concat!(
-            "INSERT INTO entity_status (entity_id, health, detail, last_check_at, last_change_at) VALUES (?1, ?2, ?3, ",
-            now_sql!(),
-            ", ",
-            now_sql!(),
-            ") ON CONFLICT (entity_id) DO UPDATE SET health = ?2, detail = ?3, last_check_at = ",
-            now_sql!(),
-            ", last_change_at = CASE WHEN entity_status.health <> ?2 THEN ",
-            now_sql!(),
-            " ELSE entity_status.last_change_at END"
-        ))
+        let now = tx.now().to_string();
+        sqlx::query(
+            "INSERT INTO entity_status (entity_id, health, detail, last_check_at, last_change_at)
+             VALUES (?1, ?2, ?3, ?4, ?4)
+             ON CONFLICT (entity_id) DO UPDATE SET health = ?2, detail = ?3, last_check_at = ?4,
+                last_change_at = CASE WHEN entity_status.health <> ?2 THEN ?4 ELSE entity_status.last_change_at END",
+        )
         .bind(&entity.id)
         .bind(health.as_str())
         .bind(detail)
+        .bind(now)
         .execute(&mut *tx)
         .await?;
         if changed {
@@ -347,13 +360,13 @@ pub(crate) async fn rename_entity_in(tx: &mut WriteTx, entity: &Entity, name: &s
     write_entity(tx, entity, name, &entity.attributes, entity.state).await
 }
 
-/// An entity's status read on the given connection.
-pub(crate) async fn status_in(conn: &mut SqliteConnection, entity_id: &str) -> Result<EntityStatus> {
+/// An entity's status read on the given connection, as of `now_ms`.
+pub(crate) async fn status_in(conn: &mut SqliteConnection, entity_id: &str, now_ms: i64) -> Result<EntityStatus> {
     let sql = format!(
         "SELECT {STATUS_COLUMNS} FROM entities e LEFT JOIN entity_status s ON s.entity_id = e.id WHERE e.id = ?"
     );
     let row = sqlx::query(&sql).bind(entity_id).fetch_optional(conn).await?;
-    row.as_ref().map(status_from_row).transpose()?.ok_or_else(|| Error::not_found("entity", entity_id))
+    row.as_ref().map(|r| status_from_row(r, now_ms)).transpose()?.ok_or_else(|| Error::not_found("entity", entity_id))
 }
 
 /// Resolves many slugs at once (one query, not one per slug); unknown slugs are absent.

@@ -5,14 +5,15 @@
 
 pub mod blast;
 pub mod entities;
+pub(crate) mod impact;
 pub mod ontology;
 pub mod relations;
 
-use nomos_types::{Entity, EntityRef, EntityStatus, Freshness, Health, Json};
+use nomos_types::{Entity, EntityStatus, Freshness, Health, Json};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
-use crate::store::now_sql;
+use crate::clock::format_ms;
 use crate::{Error, Result};
 
 const MAX_SLUG_NAME: usize = 200;
@@ -62,13 +63,8 @@ pub(crate) const ENTITY_COLUMNS: &str =
     "e.id, e.slug, e.type, e.name, e.attributes, e.state, e.created_at, e.updated_at";
 
 /// Columns selected for an [`EntityStatus`] from `LEFT JOIN entity_status s`.
-pub(crate) const STATUS_COLUMNS: &str = concat!(
-    "ifnull(s.health, 'unknown') AS health, s.last_check_at, ifnull(s.detail, '') AS status_detail, ",
-    "CASE WHEN s.last_check_at IS NULL THEN 'never' ",
-    "WHEN s.last_check_at < ",
-    now_sql!("'-' || s.stale_after_s || ' seconds'"),
-    " THEN 'stale' ELSE 'fresh' END AS freshness"
-);
+pub(crate) const STATUS_COLUMNS: &str = "ifnull(s.health, 'unknown') AS health, s.last_check_at, \
+     ifnull(s.detail, '') AS status_detail, s.stale_after_s";
 
 pub(crate) fn entity_from_row(row: &SqliteRow) -> Result<Entity> {
     let attributes: String = row.try_get("attributes")?;
@@ -86,19 +82,23 @@ pub(crate) fn entity_from_row(row: &SqliteRow) -> Result<Entity> {
     })
 }
 
-pub(crate) fn status_from_row(row: &SqliteRow) -> Result<EntityStatus> {
+/// An entity's status as of `now_ms` on the engine's clock: a reading older than its
+/// `stale_after_s` is stale.
+pub(crate) fn status_from_row(row: &SqliteRow, now_ms: i64) -> Result<EntityStatus> {
     let health: String = row.try_get("health")?;
-    let freshness: String = row.try_get("freshness")?;
+    let last_check_at: Option<String> = row.try_get("last_check_at")?;
+    let stale_after_s: Option<i64> = row.try_get("stale_after_s")?;
+    let freshness = match (&last_check_at, stale_after_s) {
+        (None, _) => Freshness::Never,
+        (Some(at), Some(secs)) if *at < format_ms(now_ms.saturating_sub(secs.saturating_mul(1000))) => Freshness::Stale,
+        (Some(_), _) => Freshness::Fresh,
+    };
     Ok(EntityStatus {
         health: health.parse::<Health>().map_err(|e| Error::Invalid(e.to_string()))?,
-        freshness: freshness.parse::<Freshness>().map_err(|e| Error::Invalid(e.to_string()))?,
-        last_check_at: row.try_get("last_check_at")?,
+        freshness,
+        last_check_at,
         detail: row.try_get("status_detail")?,
     })
-}
-
-pub(crate) fn entity_ref(e: &Entity) -> EntityRef {
-    EntityRef { id: e.id.clone(), slug: e.slug.clone(), entity_type: e.entity_type.clone(), name: e.name.clone() }
 }
 
 /// Finds an entity by slug or id inside a transaction or on a pooled connection.

@@ -9,7 +9,7 @@ use sqlx::{Row, SqliteConnection};
 use super::entities::Change;
 use super::{merge_object, new_id, require_entity};
 use crate::events::EventDraft;
-use crate::store::{now_sql, WriteTx};
+use crate::store::WriteTx;
 use crate::{Engine, Error, Ontology, Result};
 
 /// What to do when a new edge would break the type's cardinality (e.g. a second host for an LXC).
@@ -63,11 +63,12 @@ async fn current_edges(tx: &mut WriteTx, rel: &str, column: &str, entity_id: &st
 }
 
 async fn end_in(tx: &mut WriteTx, edge: &Relationship) -> Result<Relationship> {
-    let sql = format!(
-        "UPDATE relationships SET valid_to = max({}, valid_from) WHERE id = ? AND valid_to IS NULL",
-        now_sql!()
-    );
-    sqlx::query(&sql).bind(&edge.id).execute(&mut **tx).await?;
+    let now = tx.now().to_string();
+    sqlx::query("UPDATE relationships SET valid_to = max(?, valid_from) WHERE id = ? AND valid_to IS NULL")
+        .bind(now)
+        .bind(&edge.id)
+        .execute(&mut **tx)
+        .await?;
     let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&edge.id).fetch_one(&mut **tx).await?;
     let ended = relationship_from_row(&row)?;
     let event = RelationshipEnded {
@@ -152,14 +153,18 @@ pub(crate) async fn link_in(
     }
 
     let id = new_id();
-    sqlx::query("INSERT INTO relationships (id, type, source_id, target_id, properties) VALUES (?, ?, ?, ?, ?)")
-        .bind(&id)
-        .bind(rel)
-        .bind(&source.id)
-        .bind(&target.id)
-        .bind(properties.to_string())
-        .execute(&mut **tx)
-        .await?;
+    let now = tx.now().to_string();
+    sqlx::query(
+        "INSERT INTO relationships (id, type, source_id, target_id, properties, valid_from) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&id)
+    .bind(rel)
+    .bind(&source.id)
+    .bind(&target.id)
+    .bind(properties.to_string())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
     let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ?")).bind(&id).fetch_one(&mut **tx).await?;
     let relationship = relationship_from_row(&row)?;
     let event = RelationshipCreated {

@@ -6,20 +6,30 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
+use nomos::actuate::{ActionOutcome, ActionRequest, ActuateConfig, Actuator, Decision, RunOutcome, RunRequest};
 use nomos::clock::ManualClock;
-use nomos::policy::Policy;
-use nomos::types::{Channel, ExecutionStatus};
-use nomos::Engine;
+use nomos::types::{Action, Channel, ExecutionStatus, Json};
+use nomos::{Engine, PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use tempfile::TempDir;
 
 pub struct World {
     pub lab: Lab,
+    /// The test's process: its runtime, and that runtime's engine and actuator.
+    pub rt: Runtime,
     pub engine: Engine,
     pub act: Actuator,
     pub clock: Option<Arc<ManualClock>>,
     pub tmp: TempDir,
+}
+
+/// A runtime on `db` as a process would open it (the built-in policy; `clock`, else the system's).
+pub async fn runtime(db: &Path, config: ActuateConfig, clock: Option<Arc<ManualClock>>) -> Runtime {
+    let mut rc = RuntimeConfig { actuate: config, policy: PolicySource::Builtin, ..RuntimeConfig::new(db) };
+    if let Some(clock) = clock {
+        rc.clock = clock;
+    }
+    Runtime::open(rc).await.unwrap()
 }
 
 impl World {
@@ -28,16 +38,11 @@ impl World {
         let mut lab_config = LabConfig::new(tmp.path().join("lab"));
         lab_config.hosts = hosts;
         let lab = Lab::start(lab_config).unwrap();
-        let engine = Engine::open(&tmp.path().join("oikos.db")).await.unwrap();
-        engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
-        let policy = Policy::builtin().clone();
-        let (act, clock) = if manual_clock {
-            let clock = ManualClock::new();
-            (Actuator::with_clock(engine.clone(), policy, config, clock.clone()), Some(clock))
-        } else {
-            (Actuator::new(engine.clone(), policy, config), None)
-        };
-        let w = World { lab, engine, act, clock, tmp };
+        let clock = manual_clock.then(ManualClock::new);
+        let rt = runtime(&tmp.path().join("oikos.db"), config, clock.clone()).await;
+        rt.engine().import_inventory_file(&lab.inventory_path()).await.unwrap();
+        let (engine, act) = (rt.engine().clone(), rt.actuator().clone());
+        let w = World { lab, rt, engine, act, clock, tmp };
         for h in w.lab.hosts() {
             w.act.trust_host(&format!("host:{}", h.name), None, &operator()).await.unwrap();
         }
@@ -46,6 +51,12 @@ impl World {
 
     pub async fn default(hosts: usize) -> World {
         World::start(hosts, false, ActuateConfig::default()).await
+    }
+
+    /// The process started again on the same database: a new runtime (no connections yet).
+    pub async fn restart(&mut self) {
+        self.rt = runtime(&self.tmp.path().join("oikos.db"), self.act.config().clone(), self.clock.clone()).await;
+        (self.engine, self.act) = (self.rt.engine().clone(), self.rt.actuator().clone());
     }
 
     pub async fn task(&self, title: &str) -> String {
@@ -75,6 +86,26 @@ pub fn request(target: &str, command: &str, task: Option<&str>) -> RunRequest {
         requested_by: "agent:nomos".into(),
         ..Default::default()
     }
+}
+
+/// A curated action as the agent asks for it: its name and JSON parameters, checked on the way in.
+pub async fn curated(
+    act: &Actuator,
+    target: &str,
+    name: &str,
+    params: Json,
+    task: Option<&str>,
+    purpose: &str,
+) -> nomos::Result<ActionOutcome> {
+    let action = Action::parse(name, params.as_object().unwrap())?;
+    act.action(ActionRequest {
+        target: target.into(),
+        action,
+        purpose: purpose.into(),
+        task_id: task.map(str::to_string),
+        requested_by: "agent:nomos".into(),
+    })
+    .await
 }
 
 pub fn operator() -> Decision {

@@ -76,8 +76,8 @@ ipc_commands!(declare_commands);
 
 string_enum!(
     /// Why a command failed, as a stable code the UI can act on:
-    /// - `store_unavailable`: the database could not be opened when the app started; nothing works
-    ///   until the app runs on a usable database;
+    /// - `store_unavailable`: the engine could not start (a database that cannot be opened, an
+    ///   operator policy file that does not load); nothing works until that is fixed;
     /// - `not_found`: what the command names does not exist (or no longer does);
     /// - `invalid`: the arguments were refused (a bad slug, type or value);
     /// - `conflict`: the change contradicts what is stored;
@@ -85,6 +85,7 @@ string_enum!(
     /// - `ontology`: the entity and relationship types refused the change;
     /// - `store`: the store failed (opening, migrating, a file);
     /// - `database`: a query failed, e.g. because another writer held the database too long;
+    /// - `policy`: the classifier's policy could not be loaded;
     /// - `ipc`: the bridge itself failed: the call or its answer could not be carried.
     IpcErrorCode {
         StoreUnavailable => "store_unavailable",
@@ -95,6 +96,7 @@ string_enum!(
         Ontology => "ontology",
         Store => "store",
         Database => "database",
+        Policy => "policy",
         Ipc => "ipc",
     }
 );

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub use serde_json::Value as Json;
 
+pub mod actions;
 pub mod events;
+pub use actions::Action;
 pub use events::{EngineEvent, Event, TransientEvent};
 
 /// Declares a string-backed enum with `as_str`, `FromStr`, `Display`, a list of all variants and
@@ -54,6 +56,8 @@ macro_rules! string_enum {
         }
     };
 }
+
+pub(crate) use string_enum;
 
 /// A string that is not one of an enum's spellings; names what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
