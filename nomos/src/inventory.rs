@@ -460,11 +460,8 @@ services:
         assert_eq!(caddy.attributes["host"], "host:quiet");
         assert_eq!(caddy.attributes["discovered"], true, "attributes from elsewhere are kept");
         let history = eng.relations("lxc:caddy", true).await.unwrap();
-        let hosted: Vec<(&str, bool)> = history
-            .iter()
-            .filter(|r| r.rel_type == "hosts")
-            .map(|r| (r.other.slug.as_str(), r.valid_to.is_none()))
-            .collect();
+        let hosted: Vec<(&str, bool)> =
+            history.iter().filter(|r| r.rel_type == "hosts").map(|r| (&*r.other.slug, r.valid_to.is_none())).collect();
         assert_eq!(hosted.len(), 2);
         assert!(hosted.contains(&("host:quiet", true)));
         assert!(hosted.contains(&("host:strong", false)));

@@ -141,7 +141,7 @@ async fn about_of(conn: &mut SqliteConnection, entity_id: &str) -> Result<Vec<En
     .bind(entity_id)
     .fetch_all(conn)
     .await?;
-    Ok(rows.into_iter().map(|(id, slug, entity_type, name)| EntityRef { id, slug, entity_type, name }).collect())
+    Ok(rows.into_iter().map(|(id, slug, entity_type, name)| EntityRef::new(id, slug, entity_type, name)).collect())
 }
 
 async fn doc_in(conn: &mut SqliteConnection, key: &str) -> Result<Option<KnowledgeDoc>> {
@@ -256,7 +256,7 @@ pub(crate) async fn upsert_in(tx: &mut WriteTx, engine: &Engine, input: &Knowled
             title: doc.summary.title.clone(),
             kind: doc.summary.kind,
             created,
-            about: doc.about.iter().map(|e| e.slug.clone()).collect(),
+            about: doc.about.iter().map(|e| e.slug.to_string()).collect(),
         };
         tx.emit(EventDraft::new(event).entity(&entity.slug)).await?;
     }

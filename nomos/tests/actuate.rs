@@ -390,7 +390,7 @@ async fn pct_create_creates_and_registers_resolving_collisions_and_templates() {
     assert_eq!(web.state, EntityState::Provisioning);
     assert_eq!(web.attributes["pve_id"].as_u64(), Some(vmid));
     let rels = w.engine.relations("lxc:web", false).await.unwrap();
-    assert!(rels.iter().any(|r| r.rel_type == "hosts" && r.other.slug == "host:pve1"), "{rels:?}");
+    assert!(rels.iter().any(|r| r.rel_type == "hosts" && &*r.other.slug == "host:pve1"), "{rels:?}");
     let inside = ran(w.run("lxc:web", "cat /etc/hostname 2>/dev/null || hostname; pwd", Some(&task)).await);
     assert_eq!(inside.status, ExecutionStatus::Completed, "{inside:?}");
     assert!(inside.stdout.contains(&format!("/lxc/{vmid}/rootfs")), "{:?}", inside.stdout);

@@ -126,7 +126,7 @@ pub async fn knowledge(engine: &Engine, command: KnowledgeCommand, out: Out) -> 
         KnowledgeCommand::Show { slug } => {
             let doc = engine.knowledge(&slug).await?;
             out.print(&doc, |d| {
-                let about: Vec<&str> = d.about.iter().map(|a| a.slug.as_str()).collect();
+                let about: Vec<&str> = d.about.iter().map(|a| &*a.slug).collect();
                 format!(
                     "# {}\n[{}] {}  updated {}{}\n\n{}",
                     d.summary.title,

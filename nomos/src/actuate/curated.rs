@@ -199,7 +199,7 @@ impl Actuator {
         let Ok(relations) = self.engine.relations(host, false).await else { return Vec::new() };
         let mut out = Vec::new();
         for r in relations.iter().filter(|r| r.rel_type == rel && r.direction == Direction::Outgoing) {
-            if r.other.entity_type != entity_type {
+            if *r.other.entity_type != *entity_type {
                 continue;
             }
             if let Ok(e) = self.engine.entity(&r.other.slug).await {

@@ -81,7 +81,7 @@ mod tests {
     }
 
     fn summary(b: &BlastRadius) -> Vec<(u32, String)> {
-        b.hits.iter().map(|h| (h.depth, h.entity.slug.clone())).collect()
+        b.hits.iter().map(|h| (h.depth, h.entity.slug.to_string())).collect()
     }
 
     #[tokio::test]
@@ -100,9 +100,9 @@ mod tests {
                 (3, "service:worker".to_string()),
             ]
         );
-        let worker = b.hits.iter().find(|h| h.entity.slug == "service:worker").unwrap();
+        let worker = b.hits.iter().find(|h| &*h.entity.slug == "service:worker").unwrap();
         let path: Vec<(&str, &str, &str)> =
-            worker.path.iter().map(|e| (e.rel_type.as_str(), e.source.as_str(), e.target.as_str())).collect();
+            worker.path.iter().map(|e| (&*e.rel_type, &*e.source, &*e.target)).collect();
         assert_eq!(
             path,
             [
@@ -194,8 +194,7 @@ mod tests {
         let forward = serde_json::to_string(&forward).unwrap();
         let backward = serde_json::to_string(&backward).unwrap();
         let mut visits: HashMap<String, Visit> = HashMap::new();
-        let root_ref =
-            EntityRef { id: root.id.clone(), slug: root.slug.clone(), entity_type: root.entity_type, name: root.name };
+        let root_ref = EntityRef::new(root.id.clone(), root.slug.clone(), root.entity_type, root.name);
         visits.insert(root.id.clone(), Visit { entity: root_ref.clone(), depth: 0, via: None });
         let mut frontier = vec![root.id.clone()];
         for level in 1..=depth {
@@ -205,30 +204,28 @@ mod tests {
             let mut found: Vec<(String, bool, String, EntityRef)> = rows
                 .iter()
                 .map(|row| {
-                    let affected = EntityRef {
-                        id: row.get("id"),
-                        slug: row.get("slug"),
-                        entity_type: row.get("a_type"),
-                        name: row.get("name"),
-                    };
+                    let text = |column: &str| row.get::<String, _>(column);
+                    let affected = EntityRef::new(text("id"), text("slug"), text("a_type"), text("name"));
                     (row.get("cause_id"), row.get("forward"), row.get("type"), affected)
                 })
                 .collect();
             found.sort_by(|a, b| (&a.3.slug, &a.2, &a.0).cmp(&(&b.3.slug, &b.2, &b.0)));
             let mut next = Vec::new();
             for (cause_id, forward, rel_type, affected) in found {
-                if visits.contains_key(&affected.id) {
+                if visits.contains_key(&*affected.id) {
                     continue;
                 }
                 let cause_slug = visits[&cause_id].entity.slug.clone();
                 let edge = if forward {
-                    PathEdge { rel_type, source: cause_slug, target: affected.slug.clone() }
+                    PathEdge { rel_type: rel_type.into(), source: cause_slug, target: affected.slug.clone() }
                 } else {
-                    PathEdge { rel_type, source: affected.slug.clone(), target: cause_slug }
+                    PathEdge { rel_type: rel_type.into(), source: affected.slug.clone(), target: cause_slug }
                 };
-                next.push(affected.id.clone());
-                visits
-                    .insert(affected.id.clone(), Visit { entity: affected, depth: level, via: Some((cause_id, edge)) });
+                next.push(affected.id.to_string());
+                visits.insert(
+                    affected.id.to_string(),
+                    Visit { entity: affected, depth: level, via: Some((cause_id, edge)) },
+                );
             }
             frontier = next;
         }
@@ -411,7 +408,7 @@ mod tests {
         // A renamed entity is reported under its new name.
         other.upsert_entity(NewEntity::new("lxc", "Cache Two").slug("lxc:cache")).await.unwrap();
         let b = eng.blast_radius("host:strong", None).await.unwrap();
-        assert_eq!(b.hits[0].entity.name, "Cache Two");
+        assert_eq!(&*b.hits[0].entity.name, "Cache Two");
         // A deleted entity is gone as a root.
         sqlx::query("DELETE FROM entities WHERE slug = 'service:unrelated'")
             .execute(other.store().pool())

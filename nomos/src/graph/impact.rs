@@ -40,20 +40,6 @@ struct Edge {
     forward: bool,
 }
 
-/// An entity's id, slug, type and name, back to back in [`ImpactGraph::text`] from `start`, each
-/// ending at the matching entry of `ends`. One buffer instead of four strings per entity keeps what
-/// a walk copies into its result close together.
-#[derive(Debug, Clone, Copy)]
-struct Node {
-    start: u32,
-    ends: [u32; 4],
-}
-
-const ID: usize = 0;
-const SLUG: usize = 1;
-const TYPE: usize = 2;
-const NAME: usize = 3;
-
 /// An entity reached by a walk, and how.
 #[derive(Debug, Clone, Copy)]
 struct Reach {
@@ -92,8 +78,9 @@ struct RelationshipRow<'a>(#[serde(borrow)] Cow<'a, str>, #[serde(borrow)] Cow<'
 #[derive(Debug)]
 pub(crate) struct ImpactGraph {
     version: i64,
-    text: String,
-    nodes: Vec<Node>,
+    /// Every entity's short form, by node index. A walk's result shares their text (`Arc<str>`)
+    /// instead of copying it: a hit costs reference counts, not allocations.
+    nodes: Vec<EntityRef>,
     /// Rank of each node's slug among all slugs, for ordering hits without comparing strings.
     slug_rank: Vec<u32>,
     by_slug: HashMap<String, NodeIx>,
@@ -101,7 +88,7 @@ pub(crate) struct ImpactGraph {
     /// The edges leaving node `i` are `edges[offsets[i]..offsets[i + 1]]`.
     offsets: Vec<u32>,
     edges: Vec<Edge>,
-    rel_types: Vec<String>,
+    rel_types: Vec<Arc<str>>,
     /// Working memory of finished walks, reused by the next ones.
     scratch: Mutex<Vec<Scratch>>,
 }
@@ -157,19 +144,12 @@ impl ImpactGraph {
             slug_rank[i] = u32::try_from(rank).map_err(|_| too_big())?;
         }
         let destroyed: Vec<bool> = entities.iter().map(|e| e.4 != 0).collect();
-        let mut text = String::new();
         let mut nodes = Vec::with_capacity(entities.len());
         let mut by_id = HashMap::with_capacity(entities.len());
         let mut by_slug = HashMap::with_capacity(entities.len());
         for (i, (id, slug, entity_type, name, _)) in entities.into_iter().enumerate() {
-            let start = u32::try_from(text.len()).map_err(|_| too_big())?;
-            let mut ends = [0; 4];
-            for (end, part) in ends.iter_mut().zip([&id, &slug, &entity_type, &name]) {
-                text.push_str(part);
-                *end = u32::try_from(text.len()).map_err(|_| too_big())?;
-            }
-            nodes.push(Node { start, ends });
             let i = u32::try_from(i).map_err(|_| too_big())?;
+            nodes.push(EntityRef::new(id.as_str(), slug.as_str(), entity_type, name));
             by_id.insert(id, i);
             by_slug.insert(slug, i);
         }
@@ -207,9 +187,9 @@ impl ImpactGraph {
             edges[*slot as usize] = edge;
             *slot += 1;
         }
+        let rel_types = rel_types.into_iter().map(Arc::from).collect();
         Ok(ImpactGraph {
             version,
-            text,
             nodes,
             slug_rank,
             by_slug,
@@ -226,19 +206,8 @@ impl ImpactGraph {
         self.by_slug.get(key).or_else(|| self.by_id.get(key)).copied()
     }
 
-    fn part(&self, node: NodeIx, part: usize) -> &str {
-        let n = &self.nodes[node as usize];
-        let start = if part == 0 { n.start } else { n.ends[part - 1] };
-        &self.text[start as usize..n.ends[part] as usize]
-    }
-
     pub(crate) fn entity(&self, node: NodeIx) -> EntityRef {
-        EntityRef {
-            id: self.part(node, ID).to_owned(),
-            slug: self.part(node, SLUG).to_owned(),
-            entity_type: self.part(node, TYPE).to_owned(),
-            name: self.part(node, NAME).to_owned(),
-        }
+        self.nodes[node as usize].clone()
     }
 
     fn edges_of(&self, node: NodeIx) -> &[Edge] {
@@ -331,13 +300,9 @@ impl ImpactGraph {
 
     /// The edge over which `r` was reached, in its own direction.
     fn path_edge(&self, r: &Reach) -> PathEdge {
-        let (affected, cause) = (self.part(r.node, SLUG), self.part(r.cause, SLUG));
+        let (affected, cause) = (&self.nodes[r.node as usize].slug, &self.nodes[r.cause as usize].slug);
         let (source, target) = if r.forward { (cause, affected) } else { (affected, cause) };
-        PathEdge {
-            rel_type: self.rel_types[r.rel as usize].clone(),
-            source: source.to_owned(),
-            target: target.to_owned(),
-        }
+        PathEdge { rel_type: self.rel_types[r.rel as usize].clone(), source: source.clone(), target: target.clone() }
     }
 }
 

@@ -35,12 +35,10 @@ const REL_SELECT: &str = "SELECT r.id, r.type, r.properties, r.valid_from, r.val
 
 /// An entity's short form from columns `<prefix>_id`, `_slug`, `_type`, `_name`.
 fn ref_from_row(row: &SqliteRow, prefix: &str) -> Result<EntityRef> {
-    Ok(EntityRef {
-        id: row.try_get(format!("{prefix}_id").as_str())?,
-        slug: row.try_get(format!("{prefix}_slug").as_str())?,
-        entity_type: row.try_get(format!("{prefix}_type").as_str())?,
-        name: row.try_get(format!("{prefix}_name").as_str())?,
-    })
+    let text = |column: &str| -> Result<std::sync::Arc<str>> {
+        Ok(row.try_get::<String, _>(format!("{prefix}_{column}").as_str())?.into())
+    };
+    Ok(EntityRef { id: text("id")?, slug: text("slug")?, entity_type: text("type")?, name: text("name")? })
 }
 
 fn relationship_from_row(row: &SqliteRow) -> Result<Relationship> {
@@ -74,10 +72,10 @@ async fn end_in(tx: &mut WriteTx, edge: &Relationship) -> Result<Relationship> {
     let event = RelationshipEnded {
         id: ended.id.clone(),
         rel_type: ended.rel_type.clone(),
-        source: ended.source.slug.clone(),
-        target: ended.target.slug.clone(),
+        source: ended.source.slug.to_string(),
+        target: ended.target.slug.to_string(),
     };
-    tx.emit(EventDraft::new(event).entity(&ended.source.slug)).await?;
+    tx.emit(EventDraft::new(event).entity(&*ended.source.slug)).await?;
     Ok(ended)
 }
 
@@ -106,7 +104,7 @@ pub(crate) async fn link_in(
     }
 
     let from_source = current_edges(tx, rel, "source_id", &source.id).await?;
-    if let Some(existing) = from_source.iter().find(|r| r.target.id == target.id) {
+    if let Some(existing) = from_source.iter().find(|r| *r.target.id == *target.id) {
         let merged = merge_object(&existing.properties, properties)?;
         if merged == existing.properties {
             return Ok(Linked { relationship: existing.clone(), change: Change::Unchanged, ended: 0 });
@@ -238,7 +236,7 @@ impl Engine {
         let edge = current_edges(&mut tx, rel, "source_id", &s.id)
             .await?
             .into_iter()
-            .find(|r| r.target.id == t.id)
+            .find(|r| *r.target.id == *t.id)
             .ok_or_else(|| Error::not_found("current relationship", format!("{} —{rel}→ {}", s.slug, t.slug)))?;
         let ended = end_in(&mut tx, &edge).await?;
         tx.commit().await?;
@@ -352,7 +350,7 @@ mod tests {
         assert_eq!(history.len(), 1);
         assert_eq!(history[0].label, "hosted-by");
         assert_eq!(history[0].direction, Direction::Incoming);
-        assert_eq!(history[0].other.slug, "host:strong");
+        assert_eq!(&*history[0].other.slug, "host:strong");
         assert!(history[0].valid_to.is_some());
 
         // Moving the LXC is now allowed, and re-creating a relationship makes a new row.
@@ -363,7 +361,7 @@ mod tests {
         assert_eq!(history.len(), 3);
         let current = eng.relations("lxc:caddy", false).await.unwrap();
         assert_eq!(current.len(), 1);
-        assert_eq!(current[0].other.slug, "host:strong");
+        assert_eq!(&*current[0].other.slug, "host:strong");
 
         let err = eng.end_relationship("hosts", "host:quiet", "lxc:caddy").await.unwrap_err();
         assert!(matches!(err, Error::NotFound { .. }), "{err}");
@@ -388,7 +386,7 @@ mod tests {
         eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
         eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({})).await.unwrap();
         let rels = eng.relations("lxc:caddy", false).await.unwrap();
-        let labels: Vec<(String, String)> = rels.iter().map(|r| (r.label.clone(), r.other.slug.clone())).collect();
+        let labels: Vec<(String, String)> = rels.iter().map(|r| (r.label.clone(), r.other.slug.to_string())).collect();
         assert_eq!(
             labels,
             [

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -359,13 +360,28 @@ pub struct Entity {
 }
 
 /// The short form of an entity used inside other results.
+///
+/// Its text is shared (`Arc<str>`): a blast radius hands out the same entities and relationship
+/// names hundreds of times, and sharing makes each copy a reference count instead of an allocation.
+/// The JSON is plain strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EntityRef {
-    pub id: String,
-    pub slug: String,
+    pub id: Arc<str>,
+    pub slug: Arc<str>,
     #[serde(rename = "type")]
-    pub entity_type: String,
-    pub name: String,
+    pub entity_type: Arc<str>,
+    pub name: Arc<str>,
+}
+
+impl EntityRef {
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        slug: impl Into<Arc<str>>,
+        entity_type: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
+    ) -> EntityRef {
+        EntityRef { id: id.into(), slug: slug.into(), entity_type: entity_type.into(), name: name.into() }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -450,9 +466,9 @@ pub struct Relationship {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathEdge {
     #[serde(rename = "type")]
-    pub rel_type: String,
-    pub source: String,
-    pub target: String,
+    pub rel_type: Arc<str>,
+    pub source: Arc<str>,
+    pub target: Arc<str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

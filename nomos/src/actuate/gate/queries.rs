@@ -46,7 +46,7 @@ impl Actuator {
     pub(super) async fn blast_summary(&self, slug: &str) -> Json {
         match self.engine.blast_radius(slug, None).await {
             Ok(b) => {
-                let slugs: Vec<&str> = b.hits.iter().map(|h| h.entity.slug.as_str()).collect();
+                let slugs: Vec<&str> = b.hits.iter().map(|h| &*h.entity.slug).collect();
                 let shown: Vec<&str> = slugs.iter().take(8).copied().collect();
                 let more = slugs.len().saturating_sub(shown.len());
                 let summary = if slugs.is_empty() {
