@@ -258,23 +258,27 @@ pub(crate) async fn start_waiting(
     Ok(updated.rows_affected() == 1)
 }
 
-/// Ends a waiting execution with its approval (denied, expired, cancelled).
-pub(crate) async fn end_waiting(
+/// Ends an execution that is still `from` without a command's outcome: a waiting one with its
+/// approval (denied, expired, cancelled), a running one that was interrupted or cancelled from
+/// another process. Returns whether it was still `from`.
+pub(crate) async fn end_from(
     conn: &mut SqliteConnection,
     id: &str,
+    from: ExecutionStatus,
     status: ExecutionStatus,
     error: Option<&str>,
     now: &str,
-) -> Result<()> {
-    sqlx::query("UPDATE executions SET status = ?, finished_at = ?, error = ? WHERE id = ? AND status = ?")
-        .bind(status.as_str())
-        .bind(now)
-        .bind(error)
-        .bind(id)
-        .bind(PendingApproval.as_str())
-        .execute(conn)
-        .await?;
-    Ok(())
+) -> Result<bool> {
+    let updated =
+        sqlx::query("UPDATE executions SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = ?")
+            .bind(status.as_str())
+            .bind(error)
+            .bind(now)
+            .bind(id)
+            .bind(from.as_str())
+            .execute(conn)
+            .await?;
+    Ok(updated.rows_affected() == 1)
 }
 
 /// A running execution whose process stopped giving signs of life.
@@ -307,27 +311,6 @@ pub(crate) async fn stale(conn: &mut SqliteConnection, cutoff: &str) -> Result<V
             })
         })
         .collect()
-}
-
-/// Ends a running execution without its command's outcome (interrupted, or cancelled from
-/// another process). Returns whether it was still running.
-pub(crate) async fn end_running(
-    conn: &mut SqliteConnection,
-    id: &str,
-    status: ExecutionStatus,
-    error: &str,
-    now: &str,
-) -> Result<bool> {
-    let updated =
-        sqlx::query("UPDATE executions SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = ?")
-            .bind(status.as_str())
-            .bind(error)
-            .bind(now)
-            .bind(id)
-            .bind(Running.as_str())
-            .execute(conn)
-            .await?;
-    Ok(updated.rows_affected() == 1)
 }
 
 /// How a command ended, as recorded.

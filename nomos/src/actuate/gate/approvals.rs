@@ -173,7 +173,15 @@ async fn close(tx: &mut WriteTx, approval: &Approval, c: Closing<'_>) -> Result<
     let decided = Decided { status: c.status, by: c.actor, channel: c.channel, message: c.message };
     approvals::decide(tx, &approval.id, &decided, &now).await?;
     if let Some(error) = c.ends_execution {
-        executions::end_waiting(tx, &approval.execution_id, ExecutionStatus::from(c.status), error, &now).await?;
+        executions::end_from(
+            tx,
+            &approval.execution_id,
+            ExecutionStatus::PendingApproval,
+            ExecutionStatus::from(c.status),
+            error,
+            &now,
+        )
+        .await?;
     }
     let event = ApprovalDecided {
         approval_id: approval.id.clone(),

@@ -95,7 +95,16 @@ impl Actuator {
         };
         let mut tx = self.engine.store().begin_write().await?;
         let now = tx.now().to_string();
-        if executions::end_running(&mut tx, &execution.id, ExecutionStatus::Cancelled, &error, &now).await? {
+        if executions::end_from(
+            &mut tx,
+            &execution.id,
+            ExecutionStatus::Running,
+            ExecutionStatus::Cancelled,
+            Some(&error),
+            &now,
+        )
+        .await?
+        {
             let detail =
                 json!({"status": ExecutionStatus::Cancelled, "error": error, "killed_from": "another process"});
             let finished = ExecutionFinished {

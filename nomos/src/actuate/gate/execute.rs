@@ -201,7 +201,8 @@ impl Actuator {
                  finished on the host is unknown — check before running it again",
                 s.heartbeat_at.as_deref().unwrap_or("unknown")
             );
-            executions::end_running(&mut tx, &s.id, ExecutionStatus::Failed, &error, &now).await?;
+            executions::end_from(&mut tx, &s.id, ExecutionStatus::Running, ExecutionStatus::Failed, Some(&error), &now)
+                .await?;
             let finished = ExecutionFinished {
                 execution_id: s.id.clone(),
                 status: ExecutionStatus::Failed,
