@@ -141,6 +141,13 @@ impl<'a> Args<'a> {
     }
 }
 
+/// A shell variable name.
+pub(crate) fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
 /// Whether the long option `o` (maybe `--name=value`, maybe abbreviated) names `name`.
 pub(crate) fn long_matches(o: &str, name: &str) -> bool {
     let key = o.split('=').next().unwrap_or(o);

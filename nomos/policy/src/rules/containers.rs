@@ -7,6 +7,7 @@ use super::ro;
 use super::wrappers::command_start;
 use super::Args;
 use crate::shell::{Analysis, Arg, Stdin};
+use crate::table::{interpret, table};
 
 /// Docker, Podman, nerdctl: queries read, lifecycle commands restart, what runs inside a container is judged.
 pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
@@ -44,15 +45,7 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
                 ro(an, format!("`{base} {sub}` to standard output only reads"));
             }
         }
-        "exec" => {
-            let valued = ["-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--detach-keys"];
-            // After the options: the container, then the command.
-            let start = command_start(&rest, &valued).map(|j| j + 1);
-            match start {
-                Some(j) if j < rest.all.len() => an.run(rest.tail_from(j), stdin),
-                _ => an.raise(CM, format!("`{base} exec` without a command")),
-            }
-        }
+        "exec" => exec(an, &format!("{base} exec"), "docker exec", rest.all, stdin),
         "restart" | "start" | "stop" | "pause" | "unpause" | "kill" => {
             an.raise(RL, format!("`{base} {sub}` starts or stops containers"))
         }
@@ -157,6 +150,14 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
     }
 }
 
+/// `exec` subcommands, by their table entries (options exactly, then the container, then the command).
+fn exec(an: &mut Analysis<'_>, name: &str, entry: &str, args: &[Arg], stdin: &Stdin) {
+    match table().sub(entry) {
+        Some(entry) => interpret(an, name, entry, args, stdin),
+        None => an.raise(CM, format!("`{name}` is not known to be read-only")),
+    }
+}
+
 /// `docker-compose`, `podman-compose`.
 pub(super) fn compose_tool(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
     compose(an, base, a, 0, stdin)
@@ -189,8 +190,9 @@ pub(super) fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usi
         Some((j, "down")) if Args::new(rest.tail_from(j + 1)).flag('v', "--volumes") => {
             an.raise(DE, format!("`{base} compose down -v` deletes volumes"))
         }
-        Some((j, "exec" | "run")) => {
-            an.raise(RL, format!("`{base} compose exec` runs in a service container"));
+        Some((j, "exec")) => exec(an, &format!("{base} compose exec"), "compose exec", rest.tail_from(j + 1), stdin),
+        Some((j, "run")) => {
+            an.raise(RL, format!("`{base} compose run` runs in a service container"));
             let tail = Args::new(rest.tail_from(j + 1));
             let start = command_start(
                 &tail,
@@ -273,14 +275,5 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
         }
         Some((_, s)) => an.raise(CM, format!("`{base} {s}` changes the cluster")),
         None => ro(an, format!("`{base}` without a command prints help")),
-    }
-}
-
-/// `lxc-attach -n ID -- CMD` runs CMD in the container.
-pub(super) fn lxc_attach(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
-    match dashes {
-        Some(i) if i + 1 < a.all.len() => an.run(a.tail_from(i + 1), stdin),
-        _ => an.raise(CM, "`lxc-attach` without a command opens a shell in the container"),
     }
 }

@@ -1,10 +1,10 @@
 //! Files and processes: removing, copying, moving, creating and editing files, permissions, `dd`,
-//! `find`, `tar`, the clock, and signals.
+//! `find`, `tar` and the clock.
 
-use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
-use super::{check_secrets, identity, recursive_read, ro, unknown, LIFELINES, METADATA_ONLY};
+use super::{check_secrets, identity, recursive_read, ro, unknown, METADATA_ONLY};
 use crate::paths::{is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::table;
@@ -277,43 +277,5 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
         an.raise(CM, "`date` with a time sets the clock");
     } else {
         ro(an, "`date` only reports");
-    }
-}
-
-/// Signals: aimed at every process, init or a lifeline they take the machine or access down.
-pub(super) fn kill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let ops = a.operands(&["-s", "-n", "-u", "-g", "-t", "-P", "-U", "-G", "--signal"]);
-    // Numbers as the kernel reads them: `-01` is -1 (every process), `01` is init.
-    let pid = |s: &str| s.parse::<i64>().ok();
-    let everything = match base {
-        "kill" => a.all.iter().skip(1).chain(ops.iter().copied()).any(|x| matches!(pid(x.shown()), Some(1 | -1))),
-        _ => {
-            a.flag('v', "--inverse")
-                || a.values(&["-u", "--euid", "-U", "--uid"]).iter().any(|u| matches!(u.shown(), "root" | "0"))
-                || ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd" | "-"))
-        }
-    };
-    // A process named anywhere in the words (`pkill sshd`, `kill $(pidof corosync)`).
-    let lifeline = ops.iter().flat_map(|o| {
-        let mut words: Vec<String> = o.values().into_iter().map(str::to_string).collect();
-        words.push(o.shown().to_string());
-        words
-    });
-    let lifeline = lifeline.into_iter().find(|w| {
-        w.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .any(|part| LIFELINES.iter().any(|l| l.eq_ignore_ascii_case(part)))
-    });
-    let lists = match base {
-        "kill" => a.flag('l', "--list") || a.short('L'),
-        _ => false,
-    };
-    if lists || a.all.first().and_then(Arg::as_static) == Some("-0") {
-        ro(an, "`kill -l`/`-0` only checks");
-    } else if everything {
-        an.raise(DE, format!("`{base}` aimed at init or every process takes the machine down"));
-    } else if let Some(name) = lifeline {
-        an.raise(DE, format!("`{base}` aimed at `{name}` cuts off access or the cluster"));
-    } else {
-        an.raise(RL, format!("`{base}` signals processes"));
     }
 }

@@ -28,6 +28,9 @@ const MAX_WRAPPER_NESTING: u32 = 32;
 /// Scripts parsed for one classification (nested shells, probes, re-split lines) beyond this are
 /// adversarial; the command is judged destructive rather than analysed without end.
 const MAX_SCRIPTS_TOTAL: u32 = 256;
+/// Other readings of ambiguous command lines (an option whose arity is not known) judged in one
+/// classification beyond this are adversarial; the command is judged destructive.
+const MAX_READINGS_TOTAL: u32 = 1024;
 /// How many static values a word may expand to before it is treated as unknowable.
 const MAX_CANDIDATES: usize = 16;
 
@@ -89,6 +92,8 @@ pub(crate) struct Analysis<'p> {
     /// Scripts parsed so far in this classification.
     parsed: u32,
     wrappers: u32,
+    /// Other readings of ambiguous command lines judged so far.
+    readings: u32,
     /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
     probing: bool,
     /// Where relative paths are judged.
@@ -109,6 +114,7 @@ impl<'p> Analysis<'p> {
             scripts: 0,
             parsed: 0,
             wrappers: 0,
+            readings: 0,
             probing: false,
             cwd: Cwd::Start,
             cdpath: false,
@@ -200,6 +206,17 @@ impl<'p> Analysis<'p> {
             },
             Some(Arg::Dynamic { .. }) => Cwd::Unknown,
         };
+    }
+
+    /// Counts one more reading of an ambiguous command line; `false` (and destructive) once there
+    /// have been too many to analyse.
+    pub(crate) fn another_reading(&mut self) -> bool {
+        self.readings += 1;
+        if self.readings > MAX_READINGS_TOTAL {
+            self.raise(Risk::Destructive, "too many ambiguous command lines to analyse");
+            return false;
+        }
+        true
     }
 
     pub(crate) fn max_risk(&self) -> Option<Risk> {
