@@ -243,37 +243,94 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
     if a.value(&["--kubeconfig"]).is_some() {
         an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
     }
+    // Files kubectl writes besides its output: the discovery cache, logs, a profile.
+    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output"]) {
+        an.write_target(&out, &format!("`{base}`"));
+    }
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
     let output = a.value(&["-o", "--output"]).map(|o| o.shown().to_string()).unwrap_or_default();
     let secrets = words.iter().any(|w| w.starts_with("secret"))
         && (!output.is_empty() || matches!(words.first(), Some(&"describe")));
-    match a.sub(&valued) {
-        _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
-        Some((_, "config")) if a.long("--raw") => {
-            an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
+    let verbs = kubectl_verbs(an, base, a);
+    if verbs.is_empty() {
+        return ro(an, format!("`{base}` without a command prints help"));
+    }
+    for (i, verb) in verbs {
+        match verb {
+            _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
+            "config" if a.long("--raw") => {
+                an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
+            }
+            "config"
+                if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
+            {
+                ro(an, format!("`{base} config view` only reports"))
+            }
+            "auth" if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
+                ro(an, format!("`{base} auth can-i` only checks"))
+            }
+            "get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
+            | "explain" | "events" | "diff" => ro(an, format!("`{base} {verb}` only reports")),
+            "delete" => an.raise(DE, format!("`{base} delete` removes cluster objects")),
+            "exec" => {
+                let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+                match dashes {
+                    Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
+                    _ => an.raise(CM, format!("`{base} exec` without a command")),
+                }
+            }
+            _ => an.raise(CM, format!("`{base} {verb}` changes the cluster")),
         }
-        Some((_, "config"))
-            if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
-        {
-            ro(an, format!("`{base} config view` only reports"))
-        }
-        Some((_, "auth")) if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
-            ro(an, format!("`{base} auth can-i` only checks"))
-        }
-        Some((
-            _,
-            s @ ("get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
-            | "explain" | "events" | "diff"),
-        )) => ro(an, format!("`{base} {s}` only reports")),
-        Some((_, "delete")) => an.raise(DE, format!("`{base} delete` removes cluster objects")),
-        Some((i, "exec")) => {
-            let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
-            match dashes {
-                Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
-                _ => an.raise(CM, format!("`{base} exec` without a command")),
+    }
+}
+
+/// Where kubectl's command word may be: after its global flags, read exactly (only they may come
+/// before it). An unknown flag may take a value, so both readings are given.
+fn kubectl_verbs<'a>(an: &mut Analysis<'_>, base: &str, a: &Args<'a>) -> Vec<(usize, &'a str)> {
+    #[rustfmt::skip]
+    const VALUED: &[&str] = &[
+        "--as", "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate",
+        "--client-key", "--cluster", "--context", "--kubeconfig", "--log-backtrace-at", "--log-dir", "--log-file",
+        "--log-file-max-size", "--log-flush-frequency", "-n", "--namespace", "--password", "--profile",
+        "--profile-output", "--request-timeout", "-s", "--server", "--stderrthreshold", "--tls-server-name", "--token",
+        "--user", "--username", "-v", "--v", "--vmodule",
+    ];
+    #[rustfmt::skip]
+    const FLAGS: &[&str] = &[
+        "--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors", "--disable-compression",
+        "--add-dir-header", "--alsologtostderr", "--logtostderr", "--one-output", "--skip-headers",
+        "--skip-log-headers", "-h", "--help",
+    ];
+    let mut out = Vec::new();
+    let mut starts = vec![0];
+    while let Some(mut i) = starts.pop() {
+        while let Some(arg) = a.all.get(i) {
+            match arg.as_static() {
+                Some("--") => break,
+                Some(w) if w.starts_with('-') && w.len() > 1 => {
+                    let name = w.split('=').next().unwrap_or(w);
+                    if w.contains('=') || FLAGS.contains(&name) {
+                        i += 1;
+                    } else if VALUED.contains(&name) {
+                        i += 2;
+                    } else {
+                        an.raise(CM, format!("`{base} {w}` is not a flag known to be safe"));
+                        if starts.is_empty() && out.is_empty() {
+                            starts.push(i + 2);
+                        }
+                        i += 1;
+                    }
+                }
+                Some(verb) => {
+                    out.push((i, verb));
+                    break;
+                }
+                None => {
+                    an.raise(CM, format!("`{base}` runs a command computed at run time"));
+                    break;
+                }
             }
         }
-        Some((_, s)) => an.raise(CM, format!("`{base} {s}` changes the cluster")),
-        None => ro(an, format!("`{base}` without a command prints help")),
     }
+    out
 }

@@ -176,18 +176,37 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
 }
 
 /// `tar`: listing reads, extracting writes, creating to standard output reads what it archives.
-pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    // Old-style bundled flags: `tar czf out.tgz dir`.
-    let bundled = a
+pub(super) fn tar(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // Old-style bundled letters (`tar tvfI x.tar prog`): the letters that take an argument take the
+    // words after the bundle, in order. Read as the options they stand for.
+    if let Some(bundle) = a
         .all
         .first()
         .and_then(Arg::as_static)
         .filter(|s| !s.starts_with('-') && s.chars().all(|c| c.is_ascii_alphabetic()))
-        .unwrap_or("");
-    let has = |short: char, long: &str| a.flag(short, long) || bundled.contains(short);
+    {
+        let mut expanded: Vec<Arg> = Vec::new();
+        let mut next = 1;
+        for c in bundle.chars() {
+            expanded.push(Arg::Static(format!("-{c}")));
+            if "bCfFgHIKLNTVX".contains(c) {
+                expanded.extend(a.all.get(next).cloned());
+                next += 1;
+            }
+        }
+        expanded.extend_from_slice(a.tail_from(next));
+        return tar_options(an, base, &Args::new(&expanded), stdin);
+    }
+    tar_options(an, base, a, stdin)
+}
+
+/// `tar` with its options written as options.
+fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let has = |short: char, long: &str| a.flag(short, long);
     if a.long_prefix("--to-command")
         || a.long_prefix("--use-compress-program")
         || a.short('I')
+        || a.short('F')
         || a.long_prefix("--checkpoint-action")
         || a.long_prefix("--info-script")
         || a.long_prefix("--new-volume-script")
@@ -200,6 +219,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             "--new-volume-script",
             "--use-compress-program",
             "-I",
+            "-F",
         ]) {
             let cmd = v.shown().strip_prefix("exec=").unwrap_or(v.shown()).to_string();
             an.script(&cmd);
@@ -220,8 +240,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         }
     }
     // `-f host:file` is a remote archive reached over rsh/ssh.
-    let archive =
-        a.value(&["-f", "--file"]).or_else(|| if bundled.contains('f') { a.all.get(1).cloned() } else { None });
+    let archive = a.value(&["-f", "--file"]);
     if archive
         .as_ref()
         .is_some_and(|f| f.shown().split_once(':').is_some_and(|(h, _)| !h.is_empty() && !h.contains('/')))
@@ -261,7 +280,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             check_secrets(an, "tar", &sources.iter().map(|s| (*s).clone()).collect::<Vec<_>>());
         });
         let to_stdout = a.value(&["-f", "--file"]).as_ref().map(Arg::shown) == Some("-") || (!has('f', "--file"));
-        if to_stdout || bundled.ends_with('f') && a.all.get(1).map(Arg::shown) == Some("-") {
+        if to_stdout {
             return ro(an, "`tar -c` to standard output only reads");
         }
         return an.raise(CM, "`tar -c` writes an archive");

@@ -21,6 +21,14 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     let Some(object) = words.first() else {
         return ro(an, "`ip` without an object prints help");
     };
+    // `ip vrf exec NAME CMD` runs CMD bound to the VRF.
+    if *object == "vrf" && words.get(1) == Some(&"exec") {
+        let index = ops.get(3).and_then(|cmd| a.all.iter().position(|x| std::ptr::eq(x, *cmd)));
+        return match index {
+            Some(i) => wrapped(an, "ip vrf exec", a, Some(i), stdin),
+            None => an.raise(CM, "`ip vrf exec` without a command"),
+        };
+    }
     if "netns".starts_with(object) && object.len() >= 3 {
         match words.get(1) {
             Some(&"exec") => {
@@ -103,25 +111,12 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     {
         return an.raise(DE, format!("`{base}` drops all incoming traffic (including this session)"));
     }
-    let lists = a.flag('L', "--list") || a.flag('S', "--list-rules") || a.long("--version");
-    let changes = a.options().any(|o| {
-        matches!(
-            o,
-            "-A" | "--append"
-                | "-I"
-                | "--insert"
-                | "-D"
-                | "--delete"
-                | "-R"
-                | "--replace"
-                | "-N"
-                | "--new-chain"
-                | "-E"
-                | "--rename-chain"
-                | "-Z"
-                | "--zero"
-        )
-    });
+    // Short options as getopt reads them: `-LZ` lists the chain `Z`, `-ZL` zeroes the chain `L`.
+    let shorts = a.short_options("ACDRIMNEPopsdjitmcg", "LSFZXhwW");
+    let short = |c: char| shorts.iter().any(|(s, _)| *s == c);
+    let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");
+    let changes = ['A', 'I', 'D', 'R', 'N', 'E', 'Z'].into_iter().any(short)
+        || a.any(&["--append", "--insert", "--delete", "--replace", "--new-chain", "--rename-chain", "--zero"]);
     if lists && !changes {
         ro(an, format!("`{base} -L` only lists rules"));
     } else {
@@ -569,11 +564,62 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
     if a.value(&["-M", "--remote-option"]).is_some() {
         an.raise(CM, "`rsync -M` passes options to the other side");
     }
-    if a.long_prefix("--delete") || a.long("--remove-source-files") {
-        an.raise(DE, "`rsync --delete` removes files at the destination");
-    } else if a.flag('n', "--dry-run") || a.long("--list-only") {
+    if rsync_dry_run(a) || a.long("--list-only") {
         ro(an, "`rsync --dry-run` only reports");
+    } else if a.long_prefix("--delete") || a.long("--remove-source-files") {
+        an.raise(DE, "`rsync --delete` removes files at the destination");
     } else {
         an.raise(CM, "`rsync` copies files");
     }
 }
+
+/// Whether rsync runs dry: the last of `-n`/`--dry-run` and `--no-n`/`--no-dry-run` wins; short
+/// options are read letter by letter, a letter that takes a value ending its cluster.
+fn rsync_dry_run(a: &Args<'_>) -> bool {
+    let mut dry = false;
+    let mut skip = false;
+    for word in a.all.iter().map(Arg::as_static) {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let Some(word) = word else { continue };
+        if word == "--" {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if let Some(negated) = name.strip_prefix("no-") {
+                if negated == "n" || (negated.len() >= 2 && "dry-run".starts_with(negated)) {
+                    dry = false;
+                }
+            } else if name.len() >= 3 && "dry-run".starts_with(name) {
+                dry = true;
+            } else if !long.contains('=') && RSYNC_VALUED.contains(&name) {
+                skip = true;
+            }
+        } else if word.starts_with('-') && word.len() > 1 {
+            for (k, c) in word.char_indices().skip(1) {
+                if "efBMT@".contains(c) {
+                    skip = word.len() == k + 1;
+                    break;
+                }
+                if c == 'n' {
+                    dry = true;
+                }
+            }
+        }
+    }
+    dry
+}
+
+/// rsync's long options that take the next word as their value.
+#[rustfmt::skip]
+const RSYNC_VALUED: &[&str] = &[
+    "rsh", "rsync-path", "filter", "exclude", "include", "exclude-from", "include-from", "files-from", "log-file",
+    "log-file-format", "out-format", "password-file", "port", "sockopts", "address", "block-size", "remote-option",
+    "temp-dir", "partial-dir", "backup-dir", "suffix", "compare-dest", "copy-dest", "link-dest", "chmod", "chown",
+    "usermap", "groupmap", "timeout", "contimeout", "modify-window", "max-size", "min-size", "max-delete",
+    "max-alloc", "bwlimit", "write-batch", "only-write-batch", "read-batch", "protocol", "iconv", "checksum-choice",
+    "compress-choice", "compress-level", "skip-compress", "info", "debug", "stderr", "outbuf", "copy-as",
+    "early-input", "config", "dparam", "stop-after", "stop-at", "checksum-seed",
+];
