@@ -11,10 +11,24 @@ use crate::table::{interpret, table};
 
 /// Docker, Podman, nerdctl: queries read, lifecycle commands restart, what runs inside a container is judged.
 pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let global =
-        ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"];
+    #[rustfmt::skip]
+    let global = [
+        "-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
+        "--runtime", "--conmon", "--network-cmd-path", "--hooks-dir", "--module", "--cni-config-dir", "--root",
+        "--runroot", "--storage-driver", "--storage-opt", "--url", "--connection", "--identity", "--tmpdir",
+        "--cgroup-manager", "--events-backend", "--imagestore", "--volumepath", "--ssh", "--out",
+    ];
     if a.value(&["-H", "--host"]).is_some() {
         an.raise(CM, format!("`{base} -H` acts on another machine"));
+    }
+    // Podman's engine options: another OCI runtime, monitor or network program runs; hooks and
+    // configuration modules can run programs.
+    let engine = ["--runtime", "--conmon", "--network-cmd-path", "--hooks-dir", "--module", "--cni-config-dir"];
+    if !a.values(&engine).is_empty() {
+        an.raise(CM, format!("`{base}` runs or loads another engine, hook or module"));
+    }
+    if let Some(out) = a.value(&["--out"]) {
+        an.write_target(&out, &format!("`{base} --out`"));
     }
     let Some((i, sub)) = a.sub(&global) else {
         return ro(an, format!("`{base}` without a command prints help"));

@@ -1,4 +1,5 @@
-//! Databases: SQL clients (the SQL they run is judged), Redis, MongoDB.
+//! Databases: SQL clients (the SQL they run is judged) and MongoDB shells (Redis clients are table
+//! entries).
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
@@ -311,39 +312,6 @@ fn unbounded_delete(lower: &str) -> bool {
         }
     }
     false
-}
-
-/// Redis-compatible clients: reading commands only read.
-pub(super) fn redis(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let ops = a.operands(&["-h", "-p", "-a", "-n", "-u", "--user", "--pass", "-s", "-r", "-i", "--tls", "--cacert"]);
-    let cmd = ops.first().map(|o| o.shown().to_ascii_uppercase());
-    match cmd.as_deref() {
-        None if a.long("--scan")
-            || a.long("--bigkeys")
-            || a.long("--memkeys")
-            || a.long("--stat")
-            || a.long_prefix("--latency") =>
-        {
-            ro(an, format!("`{base}` inspection only reads"))
-        }
-        None => an.raise(CM, format!("`{base}` without a command opens an interactive session")),
-        Some("FLUSHALL" | "FLUSHDB" | "SHUTDOWN") => an.raise(DE, format!("`{base}` flushes or stops the database")),
-        Some(
-            "GET" | "MGET" | "KEYS" | "SCAN" | "INFO" | "PING" | "TTL" | "PTTL" | "TYPE" | "EXISTS" | "DBSIZE"
-            | "LRANGE" | "LLEN" | "HGET" | "HGETALL" | "HKEYS" | "HLEN" | "SMEMBERS" | "SCARD" | "ZRANGE" | "ZCARD"
-            | "STRLEN" | "MEMORY" | "SLOWLOG" | "LASTSAVE" | "TIME" | "ROLE" | "XLEN" | "XRANGE" | "CLIENT" | "CONFIG",
-        ) => {
-            let second = ops.get(1).map(|o| o.shown().to_ascii_uppercase());
-            if matches!(cmd.as_deref(), Some("CONFIG" | "CLIENT" | "MEMORY" | "SLOWLOG"))
-                && !matches!(second.as_deref(), Some("GET" | "LIST" | "INFO" | "STATS" | "USAGE" | "DOCTOR" | "LEN"))
-            {
-                an.raise(CM, format!("`{base}` changes server settings"));
-            } else {
-                ro(an, format!("`{base}` query only reads"));
-            }
-        }
-        Some(_) => an.raise(CM, format!("`{base}` command changes data")),
-    }
 }
 
 /// MongoDB shells run code; dropping databases destroys.

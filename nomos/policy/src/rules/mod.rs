@@ -195,7 +195,6 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "kubectl" | "oc" => containers::kubectl,
         // Version control and databases.
         "git" => vcs::git,
-        "redis-cli" | "valkey-cli" | "keydb-cli" => databases::redis,
         "mongosh" | "mongo" => databases::mongosh,
         _ => return None,
     })

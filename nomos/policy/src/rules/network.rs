@@ -180,8 +180,63 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.value(&["-K", "--config"]).is_some() {
         an.raise(CM, "`curl -K` takes options from a file");
     }
-    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE.
+    // URLs that reach services other than the web: `dict://` and `gopher://` send any text to any
+    // port, `telnet://`, `ldap://`, `smb://`, `mqtt://`, `smtp://`, `imap://`, `pop3://`, `ftp://` speak
+    // to their services (and can send commands to them), `file://` with an upload writes. A URL
+    // without a scheme is guessed from its host (`dict.x`, `ftp.x` …) or from --proto-default.
+    let proto_default = a.value(&["--proto-default"]).map(|p| p.shown().to_ascii_lowercase());
+    if proto_default.as_deref().is_some_and(|p| !matches!(p, "http" | "https")) {
+        an.raise(CM, "`curl --proto-default` makes URLs without a scheme reach another service");
+    }
+    #[rustfmt::skip]
+    let valued = [
+        "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
+        "--form-string", "-T", "--upload-file", "--json", "--url-query", "-X", "--request", "-o", "--output", "-D",
+        "--dump-header", "-c", "--cookie-jar", "-b", "--cookie", "-H", "--header", "-A", "--user-agent", "-e",
+        "--referer", "-u", "--user", "-x", "--proxy", "-w", "--write-out", "-K", "--config", "--connect-to",
+        "--resolve", "-m", "--max-time", "--connect-timeout", "-r", "--range", "-C", "--continue-at", "-E", "--cert",
+        "--key", "--cacert", "--capath", "--unix-socket", "--abstract-unix-socket", "--interface", "--retry",
+        "--retry-delay", "--retry-max-time", "-Y", "--speed-limit", "-y", "--speed-time", "--limit-rate", "-z",
+        "--time-cond", "--output-dir", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--etag-compare",
+        "--hsts", "--alt-svc", "--libcurl", "--proto", "--proto-redir", "--proto-default", "--variable", "--engine",
+        "-Q", "--quote", "--mail-from", "--mail-rcpt", "--oauth2-bearer", "--noproxy", "--preproxy", "-U",
+        "--proxy-user", "--max-redirs", "--max-filesize", "--dns-servers", "--doh-url", "--ciphers", "--netrc-file",
+        "--request-target", "--expect100-timeout", "--happy-eyeballs-timeout-ms", "--keepalive-time",
+    ];
+    let mut urls: Vec<Arg> = a.operands(&valued).into_iter().cloned().collect();
+    urls.extend(a.values(&["--url"]));
+    for url in &urls {
+        for u in url.values() {
+            let lower = u.to_ascii_lowercase();
+            let lower = lower.trim_start_matches(['{', '[']);
+            let scheme = match lower.split_once("://") {
+                Some((scheme, _)) => scheme.to_string(),
+                None => {
+                    let host = lower.split(['/', ':', '@']).next().unwrap_or("");
+                    let guessed = ["ftp", "dict", "ldap", "imap", "smtp", "pop3"]
+                        .iter()
+                        .find(|p| host.starts_with(&format!("{p}.")));
+                    guessed.map_or_else(|| proto_default.clone().unwrap_or_else(|| "http".into()), |p| p.to_string())
+                }
+            };
+            if !matches!(scheme.as_str(), "http" | "https" | "file") {
+                an.raise(CM, format!("`curl {u}` reaches a {scheme} service, which it can send commands to"));
+            }
+        }
+    }
+    if !a.values(&["-Q", "--quote"]).is_empty() {
+        an.raise(CM, "`curl -Q` sends commands to an FTP or SFTP server");
+    }
+    // A header that asks the server to take a GET as another method.
+    if a.values(&["-H", "--header"]).iter().any(|h| h.shown().to_ascii_lowercase().contains("method-override")) {
+        an.raise(CM, "`curl` asks the server to treat its request as another method");
+    }
+    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE; `-w @FILE` reads the
+    // write-out text from a file.
     for format in a.values(&["-w", "--write-out"]) {
+        if format.shown().starts_with('@') {
+            an.raise(CM, "`curl -w @FILE` takes its write-out text, which can name files to write, from a file");
+        }
         for target in format.shown().split("%output{").skip(1).filter_map(|t| t.split_once('}')).map(|(t, _)| t) {
             an.write_target(&Arg::Static(target.trim_start_matches(">>").to_string()), "`curl -w %output{…}`");
         }
@@ -264,6 +319,14 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
         if v.starts_with("pkcs11provider") || v.starts_with("securitykeyprovider") {
             an.raise(CM, "`ssh -o …Provider` loads a provider library");
         }
+        // Another configuration file (which can run commands), a master connection and its socket
+        // left behind, a program run for X11 forwarding, variables set on the other side.
+        if ["include", "controlmaster", "controlpersist", "xauthlocation", "setenv", "forkafterauthentication"]
+            .iter()
+            .any(|k| v.starts_with(k))
+        {
+            an.raise(CM, format!("`ssh -o {}` loads a configuration, leaves a master or runs a program", o.shown()));
+        }
         // New host keys are written to this file.
         if v.starts_with("userknownhostsfile") {
             if let Some((_, file)) = o.shown().split_once(['=', ' ']) {
@@ -280,6 +343,9 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
     // Another configuration file can run commands (ProxyCommand, LocalCommand, Match exec).
     if let Some(config) = a.value(&["-F"]).filter(|c| c.shown() != "/dev/null" && c.shown() != "none") {
         an.raise(CM, format!("`ssh -F {}` uses a configuration that can run commands", config.shown()));
+    }
+    if a.short('M') {
+        an.raise(CM, "`ssh -M` opens a master connection and its socket");
     }
     if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
         an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
@@ -463,6 +529,13 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
     for command in &runs {
         an.raise(CM, format!("`{base} -e` runs a program for the connection"));
         an.script(command.shown());
+    }
+    // ncat (which is `nc` on some systems) writes what passes through to a file (`-o`, `-x` hex
+    // dump; `-x` is a proxy to OpenBSD's nc).
+    let dumps: &[&str] =
+        if base == "ncat" { &["-o", "--output", "-x", "--hex-dump"] } else { &["-o", "--output", "--hex-dump"] };
+    for out in a.values(dumps) {
+        an.write_target(&out, &format!("`{base} -o`"));
     }
     let listens = a.flag('l', "--listen");
     if base != "socat" && a.short('z') && runs.is_empty() && !listens {

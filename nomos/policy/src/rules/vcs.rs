@@ -66,6 +66,10 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     if sub == "fsck" && rest.long("--lost-found") {
         an.raise(CM, "`git fsck --lost-found` writes files");
     }
+    // `git help -w`/`-i` opens a web browser or an info viewer (man pages only read).
+    if sub == "help" && rest.any(&["-w", "--web", "-i", "--info"]) {
+        an.raise(CM, "`git help --web` runs a browser");
+    }
     match sub {
         "status" | "log" | "diff" | "show" | "rev-parse" | "rev-list" | "describe" | "blame" | "annotate"
         | "ls-files" | "ls-tree" | "ls-remote" | "cat-file" | "shortlog" | "grep" | "whatchanged" | "count-objects"
