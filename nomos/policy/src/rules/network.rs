@@ -647,8 +647,12 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
 }
 
 /// Whether rsync runs dry: the last of `-n`/`--dry-run` and `--no-n`/`--no-dry-run` wins; short
-/// options are read letter by letter, a letter that takes a value ending its cluster.
+/// options are read letter by letter, a letter that takes a value ending its cluster. Options
+/// handed to the other side (`-M--no-dry-run`) can undo it there.
 fn rsync_dry_run(a: &Args<'_>) -> bool {
+    if a.value(&["-M", "--remote-option"]).is_some() {
+        return false;
+    }
     let mut dry = false;
     let mut skip = false;
     for word in a.all.iter().map(Arg::as_static) {

@@ -477,6 +477,13 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         reader(an, base, &Args::new(args), &read);
     }
     let path: Vec<&str> = parsed.operands.iter().take(sub_len).map(|o| o.shown()).collect();
+    // Some subcommands ignore a dry run (`apt-get -s update` updates the lists).
+    let dry_run = dry_run
+        && !parsed
+            .operands
+            .first()
+            .and_then(|o| o.as_static())
+            .is_some_and(|w| entry.dry_run_ignored_by.iter().any(|d| d == w));
     let (risk, reason) = if dry_run {
         (Risk::ReadOnly, format!("`{base}` with a dry-run option only reports"))
     } else if let Some((risk, what)) = modes.iter().max_by_key(|(r, _)| *r) {

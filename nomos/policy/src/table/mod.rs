@@ -167,6 +167,8 @@ pub(crate) struct Entry {
     pub(crate) subcommands: Vec<Subcommand>,
     /// Words that, right after a read-only subcommand path, make it a change (`ceph health mute`).
     pub(crate) change_words: Vec<String>,
+    /// Subcommands that do their work even given a dry-run option.
+    pub(crate) dry_run_ignored_by: Vec<String>,
     /// What the reasons say, by level or effect name.
     pub(crate) says: HashMap<String, String>,
     pub(crate) examples: Vec<(Risk, String)>,
@@ -455,6 +457,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         values,
         subcommands,
         change_words: raw.change_words,
+        dry_run_ignored_by: raw.dry_run_ignored_by,
         says: raw.says,
         examples,
         index,

@@ -45,6 +45,9 @@ pub(super) struct EntryFile {
     pub(super) subcommands: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub(super) change_words: Vec<String>,
+    /// Subcommands that do their work even given a dry-run option (`apt-get -s update`).
+    #[serde(default)]
+    pub(super) dry_run_ignored_by: Vec<String>,
     #[serde(default)]
     pub(super) says: HashMap<String, String>,
     pub(super) examples: BTreeMap<Risk, Vec<String>>,
