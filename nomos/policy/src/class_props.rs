@@ -413,3 +413,17 @@ fn stacked_wrapper_lines() -> Vec<String> {
     }
     out
 }
+
+/// Every unknown option is read both ways; nested, the readings are bounded (two deep) and the
+/// line is judged — at least `config_mutation`, as an unknown option makes it — never waved through.
+#[test]
+fn nested_ambiguous_wrappers_finish() {
+    assert_eq!(classify("timeout --frob $T 5 reboot", None).risk, DE);
+    assert_eq!(classify("sudo --x a sudo --y b reboot", None).risk, DE);
+    for depth in [1, 5, 30, 200] {
+        let line = format!("{}ls", "sudo --frobnicate $A ".repeat(depth));
+        assert!(classify(&line, None).risk >= CM, "{depth}");
+        let line = format!("{}reboot", "timeout --frob $T 5 ".repeat(depth));
+        assert!(classify(&line, None).risk >= CM, "{depth}");
+    }
+}

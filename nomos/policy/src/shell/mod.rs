@@ -31,6 +31,8 @@ const MAX_SCRIPTS_TOTAL: u32 = 256;
 /// Other readings of ambiguous command lines (an option whose arity is not known) judged in one
 /// classification beyond this are adversarial; the command is judged destructive.
 const MAX_READINGS_TOTAL: u32 = 1024;
+/// Other readings within other readings (a wrapper with an unknown option inside another).
+const MAX_READING_DEPTH: u32 = 2;
 /// How many static values a word may expand to before it is treated as unknowable.
 const MAX_CANDIDATES: usize = 16;
 
@@ -94,6 +96,8 @@ pub(crate) struct Analysis<'p> {
     wrappers: u32,
     /// Other readings of ambiguous command lines judged so far.
     readings: u32,
+    /// How many other readings are being judged inside one another.
+    reading_depth: u32,
     /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
     probing: bool,
     /// Where relative paths are judged.
@@ -115,6 +119,7 @@ impl<'p> Analysis<'p> {
             parsed: 0,
             wrappers: 0,
             readings: 0,
+            reading_depth: 0,
             probing: false,
             cwd: Cwd::Start,
             cdpath: false,
@@ -208,15 +213,22 @@ impl<'p> Analysis<'p> {
         };
     }
 
-    /// Counts one more reading of an ambiguous command line; `false` (and destructive) once there
-    /// have been too many to analyse.
-    pub(crate) fn another_reading(&mut self) -> bool {
+    /// Judges another reading of an ambiguous command line with `f`, unless readings are already
+    /// nested as deep as they go, or there have been too many (then the command is destructive).
+    pub(crate) fn another_reading(&mut self, f: impl FnOnce(&mut Self)) {
+        if self.reading_depth >= MAX_READING_DEPTH {
+            return;
+        }
         self.readings += 1;
         if self.readings > MAX_READINGS_TOTAL {
-            self.raise(Risk::Destructive, "too many ambiguous command lines to analyse");
-            return false;
+            if self.readings == MAX_READINGS_TOTAL + 1 {
+                self.raise(Risk::Destructive, "too many ambiguous command lines to analyse");
+            }
+            return;
         }
-        true
+        self.reading_depth += 1;
+        f(self);
+        self.reading_depth -= 1;
     }
 
     pub(crate) fn max_risk(&self) -> Option<Risk> {

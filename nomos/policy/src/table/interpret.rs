@@ -34,10 +34,10 @@ pub(super) struct Parsed<'e, 'a> {
     /// A command given to an option that takes the rest of the words (`pidstat -e CMD …`).
     command: Vec<Arg>,
     /// What the operands make it run: a command, shell text or a shell's arguments, with its words.
-    payload: Option<(Operand, Vec<Arg>)>,
+    pub(super) payload: Option<(Operand, Vec<Arg>)>,
     /// Words another reading of the line leaves out: the value an unknown option may take, an
     /// ambiguous option's value, a word computed at run time that may expand to nothing.
-    unsure: Vec<usize>,
+    pub(super) unsure: Vec<usize>,
 }
 
 impl Given<'_> {
@@ -277,10 +277,10 @@ impl Entry {
 
 /// Judges one invocation of `base` by its entry.
 pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin) {
-    judge(an, base, entry, args, stdin, true);
+    judge(an, base, entry, args, stdin);
 }
 
-fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin, other_readings: bool) {
+fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin) {
     let parsed = entry.read_args(args);
     // `env -S 'A B' C`: the words of the string take its place, and the line is read again.
     if let Some(g) = parsed.options.iter().find(|g| g.has(Effect::Split)) {
@@ -293,7 +293,7 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                 }
                 again.extend(words);
                 again.extend_from_slice(args.get(g.end..).unwrap_or(&[]));
-                return judge(an, base, entry, &again, stdin, other_readings);
+                return judge(an, base, entry, &again, stdin);
             }
             None => an.raise(
                 Risk::ConfigMutation,
@@ -443,14 +443,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     }
     // Another reading of the line for each option whose arity is not known (and each word that
     // may expand to nothing): what that reading runs is judged too.
-    if other_readings {
-        for &skip in parsed.unsure.iter().take(MAX_READINGS) {
-            if !an.another_reading() {
-                break;
-            }
-            let other: Vec<Arg> = args.iter().enumerate().filter(|(k, _)| *k != skip).map(|(_, a)| a.clone()).collect();
-            judge(an, base, entry, &other, stdin, false);
-        }
+    for &skip in parsed.unsure.iter().take(MAX_READINGS) {
+        let other: Vec<Arg> = args.iter().enumerate().filter(|(k, _)| *k != skip).map(|(_, a)| a.clone()).collect();
+        an.another_reading(|an| judge(an, base, entry, &other, stdin));
     }
     let sub = entry.subcommand(&parsed.operands);
     let sub_len = sub.map_or(0, |(len, _, _)| len);
