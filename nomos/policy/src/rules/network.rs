@@ -292,10 +292,6 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
 
 /// `ssh HOST CMD`: CMD is judged as a script; tunnels and local commands are changes.
 pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let valued = [
-        "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S",
-        "-W", "-w", "-B",
-    ];
     for o in a.values(&["-o"]) {
         let v = o.shown().to_ascii_lowercase();
         if ["remoteforward", "localforward", "dynamicforward", "tunnel", "gatewayports"]
@@ -350,10 +346,11 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
     if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
         an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
     }
-    if a.short('O') {
+    let (letters, ops) = ssh_operands(a);
+    // `-O` (before the command; after it, it is the command's) controls a master connection.
+    if letters.contains(&'O') {
         return an.raise(RL, "`ssh -O` controls a master connection");
     }
-    let ops = a.operands(&valued);
     if stdin.unknown {
         an.raise(CM, "`ssh` sends data from this machine to another");
     }
@@ -378,6 +375,43 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             an.script(&words.join(" "));
         }
     }
+}
+
+/// ssh's option letters, and its destination and the command after it, read as ssh reads them:
+/// letters in clusters, a letter that takes a value taking the rest of the word or the next one,
+/// and options again after the destination (`ssh host -p 22 cmd`) until the command starts or `--`.
+fn ssh_operands<'a>(a: &Args<'a>) -> (Vec<char>, Vec<&'a Arg>) {
+    const VALUED: &str = "bceilmopBDEFIJLOPQRSwW";
+    let mut letters = Vec::new();
+    let mut out: Vec<&'a Arg> = Vec::new();
+    let mut i = 0;
+    let mut terminated = false;
+    while i < a.all.len() {
+        let arg = &a.all[i];
+        i += 1;
+        let word = arg.as_static().filter(|w| !terminated && w.starts_with('-') && w.len() > 1);
+        match word {
+            Some("--") => terminated = true,
+            Some(w) => {
+                for (k, c) in w.char_indices().skip(1) {
+                    letters.push(c);
+                    if VALUED.contains(c) {
+                        if k + c.len_utf8() == w.len() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                }
+            }
+            None if out.is_empty() => out.push(arg),
+            // The command: every word from here on.
+            None => {
+                out.extend(&a.all[i - 1..]);
+                break;
+            }
+        }
+    }
+    (letters, out)
 }
 
 /// `scp`/`sftp` copy between machines; commands given as options are judged.

@@ -311,6 +311,10 @@ pub(super) fn pkill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
     if has(&["-v", "--inverse"]) {
         return an.raise(DE, format!("`{base} -v` signals every process but the ones named"));
     }
+    // Session or process group 0 is pkill's own: the session Nomos runs the command in.
+    if values(&["-s", "--session", "-g", "--pgroup"]).iter().any(|v| v.split(',').any(|s| s.trim() == "0")) {
+        return an.raise(DE, format!("`{base}` aimed at its own session cuts the connection"));
+    }
     let parents = values(&["-P", "--parent"]);
     if parents.iter().any(|p| p.split(',').any(|p| matches!(p.trim(), "1" | "0" | "$PPID" | "$$"))) {
         return an.raise(DE, format!("`{base} -P 1` signals every service"));
