@@ -29,6 +29,7 @@ const FILES: &[(&str, &str)] = &[
     ("containers.yaml", include_str!("../../rules/containers.yaml")),
     ("databases.yaml", include_str!("../../rules/databases.yaml")),
     ("wrappers.yaml", include_str!("../../rules/wrappers.yaml")),
+    ("runners.yaml", include_str!("../../rules/runners.yaml")),
 ];
 
 /// What giving an option does.
