@@ -134,9 +134,13 @@ fn wrapper_lines() -> Vec<String> {
     let mut lines = Vec::new();
     for entry in table().entries().iter().filter(|e| e.runs_commands()) {
         let Some(program) = invocation(entry) else { continue };
-        let payload_option =
-            entry.options.iter().find(|o| o.effects.contains(&Effect::Payload) || o.effects.contains(&Effect::Command));
-        let has_operand = entry.operands.iter().any(|o| o.is_payload());
+        // Without a command operand, the payload goes to the option that takes it, or after the
+        // option that makes the operands a command (`gdb --args`).
+        let payload_option = entry.options.iter().find(|o| {
+            o.effects.contains(&Effect::Payload)
+                || o.effects.contains(&Effect::Command)
+                || o.effects.contains(&Effect::Operands(Operand::Command))
+        });
         for (n, spec) in entry.options.iter().enumerate() {
             // Options that make the operands names, not a command (`command -v`), run nothing.
             if spec.effects.contains(&Effect::Operands(Operand::Plain)) {
@@ -151,6 +155,7 @@ fn wrapper_lines() -> Vec<String> {
                 Some(kind) => vec![kind],
                 None => entry.operands.clone(),
             };
+            let has_operand = kinds.iter().any(|o| o.is_payload());
             // An option whose value starts the command takes the payload's words after it.
             let command_option = spec.effects.contains(&Effect::Command);
             let value = if command_option { payload[0].to_string() } else { value_for(spec, &text) };
@@ -176,7 +181,9 @@ fn wrapper_lines() -> Vec<String> {
                         words.extend(operands_with(&kinds, payload));
                     } else if let Some(p) = payload_option.filter(|p| p.name != spec.name) {
                         words.push(p.name.clone());
-                        if p.effects.contains(&Effect::Command) {
+                        if p.effects.contains(&Effect::Command)
+                            || p.effects.contains(&Effect::Operands(Operand::Command))
+                        {
                             words.extend(payload.iter().map(|w| quote(w)));
                         } else {
                             words.push(quote(&text));

@@ -133,6 +133,9 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "alias" => builtins::alias,
         // Wrappers whose rule is more than options (the others are table entries).
         "parallel" => wrappers::parallel,
+        "pee" | "mispipe" => wrappers::each_a_command,
+        "tmux" => wrappers::tmux,
+        "start-stop-daemon" => signals::start_stop_daemon,
         "perf" => wrappers::perf,
         "eval" => wrappers::eval,
         "source" | "." => wrappers::source,

@@ -142,6 +142,56 @@ fn judge_targets(an: &mut Analysis<'_>, base: &str, pids: &[Arg]) {
     an.raise(RL, format!("`{base}` signals processes"));
 }
 
+/// `start-stop-daemon`: `--stop` signals the processes it matches (a lifeline's is destructive),
+/// `--start` runs its program with the arguments after `--`, `--test` and `--status` only check.
+pub(super) fn start_stop_daemon(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let shorts = a.short_options("pxnugsRaNPIkcrdOe", "");
+    let short = |c: char| shorts.iter().any(|(s, _)| *s == c);
+    let (start, stop) = (short('S') || a.long("--start"), short('K') || a.long("--stop"));
+    if short('t') || a.long("--test") || (!start && !stop && (short('T') || a.long("--status"))) {
+        return an.raise(RO, format!("`{base} --test` only checks"));
+    }
+    if stop {
+        let targets = a.values(&["-n", "--name", "-x", "--exec", "-p", "--pidfile", "-a", "--startas"]);
+        if let Some(name) = targets.iter().flat_map(pid_texts).find_map(|t| names_lifeline(&t)) {
+            return an.raise(DE, format!("`{base} --stop` aimed at `{name}` cuts off access or the cluster"));
+        }
+        if a.values(&["-u", "--user"]).iter().any(|u| matches!(u.shown(), "root" | "0")) && targets.is_empty() {
+            return an.raise(DE, format!("`{base} --stop --user root` signals every process of root"));
+        }
+        an.raise(RL, format!("`{base} --stop` signals processes"));
+    }
+    if start {
+        an.raise(RL, format!("`{base} --start` starts a daemon"));
+        // (`--start` is an option of its own, not an abbreviation of `--startas`.)
+        let exact = |names: &[&str]| {
+            a.all.iter().enumerate().find_map(|(k, w)| match w.as_static() {
+                Some(s) if names.contains(&s) => a.all.get(k + 1).cloned(),
+                Some(s) => names
+                    .iter()
+                    .find_map(|n| s.strip_prefix(n).and_then(|v| v.strip_prefix('=')))
+                    .map(|v| Arg::Static(v.to_string())),
+                None => None,
+            })
+        };
+        let short_value =
+            |c: char| shorts.iter().find(|(s, _)| *s == c).and_then(|(_, v)| v.map(|v| Arg::Static(v.to_string())));
+        let program = short_value('a')
+            .or_else(|| exact(&["--startas"]))
+            .or_else(|| short_value('x'))
+            .or_else(|| exact(&["--exec"]));
+        let args = a.all.iter().position(|x| x.as_static() == Some("--")).map_or(&[][..], |d| a.tail_from(d + 1));
+        if let Some(program) = program {
+            let mut argv = vec![program];
+            argv.extend_from_slice(args);
+            an.run(&argv, stdin);
+        }
+    }
+    if !start && !stop {
+        an.raise(CM, format!("`{base}` without --start or --stop"));
+    }
+}
+
 /// Options of `pkill` that take a value, and those that do not (procps-ng).
 const PKILL_VALUED: &[&str] = &[
     "-g",

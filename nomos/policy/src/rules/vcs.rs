@@ -32,6 +32,33 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         an.raise(CM, "`git --no-index` compares arbitrary files");
     }
     let rest = Args::new(a.tail_from(i + 1));
+    // Commands git runs for its user: `bisect run CMD…`, `rebase -x CMD`, `submodule foreach CMD`,
+    // `difftool -x CMD`.
+    let words_after = |w: &str| rest.all.iter().position(|x| x.as_static() == Some(w)).map(|k| rest.tail_from(k + 1));
+    match sub {
+        "bisect" => {
+            if let Some(command) = words_after("run").filter(|c| !c.is_empty()) {
+                an.run(command, &Stdin::default());
+            }
+        }
+        "rebase" | "difftool" => {
+            for command in rest.values(&["-x", "--exec", "--extcmd"]) {
+                an.raise(CM, format!("`git {sub} -x` runs a command"));
+                an.script(command.shown());
+            }
+        }
+        "submodule" => {
+            if let Some(command) = words_after("foreach") {
+                let words: Vec<&str> = command
+                    .iter()
+                    .map(Arg::shown)
+                    .filter(|w| !matches!(*w, "--recursive" | "-q" | "--quiet"))
+                    .collect();
+                an.script(&words.join(" "));
+            }
+        }
+        _ => {}
+    }
     let runs = ["--open-files-in-pager", "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv"];
     if rest.any(&runs)
         || rest.all.iter().filter_map(Arg::as_static).any(|o| {

@@ -6,7 +6,7 @@
 use nomos_types::Risk::{ConfigMutation as CM, ReadOnly as RO};
 
 use super::Args;
-use super::{ro, script_from_stdin, unknown};
+use super::{ro, script_arg, script_from_stdin, unknown};
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::{interpret, table};
 
@@ -54,6 +54,101 @@ pub(super) fn parallel(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     for w in words.get(end + 1..).unwrap_or(&[]) {
         if !matches!(w.as_static(), Some(":::" | "::::" | ":::+" | "::::+")) {
             an.script(w.shown());
+        }
+    }
+}
+
+/// `pee` and `mispipe` (moreutils): each operand is a shell command.
+pub(super) fn each_a_command(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    an.raise(RO, format!("`{base}` runs the shell commands it is given, judged on their own"));
+    for command in a.operands(&[]) {
+        script_arg(an, base, Some(command));
+    }
+}
+
+/// tmux: listing reads; commands that start a shell command (`new-session`, `split-window`,
+/// `run-shell`, `if-shell`, `respawn-pane`, `pipe-pane`, `display-popup`) have every word after
+/// them judged as one, keys sent to a pane are judged as typed; anything else changes sessions.
+pub(super) fn tmux(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    const READS: &[&str] = &[
+        "ls",
+        "list-sessions",
+        "list-windows",
+        "lsw",
+        "list-panes",
+        "lsp",
+        "has-session",
+        "has",
+        "list-clients",
+        "lsc",
+        "list-buffers",
+        "lsb",
+        "show-options",
+        "show",
+        "show-window-options",
+        "showw",
+        "list-keys",
+        "lsk",
+        "list-commands",
+        "lscm",
+        "info",
+        "server-info",
+        "show-environment",
+        "showenv",
+    ];
+    const SHELL: &[&str] = &[
+        "new-session",
+        "new",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "if-shell",
+        "if",
+        "pipe-pane",
+        "pipep",
+        "display-popup",
+        "popup",
+    ];
+    // Global options: -c runs a shell command, -f reads a configuration (which can run-shell).
+    let global = ["-c", "-f", "-L", "-S", "-T"];
+    for command in a.values(&["-c"]) {
+        script_arg(an, base, Some(&command));
+    }
+    if a.value(&["-f"]).is_some() {
+        an.raise(CM, format!("`{base} -f` reads a configuration that can run commands"));
+    }
+    let Some((start, _)) = a.sub(&global) else {
+        return an.raise(CM, format!("`{base}` without a command opens a session"));
+    };
+    // Commands are separated by `;` words.
+    for command in a.tail_from(start).split(|w| matches!(w.as_static(), Some(";" | "\\;"))) {
+        let Some(name) = command.first().and_then(Arg::as_static) else { continue };
+        let words: Vec<&str> = command[1..].iter().map(Arg::shown).filter(|w| !w.starts_with('-')).collect();
+        if READS.contains(&name) {
+            an.raise(RO, format!("`{base} {name}` only reports"));
+        } else if SHELL.contains(&name) {
+            an.raise(CM, format!("`{base} {name}` starts a shell command in a session"));
+            for w in &words {
+                an.script(w);
+            }
+        } else if matches!(name, "send-keys" | "send") {
+            an.raise(CM, format!("`{base} send-keys` types into a pane"));
+            // Option values are among the words: each word alone is judged too.
+            let typed: Vec<&str> =
+                words.iter().copied().filter(|w| !matches!(*w, "Enter" | "C-m" | "KPEnter" | "C-j")).collect();
+            an.script(&typed.join(" "));
+            for w in &typed {
+                an.script(w);
+            }
+        } else {
+            an.raise(CM, format!("`{base} {name}` changes sessions"));
         }
     }
 }
