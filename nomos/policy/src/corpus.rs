@@ -33,6 +33,9 @@ const PROXMOX: File = data!("proxmox");
 const AUDIT: File = data!("audit");
 const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
+const WRAPPERS_EXACT: File = data!("red-team-wrappers");
+const UNDONE: File = data!("red-team-undone");
+const OPTIONS: File = data!("red-team-options");
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -49,6 +52,9 @@ const OURS: &[File] = &[
     CORNERS,
     PROXMOX,
     AUDIT,
+    WRAPPERS_EXACT,
+    UNDONE,
+    OPTIONS,
 ];
 
 /// One row of a data file.
@@ -209,6 +215,21 @@ fn proxmox_tools() {
 #[test]
 fn options_that_run_write_or_serve_are_not_read_only() {
     check(AUDIT);
+}
+
+#[test]
+fn wrapper_options_are_read_exactly() {
+    check(WRAPPERS_EXACT);
+}
+
+#[test]
+fn safe_flags_undone_later_are_undone() {
+    check(UNDONE);
+}
+
+#[test]
+fn options_that_write_load_or_reach_out_are_not_read_only() {
+    check(OPTIONS);
 }
 
 #[test]

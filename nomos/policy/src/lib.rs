@@ -187,6 +187,8 @@ pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
 }
 
 #[cfg(test)]
+mod class_props;
+#[cfg(test)]
 mod corpus;
 #[cfg(test)]
 mod props;

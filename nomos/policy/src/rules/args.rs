@@ -30,6 +30,44 @@ impl<'a> Args<'a> {
         })
     }
 
+    /// Short options letter by letter, in order, as getopt reads clusters: a letter in `required`
+    /// takes the rest of the word or the next word as its value, one in `optional` takes the rest
+    /// of the word (so `-LZ` is `-L` with the value `Z`, not `-L -Z`). Long options are left out.
+    pub(crate) fn short_options(&self, required: &str, optional: &str) -> Vec<(char, Option<&'a str>)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.all.len() {
+            let arg = &self.all[i];
+            i += 1;
+            let Some(word) = arg.as_static() else { continue };
+            if word == "--" {
+                break;
+            }
+            if !word.starts_with('-') || word.starts_with("--") || word.len() < 2 {
+                continue;
+            }
+            for (k, c) in word.char_indices().skip(1) {
+                let rest = &word[k + c.len_utf8()..];
+                if required.contains(c) {
+                    let value = if rest.is_empty() {
+                        i += 1;
+                        self.all.get(i - 1).and_then(Arg::as_static)
+                    } else {
+                        Some(rest)
+                    };
+                    out.push((c, value));
+                    break;
+                }
+                if optional.contains(c) {
+                    out.push((c, Some(rest).filter(|r| !r.is_empty())));
+                    break;
+                }
+                out.push((c, None));
+            }
+        }
+        out
+    }
+
     /// A long option, bare or with `=value`, also abbreviated: getopt accepts any unique prefix
     /// (`--se` for `--set`). A prefix that is not unique is an error for the program, so treating
     /// every prefix as a match never misses an option that takes effect.
@@ -139,6 +177,13 @@ impl<'a> Args<'a> {
     pub(crate) fn tail_from(&self, index: usize) -> &'a [Arg] {
         self.all.get(index..).unwrap_or(&[])
     }
+}
+
+/// A shell variable name.
+pub(crate) fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Whether the long option `o` (maybe `--name=value`, maybe abbreviated) names `name`.

@@ -7,13 +7,28 @@ use super::ro;
 use super::wrappers::command_start;
 use super::Args;
 use crate::shell::{Analysis, Arg, Stdin};
+use crate::table::{interpret, table};
 
 /// Docker, Podman, nerdctl: queries read, lifecycle commands restart, what runs inside a container is judged.
 pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let global =
-        ["-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"];
+    #[rustfmt::skip]
+    let global = [
+        "-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
+        "--runtime", "--conmon", "--network-cmd-path", "--hooks-dir", "--module", "--cni-config-dir", "--root",
+        "--runroot", "--storage-driver", "--storage-opt", "--url", "--connection", "--identity", "--tmpdir",
+        "--cgroup-manager", "--events-backend", "--imagestore", "--volumepath", "--ssh", "--out",
+    ];
     if a.value(&["-H", "--host"]).is_some() {
         an.raise(CM, format!("`{base} -H` acts on another machine"));
+    }
+    // Podman's engine options: another OCI runtime, monitor or network program runs; hooks and
+    // configuration modules can run programs.
+    let engine = ["--runtime", "--conmon", "--network-cmd-path", "--hooks-dir", "--module", "--cni-config-dir"];
+    if !a.values(&engine).is_empty() {
+        an.raise(CM, format!("`{base}` runs or loads another engine, hook or module"));
+    }
+    if let Some(out) = a.value(&["--out"]) {
+        an.write_target(&out, &format!("`{base} --out`"));
     }
     let Some((i, sub)) = a.sub(&global) else {
         return ro(an, format!("`{base}` without a command prints help"));
@@ -44,15 +59,7 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
                 ro(an, format!("`{base} {sub}` to standard output only reads"));
             }
         }
-        "exec" => {
-            let valued = ["-u", "--user", "-w", "--workdir", "-e", "--env", "--env-file", "--detach-keys"];
-            // After the options: the container, then the command.
-            let start = command_start(&rest, &valued).map(|j| j + 1);
-            match start {
-                Some(j) if j < rest.all.len() => an.run(rest.tail_from(j), stdin),
-                _ => an.raise(CM, format!("`{base} exec` without a command")),
-            }
-        }
+        "exec" => exec(an, &format!("{base} exec"), "docker exec", rest.all, stdin),
         "restart" | "start" | "stop" | "pause" | "unpause" | "kill" => {
             an.raise(RL, format!("`{base} {sub}` starts or stops containers"))
         }
@@ -81,79 +88,18 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
             _ => an.raise(CM, format!("`{base} system` changes containers")),
         },
         "compose" => compose(an, base, a, i + 1, stdin),
-        "run" | "create" => {
-            an.raise(CM, format!("`{base} {sub}` starts a new container"));
-            // What the container runs still counts: with host paths mounted it reaches the host.
-            let valued = [
-                "-v",
-                "--volume",
-                "-e",
-                "--env",
-                "--env-file",
-                "-p",
-                "--publish",
-                "--name",
-                "-w",
-                "--workdir",
-                "-u",
-                "--user",
-                "--network",
-                "--net",
-                "-h",
-                "--hostname",
-                "--entrypoint",
-                "-l",
-                "--label",
-                "--mount",
-                "--device",
-                "--cap-add",
-                "--cap-drop",
-                "--restart",
-                "-m",
-                "--memory",
-                "--cpus",
-                "--ulimit",
-                "--log-driver",
-                "--log-opt",
-                "--add-host",
-                "--dns",
-                "--security-opt",
-                "--tmpfs",
-                "--platform",
-                "--pull",
-                "--pid",
-                "--ipc",
-                "--gpus",
-                "--shm-size",
-                "--stop-signal",
-                "--stop-timeout",
-                "--health-cmd",
-                "--userns",
-                "--uts",
-                "--cgroupns",
-                "--expose",
-                "--link",
-                "--volumes-from",
-                "-a",
-                "--attach",
-                "--cidfile",
-                "--group-add",
-                "--runtime",
-                "--init-path",
-                "--label-file",
-                "--memory-swap",
-                "--mac-address",
-                "--ip",
-                "--ip6",
-            ];
-            if let Some(image) = command_start(&rest, &valued) {
-                if image + 1 < rest.all.len() {
-                    an.run(rest.tail_from(image + 1), &Stdin::default());
-                }
-            }
-        }
+        // What the container runs still counts: with host paths mounted it reaches the host.
+        "run" | "create" => exec(an, &format!("{base} {sub}"), "docker run", rest.all, stdin),
         "rm" if rest.flag('v', "--volumes") => an.raise(DE, format!("`{base} rm -v` deletes volumes")),
         _ => an.raise(CM, format!("`{base} {sub}` changes containers or images")),
+    }
+}
+
+/// `exec` subcommands, by their table entries (options exactly, then the container, then the command).
+fn exec(an: &mut Analysis<'_>, name: &str, entry: &str, args: &[Arg], stdin: &Stdin) {
+    match table().sub(entry) {
+        Some(entry) => interpret(an, name, entry, args, stdin),
+        None => an.raise(CM, format!("`{name}` is not known to be read-only")),
     }
 }
 
@@ -189,8 +135,9 @@ pub(super) fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usi
         Some((j, "down")) if Args::new(rest.tail_from(j + 1)).flag('v', "--volumes") => {
             an.raise(DE, format!("`{base} compose down -v` deletes volumes"))
         }
-        Some((j, "exec" | "run")) => {
-            an.raise(RL, format!("`{base} compose exec` runs in a service container"));
+        Some((j, "exec")) => exec(an, &format!("{base} compose exec"), "compose exec", rest.tail_from(j + 1), stdin),
+        Some((j, "run")) => {
+            an.raise(RL, format!("`{base} compose run` runs in a service container"));
             let tail = Args::new(rest.tail_from(j + 1));
             let start = command_start(
                 &tail,
@@ -241,46 +188,94 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
     if a.value(&["--kubeconfig"]).is_some() {
         an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
     }
+    // Files kubectl writes besides its output: the discovery cache, logs, a profile.
+    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output"]) {
+        an.write_target(&out, &format!("`{base}`"));
+    }
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
     let output = a.value(&["-o", "--output"]).map(|o| o.shown().to_string()).unwrap_or_default();
     let secrets = words.iter().any(|w| w.starts_with("secret"))
         && (!output.is_empty() || matches!(words.first(), Some(&"describe")));
-    match a.sub(&valued) {
-        _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
-        Some((_, "config")) if a.long("--raw") => {
-            an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
-        }
-        Some((_, "config"))
-            if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
-        {
-            ro(an, format!("`{base} config view` only reports"))
-        }
-        Some((_, "auth")) if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
-            ro(an, format!("`{base} auth can-i` only checks"))
-        }
-        Some((
-            _,
-            s @ ("get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
-            | "explain" | "events" | "diff"),
-        )) => ro(an, format!("`{base} {s}` only reports")),
-        Some((_, "delete")) => an.raise(DE, format!("`{base} delete` removes cluster objects")),
-        Some((i, "exec")) => {
-            let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
-            match dashes {
-                Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
-                _ => an.raise(CM, format!("`{base} exec` without a command")),
+    let verbs = kubectl_verbs(an, base, a);
+    if verbs.is_empty() {
+        return ro(an, format!("`{base}` without a command prints help"));
+    }
+    for (i, verb) in verbs {
+        match verb {
+            _ if secrets => an.raise_secret(DE, format!("`{base}` prints secret values")),
+            "config" if a.long("--raw") => {
+                an.raise_secret(DE, format!("`{base} config view --raw` prints credentials"))
             }
+            "config"
+                if matches!(words.get(1), Some(&("view" | "get-contexts" | "current-context" | "get-clusters"))) =>
+            {
+                ro(an, format!("`{base} config view` only reports"))
+            }
+            "auth" if matches!(words.get(1), Some(&("can-i" | "whoami"))) => {
+                ro(an, format!("`{base} auth can-i` only checks"))
+            }
+            "get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
+            | "explain" | "events" | "diff" => ro(an, format!("`{base} {verb}` only reports")),
+            "delete" => an.raise(DE, format!("`{base} delete` removes cluster objects")),
+            "exec" => {
+                let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+                match dashes {
+                    Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
+                    _ => an.raise(CM, format!("`{base} exec` without a command")),
+                }
+            }
+            _ => an.raise(CM, format!("`{base} {verb}` changes the cluster")),
         }
-        Some((_, s)) => an.raise(CM, format!("`{base} {s}` changes the cluster")),
-        None => ro(an, format!("`{base}` without a command prints help")),
     }
 }
 
-/// `lxc-attach -n ID -- CMD` runs CMD in the container.
-pub(super) fn lxc_attach(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
-    match dashes {
-        Some(i) if i + 1 < a.all.len() => an.run(a.tail_from(i + 1), stdin),
-        _ => an.raise(CM, "`lxc-attach` without a command opens a shell in the container"),
+/// Where kubectl's command word may be: after its global flags, read exactly (only they may come
+/// before it). An unknown flag may take a value, so both readings are given.
+fn kubectl_verbs<'a>(an: &mut Analysis<'_>, base: &str, a: &Args<'a>) -> Vec<(usize, &'a str)> {
+    #[rustfmt::skip]
+    const VALUED: &[&str] = &[
+        "--as", "--as-group", "--as-uid", "--cache-dir", "--certificate-authority", "--client-certificate",
+        "--client-key", "--cluster", "--context", "--kubeconfig", "--log-backtrace-at", "--log-dir", "--log-file",
+        "--log-file-max-size", "--log-flush-frequency", "-n", "--namespace", "--password", "--profile",
+        "--profile-output", "--request-timeout", "-s", "--server", "--stderrthreshold", "--tls-server-name", "--token",
+        "--user", "--username", "-v", "--v", "--vmodule",
+    ];
+    #[rustfmt::skip]
+    const FLAGS: &[&str] = &[
+        "--insecure-skip-tls-verify", "--match-server-version", "--warnings-as-errors", "--disable-compression",
+        "--add-dir-header", "--alsologtostderr", "--logtostderr", "--one-output", "--skip-headers",
+        "--skip-log-headers", "-h", "--help",
+    ];
+    let mut out = Vec::new();
+    let mut starts = vec![0];
+    while let Some(mut i) = starts.pop() {
+        while let Some(arg) = a.all.get(i) {
+            match arg.as_static() {
+                Some("--") => break,
+                Some(w) if w.starts_with('-') && w.len() > 1 => {
+                    let name = w.split('=').next().unwrap_or(w);
+                    if w.contains('=') || FLAGS.contains(&name) {
+                        i += 1;
+                    } else if VALUED.contains(&name) {
+                        i += 2;
+                    } else {
+                        an.raise(CM, format!("`{base} {w}` is not a flag known to be safe"));
+                        if starts.is_empty() && out.is_empty() {
+                            starts.push(i + 2);
+                        }
+                        i += 1;
+                    }
+                }
+                Some(verb) => {
+                    out.push((i, verb));
+                    break;
+                }
+                None => {
+                    an.raise(CM, format!("`{base}` runs a command computed at run time"));
+                    break;
+                }
+            }
+        }
     }
+    out
 }

@@ -1,10 +1,10 @@
 //! Files and processes: removing, copying, moving, creating and editing files, permissions, `dd`,
-//! `find`, `tar`, the clock, and signals.
+//! `find`, `tar` and the clock.
 
-use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
-use super::{check_secrets, identity, recursive_read, ro, unknown, LIFELINES, METADATA_ONLY};
+use super::{check_secrets, identity, recursive_read, ro, unknown, METADATA_ONLY};
 use crate::paths::{is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::table;
@@ -176,18 +176,37 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
 }
 
 /// `tar`: listing reads, extracting writes, creating to standard output reads what it archives.
-pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    // Old-style bundled flags: `tar czf out.tgz dir`.
-    let bundled = a
+pub(super) fn tar(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // Old-style bundled letters (`tar tvfI x.tar prog`): the letters that take an argument take the
+    // words after the bundle, in order. Read as the options they stand for.
+    if let Some(bundle) = a
         .all
         .first()
         .and_then(Arg::as_static)
         .filter(|s| !s.starts_with('-') && s.chars().all(|c| c.is_ascii_alphabetic()))
-        .unwrap_or("");
-    let has = |short: char, long: &str| a.flag(short, long) || bundled.contains(short);
+    {
+        let mut expanded: Vec<Arg> = Vec::new();
+        let mut next = 1;
+        for c in bundle.chars() {
+            expanded.push(Arg::Static(format!("-{c}")));
+            if "bCfFgHIKLNTVX".contains(c) {
+                expanded.extend(a.all.get(next).cloned());
+                next += 1;
+            }
+        }
+        expanded.extend_from_slice(a.tail_from(next));
+        return tar_options(an, base, &Args::new(&expanded), stdin);
+    }
+    tar_options(an, base, a, stdin)
+}
+
+/// `tar` with its options written as options.
+fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let has = |short: char, long: &str| a.flag(short, long);
     if a.long_prefix("--to-command")
         || a.long_prefix("--use-compress-program")
         || a.short('I')
+        || a.short('F')
         || a.long_prefix("--checkpoint-action")
         || a.long_prefix("--info-script")
         || a.long_prefix("--new-volume-script")
@@ -200,6 +219,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             "--new-volume-script",
             "--use-compress-program",
             "-I",
+            "-F",
         ]) {
             let cmd = v.shown().strip_prefix("exec=").unwrap_or(v.shown()).to_string();
             an.script(&cmd);
@@ -220,8 +240,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         }
     }
     // `-f host:file` is a remote archive reached over rsh/ssh.
-    let archive =
-        a.value(&["-f", "--file"]).or_else(|| if bundled.contains('f') { a.all.get(1).cloned() } else { None });
+    let archive = a.value(&["-f", "--file"]);
     if archive
         .as_ref()
         .is_some_and(|f| f.shown().split_once(':').is_some_and(|(h, _)| !h.is_empty() && !h.contains('/')))
@@ -261,7 +280,7 @@ pub(super) fn tar(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             check_secrets(an, "tar", &sources.iter().map(|s| (*s).clone()).collect::<Vec<_>>());
         });
         let to_stdout = a.value(&["-f", "--file"]).as_ref().map(Arg::shown) == Some("-") || (!has('f', "--file"));
-        if to_stdout || bundled.ends_with('f') && a.all.get(1).map(Arg::shown) == Some("-") {
+        if to_stdout {
             return ro(an, "`tar -c` to standard output only reads");
         }
         return an.raise(CM, "`tar -c` writes an archive");
@@ -277,43 +296,5 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
         an.raise(CM, "`date` with a time sets the clock");
     } else {
         ro(an, "`date` only reports");
-    }
-}
-
-/// Signals: aimed at every process, init or a lifeline they take the machine or access down.
-pub(super) fn kill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let ops = a.operands(&["-s", "-n", "-u", "-g", "-t", "-P", "-U", "-G", "--signal"]);
-    // Numbers as the kernel reads them: `-01` is -1 (every process), `01` is init.
-    let pid = |s: &str| s.parse::<i64>().ok();
-    let everything = match base {
-        "kill" => a.all.iter().skip(1).chain(ops.iter().copied()).any(|x| matches!(pid(x.shown()), Some(1 | -1))),
-        _ => {
-            a.flag('v', "--inverse")
-                || a.values(&["-u", "--euid", "-U", "--uid"]).iter().any(|u| matches!(u.shown(), "root" | "0"))
-                || ops.iter().any(|o| matches!(o.shown(), "." | ".*" | "" | "^" | "init" | "systemd" | "-"))
-        }
-    };
-    // A process named anywhere in the words (`pkill sshd`, `kill $(pidof corosync)`).
-    let lifeline = ops.iter().flat_map(|o| {
-        let mut words: Vec<String> = o.values().into_iter().map(str::to_string).collect();
-        words.push(o.shown().to_string());
-        words
-    });
-    let lifeline = lifeline.into_iter().find(|w| {
-        w.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .any(|part| LIFELINES.iter().any(|l| l.eq_ignore_ascii_case(part)))
-    });
-    let lists = match base {
-        "kill" => a.flag('l', "--list") || a.short('L'),
-        _ => false,
-    };
-    if lists || a.all.first().and_then(Arg::as_static) == Some("-0") {
-        ro(an, "`kill -l`/`-0` only checks");
-    } else if everything {
-        an.raise(DE, format!("`{base}` aimed at init or every process takes the machine down"));
-    } else if let Some(name) = lifeline {
-        an.raise(DE, format!("`{base}` aimed at `{name}` cuts off access or the cluster"));
-    } else {
-        an.raise(RL, format!("`{base}` signals processes"));
     }
 }

@@ -1,4 +1,5 @@
-//! Databases: SQL clients (the SQL they run is judged), Redis, MongoDB.
+//! Databases: SQL clients (the SQL they run is judged) and MongoDB shells (Redis clients are table
+//! entries).
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
@@ -64,23 +65,15 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     }
 }
 
-/// Judges SQL text: shell escapes, drops and unbounded deletes, side-effecting functions.
+/// Judges SQL text: client commands that run programs or write files, drops and unbounded
+/// deletes (also inside a `WITH`), data-modifying statements however they start, side-effecting
+/// functions.
 pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
-    // Client shell escapes run commands on this machine: `\!` (psql, mysql), `system` (mysql),
-    // `.shell`/`.system` (sqlite3).
-    for line in sql.lines().flat_map(|l| l.split(';')) {
-        let t = line.trim();
-        let escape = t
-            .strip_prefix("\\!")
-            .or_else(|| t.strip_prefix(".shell "))
-            .or_else(|| t.strip_prefix(".system "))
-            .or_else(|| (base != "psql").then(|| t.strip_prefix("system ")).flatten());
-        if let Some(cmd) = escape {
-            an.raise(CM, format!("`{base}` runs a shell command"));
-            an.script(cmd);
-        }
+    for line in sql.lines() {
+        client_commands(an, base, line);
     }
-    let lower = sql.to_lowercase();
+    let code = strip_sql(sql);
+    let lower = code.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\\' && c != '.')
         .filter(|w| !w.is_empty())
@@ -95,9 +88,15 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
     {
         return an.raise(DE, format!("`{base}` runs DROP/TRUNCATE"));
     }
-    for statement in lower.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        if statement.starts_with("delete") && !statement.contains(" where ") {
-            return an.raise(DE, format!("`{base}` deletes every row of a table"));
+    if unbounded_delete(&lower) {
+        return an.raise(DE, format!("`{base}` deletes every row of a table"));
+    }
+    // `COPY … TO/FROM PROGRAM 'cmd'` (server side and psql's \copy) runs a shell command.
+    let lowered_original = sql.to_lowercase();
+    for (k, _) in lowered_original.match_indices("program") {
+        if let Some(command) = quoted_literals(&sql[k..]).into_iter().next() {
+            an.raise(CM, format!("`{base}` copies to or from a program"));
+            an.script(&command);
         }
     }
     let side_effects = [
@@ -125,6 +124,9 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         "pg_read_file",
         "pg_read_binary_file",
         "pg_ls_dir",
+        "query_to_xml",
+        "sys_exec",
+        "sys_eval",
     ];
     // sqlite's readfile() and friends read files of this machine.
     for literal in quoted_literals(sql) {
@@ -132,44 +134,8 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
             an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
         }
     }
-    let read_only = lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| {
-        let first = s.split_whitespace().next().unwrap_or("");
-        let reading = matches!(first, "select" | "show" | "with" | "table" | "values" | "describe" | "desc")
-            || (first == "explain" && !s.contains("analyze"))
-            || (first.starts_with('\\')
-                && !matches!(
-                    first,
-                    "\\!"
-                        | "\\o"
-                        | "\\w"
-                        | "\\copy"
-                        | "\\i"
-                        | "\\ir"
-                        | "\\g"
-                        | "\\gexec"
-                        | "\\s"
-                        | "\\setenv"
-                        | "\\lo_import"
-                        | "\\lo_export"
-                        | "\\lo_unlink"
-                ))
-            || (first.starts_with('.')
-                && matches!(
-                    first,
-                    ".tables"
-                        | ".schema"
-                        | ".indexes"
-                        | ".databases"
-                        | ".dbinfo"
-                        | ".dump"
-                        | ".show"
-                        | ".help"
-                        | ".fullschema"
-                        | ".mode"
-                        | ".headers"
-                ));
-        reading && !s.contains(" into ") && !side_effects.iter().any(|f| s.contains(f))
-    });
+    let read_only = lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| statement_reads(base, s))
+        && !side_effects.iter().any(|f| lower.contains(f));
     if read_only {
         ro(an, format!("`{base}` runs only queries"));
     } else {
@@ -177,37 +143,175 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
     }
 }
 
-/// Redis-compatible clients: reading commands only read.
-pub(super) fn redis(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let ops = a.operands(&["-h", "-p", "-a", "-n", "-u", "--user", "--pass", "-s", "-r", "-i", "--tls", "--cacert"]);
-    let cmd = ops.first().map(|o| o.shown().to_ascii_uppercase());
-    match cmd.as_deref() {
-        None if a.long("--scan")
-            || a.long("--bigkeys")
-            || a.long("--memkeys")
-            || a.long("--stat")
-            || a.long_prefix("--latency") =>
-        {
-            ro(an, format!("`{base}` inspection only reads"))
+/// Statements that change data, wherever they sit: a `WITH` may hold them (`WITH x AS (DELETE …)`,
+/// `WITH … UPDATE …`), `SELECT … FOR UPDATE` locks rows.
+const MODIFYING: &[&str] =
+    &["insert", "update", "delete", "merge", "truncate", "drop", "alter", "create", "grant", "revoke", "into"];
+
+/// Whether one statement (lower case, comments and string contents stripped) only reads.
+fn statement_reads(base: &str, statement: &str) -> bool {
+    let words: Vec<&str> =
+        statement.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).collect();
+    let first = statement.split_whitespace().next().unwrap_or("");
+    if first.starts_with('\\') {
+        return meta_command_reads(base, first, statement);
+    }
+    if first.starts_with('.') {
+        return matches!(
+            first,
+            ".tables"
+                | ".schema"
+                | ".indexes"
+                | ".databases"
+                | ".dbinfo"
+                | ".dump"
+                | ".show"
+                | ".help"
+                | ".fullschema"
+                | ".mode"
+                | ".headers"
+        );
+    }
+    let querying = matches!(first, "select" | "with" | "table" | "values");
+    // EXPLAIN (DESCRIBE in MySQL) ANALYZE runs the statement it explains.
+    let explaining =
+        matches!(first, "explain" | "describe" | "desc") && !words.iter().any(|w| matches!(*w, "analyze" | "analyse"));
+    first == "show" || ((querying || explaining) && !words.iter().skip(1).any(|w| MODIFYING.contains(w)))
+}
+
+/// Client meta-commands (psql `\…`, mysql `\…`) that only show things.
+fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
+    let argument = statement.split_whitespace().nth(1);
+    match command {
+        // psql: output files and pipes, input files, editors, shell commands, large objects,
+        // passwords; `\g`/`\gx` with a file or a pipe.
+        "\\!" | "\\o" | "\\out" | "\\w" | "\\write" | "\\copy" | "\\i" | "\\include" | "\\ir"
+        | "\\include_relative" | "\\gexec" | "\\setenv" | "\\lo_import" | "\\lo_export" | "\\lo_unlink" | "\\e"
+        | "\\edit" | "\\ef" | "\\ev" | "\\password" | "\\passwd" => false,
+        "\\g" | "\\gx" | "\\s" => argument.is_none(),
+        // mysql: pager, tee, source, edit.
+        "\\p" | "\\t" | "\\." if base != "psql" => false,
+        _ => true,
+    }
+}
+
+/// Client commands that run a program or pipe output to one (psql `\o |cmd`, `\g |cmd`; mysql
+/// `pager cmd`, `\P cmd`; sqlite `.once |cmd`, `.output |cmd`, `.read |cmd`, `.import |cmd`) and
+/// shell escapes (`\!`, `system`, `.shell`, `.system`): the command is judged.
+fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
+    for part in line.split(';') {
+        let t = part.trim();
+        let escape = t
+            .strip_prefix("\\!")
+            .or_else(|| t.strip_prefix(".shell "))
+            .or_else(|| t.strip_prefix(".system "))
+            .or_else(|| (base != "psql").then(|| t.strip_prefix("system ")).flatten())
+            .or_else(|| (base != "psql").then(|| t.strip_prefix("pager ")).flatten())
+            .or_else(|| (base != "psql").then(|| t.strip_prefix("\\P ")).flatten());
+        if let Some(cmd) = escape {
+            an.raise(CM, format!("`{base}` runs a shell command"));
+            an.script(cmd);
+            continue;
         }
-        None => an.raise(CM, format!("`{base}` without a command opens an interactive session")),
-        Some("FLUSHALL" | "FLUSHDB" | "SHUTDOWN") => an.raise(DE, format!("`{base}` flushes or stops the database")),
-        Some(
-            "GET" | "MGET" | "KEYS" | "SCAN" | "INFO" | "PING" | "TTL" | "PTTL" | "TYPE" | "EXISTS" | "DBSIZE"
-            | "LRANGE" | "LLEN" | "HGET" | "HGETALL" | "HKEYS" | "HLEN" | "SMEMBERS" | "SCARD" | "ZRANGE" | "ZCARD"
-            | "STRLEN" | "MEMORY" | "SLOWLOG" | "LASTSAVE" | "TIME" | "ROLE" | "XLEN" | "XRANGE" | "CLIENT" | "CONFIG",
-        ) => {
-            let second = ops.get(1).map(|o| o.shown().to_ascii_uppercase());
-            if matches!(cmd.as_deref(), Some("CONFIG" | "CLIENT" | "MEMORY" | "SLOWLOG"))
-                && !matches!(second.as_deref(), Some("GET" | "LIST" | "INFO" | "STATS" | "USAGE" | "DOCTOR" | "LEN"))
-            {
-                an.raise(CM, format!("`{base}` changes server settings"));
-            } else {
-                ro(an, format!("`{base}` query only reads"));
+        let mut words = t.splitn(2, char::is_whitespace);
+        let command = words.next().unwrap_or("");
+        let argument = words.next().unwrap_or("").trim().trim_matches(['\'', '"']);
+        let pipes = matches!(
+            command,
+            "\\o" | "\\out" | "\\g" | "\\gx" | "\\w" | "\\write" | ".once" | ".output" | ".read" | ".import"
+        );
+        if let Some(cmd) = argument.strip_prefix('|').filter(|_| pipes) {
+            an.raise(CM, format!("`{base} {command}` pipes to a shell command"));
+            an.script(cmd);
+        }
+        if command == ".excel" {
+            an.raise(CM, format!("`{base} .excel` opens a spreadsheet program"));
+        }
+    }
+}
+
+/// SQL with comments removed and string literals emptied (`'…'` becomes `''`), so keywords in them
+/// are not read as statements.
+fn strip_sql(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                out.push_str("''");
+                while let Some(d) = chars.next() {
+                    if d == '\'' {
+                        if chars.peek() == Some(&'\'') {
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                out.push(' ');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A `DELETE` with no `WHERE` of its own (at its level of parentheses, in its statement): every
+/// row goes, also when it sits in a `WITH`.
+fn unbounded_delete(lower: &str) -> bool {
+    for statement in lower.split(';') {
+        let mut tokens: Vec<(usize, String)> = Vec::new();
+        let mut depth = 0usize;
+        let mut word = String::new();
+        for c in statement.chars().chain(std::iter::once(' ')) {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                tokens.push((depth, std::mem::take(&mut word)));
+            }
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
             }
         }
-        Some(_) => an.raise(CM, format!("`{base}` command changes data")),
+        for (k, (level, token)) in tokens.iter().enumerate() {
+            // The statement, not a word used as a name: `DELETE FROM`, or first at its level
+            // (`WITH x AS (DELETE t …`).
+            let statement_start = k == 0 || tokens[k - 1].0 < *level;
+            if token != "delete" || !(statement_start || tokens.get(k + 1).is_some_and(|(_, t)| t == "from")) {
+                continue;
+            }
+            let bounded = tokens[k + 1..]
+                .iter()
+                .take_while(|(d, _)| d >= level)
+                .any(|(d, t)| d == level && (t == "where" || t == "limit"));
+            if !bounded {
+                return true;
+            }
+        }
     }
+    false
 }
 
 /// MongoDB shells run code; dropping databases destroys.

@@ -12,6 +12,7 @@ mod databases;
 mod interpreters;
 mod network;
 mod proxmox;
+mod signals;
 mod storage;
 mod systemd;
 mod text;
@@ -20,7 +21,7 @@ mod wrappers;
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
-pub(crate) use args::Args;
+pub(crate) use args::{is_identifier, Args};
 pub(crate) use text::reader;
 
 use crate::paths::holds_secrets;
@@ -108,7 +109,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
 /// Judges one invocation by the program's table entry, else its code, else the site's additions.
 fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], stdin: &Stdin) {
     if let Some(entry) = entry {
-        return interpret(an, base, entry, args);
+        return interpret(an, base, entry, args, stdin);
     }
     let a = Args::new(args);
     match code_rule(base) {
@@ -130,29 +131,12 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "printf" => builtins::printf,
         "trap" => builtins::trap,
         "alias" => builtins::alias,
-        // Wrappers: judged by what they run.
-        "sudo" | "doas" => wrappers::sudo,
-        "env" => wrappers::env,
-        "su" | "runuser" => wrappers::su,
-        "nice" => wrappers::nice,
-        "ionice" => wrappers::ionice,
-        "timeout" => wrappers::timeout,
-        "nohup" | "setsid" | "time" | "builtin" | "stdbuf" | "chrt" | "numactl" | "caffeinate" | "unbuffer" => {
-            wrappers::simple
-        }
-        "taskset" => wrappers::taskset,
-        "command" => wrappers::command,
-        "exec" => wrappers::exec,
-        "busybox" => wrappers::busybox,
-        "watch" => wrappers::watch,
-        "xargs" | "parallel" => wrappers::xargs,
-        "flock" => wrappers::flock,
-        "chroot" | "unshare" | "nsenter" | "systemd-nspawn" => wrappers::chroot,
-        "strace" | "ltrace" | "perf" | "valgrind" => wrappers::trace,
-        "systemd-run" => wrappers::systemd_run,
-        "script" => wrappers::script,
-        "sg" => wrappers::sg,
-        "at" | "batch" => wrappers::at,
+        // Wrappers whose rule is more than options (the others are table entries).
+        "parallel" => wrappers::parallel,
+        "pee" | "mispipe" => wrappers::each_a_command,
+        "tmux" => wrappers::tmux,
+        "start-stop-daemon" => signals::start_stop_daemon,
+        "perf" => wrappers::perf,
         "eval" => wrappers::eval,
         "source" | "." => wrappers::source,
         // Files and processes.
@@ -166,7 +150,8 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "find" => coreutils::find,
         "tar" | "bsdtar" => coreutils::tar,
         "date" => coreutils::date,
-        "kill" | "pkill" | "killall" | "skill" => coreutils::kill,
+        "kill" => signals::kill,
+        "pkill" | "killall" | "skill" => signals::pkill,
         // Text tools with a script of their own.
         "sed" | "gsed" => text::sed,
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
@@ -211,10 +196,8 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "docker" | "podman" | "nerdctl" => containers::docker,
         "docker-compose" | "podman-compose" => containers::compose_tool,
         "kubectl" | "oc" => containers::kubectl,
-        "lxc-attach" => containers::lxc_attach,
         // Version control and databases.
         "git" => vcs::git,
-        "redis-cli" | "valkey-cli" | "keydb-cli" => databases::redis,
         "mongosh" | "mongo" => databases::mongosh,
         _ => return None,
     })

@@ -21,6 +21,14 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     let Some(object) = words.first() else {
         return ro(an, "`ip` without an object prints help");
     };
+    // `ip vrf exec NAME CMD` runs CMD bound to the VRF.
+    if *object == "vrf" && words.get(1) == Some(&"exec") {
+        let index = ops.get(3).and_then(|cmd| a.all.iter().position(|x| std::ptr::eq(x, *cmd)));
+        return match index {
+            Some(i) => wrapped(an, "ip vrf exec", a, Some(i), stdin),
+            None => an.raise(CM, "`ip vrf exec` without a command"),
+        };
+    }
     if "netns".starts_with(object) && object.len() >= 3 {
         match words.get(1) {
             Some(&"exec") => {
@@ -103,25 +111,12 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     {
         return an.raise(DE, format!("`{base}` drops all incoming traffic (including this session)"));
     }
-    let lists = a.flag('L', "--list") || a.flag('S', "--list-rules") || a.long("--version");
-    let changes = a.options().any(|o| {
-        matches!(
-            o,
-            "-A" | "--append"
-                | "-I"
-                | "--insert"
-                | "-D"
-                | "--delete"
-                | "-R"
-                | "--replace"
-                | "-N"
-                | "--new-chain"
-                | "-E"
-                | "--rename-chain"
-                | "-Z"
-                | "--zero"
-        )
-    });
+    // Short options as getopt reads them: `-LZ` lists the chain `Z`, `-ZL` zeroes the chain `L`.
+    let shorts = a.short_options("ACDRIMNEPopsdjitmcg", "LSFZXhwW");
+    let short = |c: char| shorts.iter().any(|(s, _)| *s == c);
+    let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");
+    let changes = ['A', 'I', 'D', 'R', 'N', 'E', 'Z'].into_iter().any(short)
+        || a.any(&["--append", "--insert", "--delete", "--replace", "--new-chain", "--rename-chain", "--zero"]);
     if lists && !changes {
         ro(an, format!("`{base} -L` only lists rules"));
     } else {
@@ -185,8 +180,63 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.value(&["-K", "--config"]).is_some() {
         an.raise(CM, "`curl -K` takes options from a file");
     }
-    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE.
+    // URLs that reach services other than the web: `dict://` and `gopher://` send any text to any
+    // port, `telnet://`, `ldap://`, `smb://`, `mqtt://`, `smtp://`, `imap://`, `pop3://`, `ftp://` speak
+    // to their services (and can send commands to them), `file://` with an upload writes. A URL
+    // without a scheme is guessed from its host (`dict.x`, `ftp.x` …) or from --proto-default.
+    let proto_default = a.value(&["--proto-default"]).map(|p| p.shown().to_ascii_lowercase());
+    if proto_default.as_deref().is_some_and(|p| !matches!(p, "http" | "https")) {
+        an.raise(CM, "`curl --proto-default` makes URLs without a scheme reach another service");
+    }
+    #[rustfmt::skip]
+    let valued = [
+        "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
+        "--form-string", "-T", "--upload-file", "--json", "--url-query", "-X", "--request", "-o", "--output", "-D",
+        "--dump-header", "-c", "--cookie-jar", "-b", "--cookie", "-H", "--header", "-A", "--user-agent", "-e",
+        "--referer", "-u", "--user", "-x", "--proxy", "-w", "--write-out", "-K", "--config", "--connect-to",
+        "--resolve", "-m", "--max-time", "--connect-timeout", "-r", "--range", "-C", "--continue-at", "-E", "--cert",
+        "--key", "--cacert", "--capath", "--unix-socket", "--abstract-unix-socket", "--interface", "--retry",
+        "--retry-delay", "--retry-max-time", "-Y", "--speed-limit", "-y", "--speed-time", "--limit-rate", "-z",
+        "--time-cond", "--output-dir", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--etag-compare",
+        "--hsts", "--alt-svc", "--libcurl", "--proto", "--proto-redir", "--proto-default", "--variable", "--engine",
+        "-Q", "--quote", "--mail-from", "--mail-rcpt", "--oauth2-bearer", "--noproxy", "--preproxy", "-U",
+        "--proxy-user", "--max-redirs", "--max-filesize", "--dns-servers", "--doh-url", "--ciphers", "--netrc-file",
+        "--request-target", "--expect100-timeout", "--happy-eyeballs-timeout-ms", "--keepalive-time",
+    ];
+    let mut urls: Vec<Arg> = a.operands(&valued).into_iter().cloned().collect();
+    urls.extend(a.values(&["--url"]));
+    for url in &urls {
+        for u in url.values() {
+            let lower = u.to_ascii_lowercase();
+            let lower = lower.trim_start_matches(['{', '[']);
+            let scheme = match lower.split_once("://") {
+                Some((scheme, _)) => scheme.to_string(),
+                None => {
+                    let host = lower.split(['/', ':', '@']).next().unwrap_or("");
+                    let guessed = ["ftp", "dict", "ldap", "imap", "smtp", "pop3"]
+                        .iter()
+                        .find(|p| host.starts_with(&format!("{p}.")));
+                    guessed.map_or_else(|| proto_default.clone().unwrap_or_else(|| "http".into()), |p| p.to_string())
+                }
+            };
+            if !matches!(scheme.as_str(), "http" | "https" | "file") {
+                an.raise(CM, format!("`curl {u}` reaches a {scheme} service, which it can send commands to"));
+            }
+        }
+    }
+    if !a.values(&["-Q", "--quote"]).is_empty() {
+        an.raise(CM, "`curl -Q` sends commands to an FTP or SFTP server");
+    }
+    // A header that asks the server to take a GET as another method.
+    if a.values(&["-H", "--header"]).iter().any(|h| h.shown().to_ascii_lowercase().contains("method-override")) {
+        an.raise(CM, "`curl` asks the server to treat its request as another method");
+    }
+    // `-w '%output{FILE}'` sends the rest of the write-out text to FILE; `-w @FILE` reads the
+    // write-out text from a file.
     for format in a.values(&["-w", "--write-out"]) {
+        if format.shown().starts_with('@') {
+            an.raise(CM, "`curl -w @FILE` takes its write-out text, which can name files to write, from a file");
+        }
         for target in format.shown().split("%output{").skip(1).filter_map(|t| t.split_once('}')).map(|(t, _)| t) {
             an.write_target(&Arg::Static(target.trim_start_matches(">>").to_string()), "`curl -w %output{…}`");
         }
@@ -242,10 +292,6 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
 
 /// `ssh HOST CMD`: CMD is judged as a script; tunnels and local commands are changes.
 pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let valued = [
-        "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S",
-        "-W", "-w", "-B",
-    ];
     for o in a.values(&["-o"]) {
         let v = o.shown().to_ascii_lowercase();
         if ["remoteforward", "localforward", "dynamicforward", "tunnel", "gatewayports"]
@@ -269,6 +315,14 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
         if v.starts_with("pkcs11provider") || v.starts_with("securitykeyprovider") {
             an.raise(CM, "`ssh -o …Provider` loads a provider library");
         }
+        // Another configuration file (which can run commands), a master connection and its socket
+        // left behind, a program run for X11 forwarding, variables set on the other side.
+        if ["include", "controlmaster", "controlpersist", "xauthlocation", "setenv", "forkafterauthentication"]
+            .iter()
+            .any(|k| v.starts_with(k))
+        {
+            an.raise(CM, format!("`ssh -o {}` loads a configuration, leaves a master or runs a program", o.shown()));
+        }
         // New host keys are written to this file.
         if v.starts_with("userknownhostsfile") {
             if let Some((_, file)) = o.shown().split_once(['=', ' ']) {
@@ -286,13 +340,17 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
     if let Some(config) = a.value(&["-F"]).filter(|c| c.shown() != "/dev/null" && c.shown() != "none") {
         an.raise(CM, format!("`ssh -F {}` uses a configuration that can run commands", config.shown()));
     }
+    if a.short('M') {
+        an.raise(CM, "`ssh -M` opens a master connection and its socket");
+    }
     if !a.values(&["-R", "-L", "-D", "-W", "-w"]).is_empty() || a.short('N') && a.short('f') {
         an.raise(CM, "`ssh -R/-L/-D` opens tunnels between machines");
     }
-    if a.short('O') {
+    let (letters, ops) = ssh_operands(a);
+    // `-O` (before the command; after it, it is the command's) controls a master connection.
+    if letters.contains(&'O') {
         return an.raise(RL, "`ssh -O` controls a master connection");
     }
-    let ops = a.operands(&valued);
     if stdin.unknown {
         an.raise(CM, "`ssh` sends data from this machine to another");
     }
@@ -317,6 +375,43 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             an.script(&words.join(" "));
         }
     }
+}
+
+/// ssh's option letters, and its destination and the command after it, read as ssh reads them:
+/// letters in clusters, a letter that takes a value taking the rest of the word or the next one,
+/// and options again after the destination (`ssh host -p 22 cmd`) until the command starts or `--`.
+fn ssh_operands<'a>(a: &Args<'a>) -> (Vec<char>, Vec<&'a Arg>) {
+    const VALUED: &str = "bceilmopBDEFIJLOPQRSwW";
+    let mut letters = Vec::new();
+    let mut out: Vec<&'a Arg> = Vec::new();
+    let mut i = 0;
+    let mut terminated = false;
+    while i < a.all.len() {
+        let arg = &a.all[i];
+        i += 1;
+        let word = arg.as_static().filter(|w| !terminated && w.starts_with('-') && w.len() > 1);
+        match word {
+            Some("--") => terminated = true,
+            Some(w) => {
+                for (k, c) in w.char_indices().skip(1) {
+                    letters.push(c);
+                    if VALUED.contains(c) {
+                        if k + c.len_utf8() == w.len() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                }
+            }
+            None if out.is_empty() => out.push(arg),
+            // The command: every word from here on.
+            None => {
+                out.extend(&a.all[i - 1..]);
+                break;
+            }
+        }
+    }
+    (letters, out)
 }
 
 /// `scp`/`sftp` copy between machines; commands given as options are judged.
@@ -469,6 +564,13 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
         an.raise(CM, format!("`{base} -e` runs a program for the connection"));
         an.script(command.shown());
     }
+    // ncat (which is `nc` on some systems) writes what passes through to a file (`-o`, `-x` hex
+    // dump; `-x` is a proxy to OpenBSD's nc).
+    let dumps: &[&str] =
+        if base == "ncat" { &["-o", "--output", "-x", "--hex-dump"] } else { &["-o", "--output", "--hex-dump"] };
+    for out in a.values(dumps) {
+        an.write_target(&out, &format!("`{base} -o`"));
+    }
     let listens = a.flag('l', "--listen");
     if base != "socat" && a.short('z') && runs.is_empty() && !listens {
         ro(an, format!("`{base} -z` only checks a port"));
@@ -569,11 +671,66 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
     if a.value(&["-M", "--remote-option"]).is_some() {
         an.raise(CM, "`rsync -M` passes options to the other side");
     }
-    if a.long_prefix("--delete") || a.long("--remove-source-files") {
-        an.raise(DE, "`rsync --delete` removes files at the destination");
-    } else if a.flag('n', "--dry-run") || a.long("--list-only") {
+    if rsync_dry_run(a) || a.long("--list-only") {
         ro(an, "`rsync --dry-run` only reports");
+    } else if a.long_prefix("--delete") || a.long("--remove-source-files") {
+        an.raise(DE, "`rsync --delete` removes files at the destination");
     } else {
         an.raise(CM, "`rsync` copies files");
     }
 }
+
+/// Whether rsync runs dry: the last of `-n`/`--dry-run` and `--no-n`/`--no-dry-run` wins; short
+/// options are read letter by letter, a letter that takes a value ending its cluster. Options
+/// handed to the other side (`-M--no-dry-run`) can undo it there.
+fn rsync_dry_run(a: &Args<'_>) -> bool {
+    if a.value(&["-M", "--remote-option"]).is_some() {
+        return false;
+    }
+    let mut dry = false;
+    let mut skip = false;
+    for word in a.all.iter().map(Arg::as_static) {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let Some(word) = word else { continue };
+        if word == "--" {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if let Some(negated) = name.strip_prefix("no-") {
+                if negated == "n" || (negated.len() >= 2 && "dry-run".starts_with(negated)) {
+                    dry = false;
+                }
+            } else if name.len() >= 3 && "dry-run".starts_with(name) {
+                dry = true;
+            } else if !long.contains('=') && RSYNC_VALUED.contains(&name) {
+                skip = true;
+            }
+        } else if word.starts_with('-') && word.len() > 1 {
+            for (k, c) in word.char_indices().skip(1) {
+                if "efBMT@".contains(c) {
+                    skip = word.len() == k + 1;
+                    break;
+                }
+                if c == 'n' {
+                    dry = true;
+                }
+            }
+        }
+    }
+    dry
+}
+
+/// rsync's long options that take the next word as their value.
+#[rustfmt::skip]
+const RSYNC_VALUED: &[&str] = &[
+    "rsh", "rsync-path", "filter", "exclude", "include", "exclude-from", "include-from", "files-from", "log-file",
+    "log-file-format", "out-format", "password-file", "port", "sockopts", "address", "block-size", "remote-option",
+    "temp-dir", "partial-dir", "backup-dir", "suffix", "compare-dest", "copy-dest", "link-dest", "chmod", "chown",
+    "usermap", "groupmap", "timeout", "contimeout", "modify-window", "max-size", "min-size", "max-delete",
+    "max-alloc", "bwlimit", "write-batch", "only-write-batch", "read-batch", "protocol", "iconv", "checksum-choice",
+    "compress-choice", "compress-level", "skip-compress", "info", "debug", "stderr", "outbuf", "copy-as",
+    "early-input", "config", "dparam", "stop-after", "stop-at", "checksum-seed",
+];

@@ -10,19 +10,8 @@ use crate::shell::{Analysis, Arg, Stdin};
 /// `pct`: queries read, lifecycle restarts, destroy and rollback destroy, `exec` is judged by what it runs.
 pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
     match a.sub(&[]) {
-        Some((i, "exec")) => {
-            // `pct exec <vmid> [--] <command…>`
-            let after_id = i + 2;
-            let start = match a.all.get(after_id).and_then(Arg::as_static) {
-                Some("--") => after_id + 1,
-                _ => after_id,
-            };
-            if start < a.all.len() {
-                an.run(a.tail_from(start), stdin);
-            } else {
-                an.raise(CM, "`pct exec` without a command");
-            }
-        }
+        // `pct exec <vmid> [<extra-args>] [--keep-env <boolean>]`
+        Some((i, "exec")) => guest_command(an, "pct exec", a.tail_from(i + 2), &[], &["keep-env"], stdin),
         Some((_, s)) => match s {
             "list" | "status" | "config" | "pending" | "listsnapshot" | "df" | "cpusets" | "help" => {
                 ro(an, format!("`pct {s}` only reports"))
@@ -52,16 +41,16 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             _ => an.raise(CM, "`qm agent` changes the guest"),
         },
         Some((i, "guest")) => match a.all.get(i + 1).and_then(Arg::as_static) {
-            Some("exec") => {
-                let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
-                match dashes {
-                    Some(d) if d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
-                    _ => match a.all.get(i + 3) {
-                        Some(_) => an.run(a.tail_from(i + 3), stdin),
-                        None => an.raise(CM, "`qm guest exec` without a command"),
-                    },
-                }
-            }
+            // `qm guest exec <vmid> [<extra-args>] [--pass-stdin <boolean>] [--synchronous <boolean>]
+            // [--timeout <integer>]`
+            Some("exec") => guest_command(
+                an,
+                "qm guest exec",
+                a.tail_from(i + 3),
+                &["timeout"],
+                &["pass-stdin", "synchronous"],
+                stdin,
+            ),
             Some("exec-status") => ro(an, "`qm guest exec-status` only reports"),
             Some("cmd") => match a.all.get(i + 3).and_then(Arg::as_static) {
                 Some(c)
@@ -91,6 +80,48 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             _ => an.raise(CM, format!("`qm {s}` changes a VM")),
         },
         None => ro(an, "`qm` without a command prints help"),
+    }
+}
+
+/// The command a Proxmox CLI runs in a guest: its `extra-args`, which the option parser leaves
+/// wherever they are (options may come before, among or after them; `--` ends the options).
+/// Options take a value (`--timeout 5`, `-timeout=5`); a boolean takes one only if it reads as one.
+fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str], booleans: &[&str], stdin: &Stdin) {
+    let mut command: Vec<Arg> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(word) = arg.as_static().filter(|w| w.starts_with('-') && w.len() > 1) else {
+            command.push(arg.clone());
+            continue;
+        };
+        if word == "--" {
+            command.extend_from_slice(&args[i..]);
+            break;
+        }
+        let (name, inline) = match word.trim_start_matches('-').split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (word.trim_start_matches('-'), None),
+        };
+        if inline.is_some() {
+            continue;
+        }
+        if valued.contains(&name) {
+            i += 1;
+        } else if booleans.contains(&name) {
+            let next = args.get(i).and_then(Arg::as_static).map(str::to_ascii_lowercase);
+            if next.is_some_and(|n| matches!(n.as_str(), "0" | "1" | "yes" | "no" | "true" | "false" | "on" | "off")) {
+                i += 1;
+            }
+        } else {
+            an.raise(CM, format!("`{who} {word}` is not an option known to be safe"));
+        }
+    }
+    if command.is_empty() {
+        an.raise(CM, format!("`{who}` without a command"));
+    } else {
+        an.run(&command, stdin);
     }
 }
 

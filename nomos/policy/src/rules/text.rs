@@ -249,7 +249,6 @@ pub(super) fn sed_script(an: &mut Analysis<'_>, base: &str, script: &str) {
 
 /// `awk`: its program is judged (pipes, `system()`, output redirection, files it reads).
 pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let valued = ["-F", "-v", "-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load", "-W"];
     for include in a.values(&["-i", "--include"]) {
         if include.shown() == "inplace" {
             an.raise(CM, format!("`{base} -i inplace` edits files"));
@@ -291,46 +290,75 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
             an.raise(CM, format!("`{base} -W {w}` loads code or writes a file"));
         }
     }
-    let ops = a.operands(&valued);
-    let program = if a.value(&["-f", "--file", "-E", "--exec"]).is_some() {
+    let ops = a.operands(&[
+        "-F",
+        "-v",
+        "-f",
+        "--file",
+        "-E",
+        "--exec",
+        "-i",
+        "--include",
+        "-l",
+        "--load",
+        "-W",
+        "-e",
+        "--source",
+    ]);
+    // The program: every `-e`/`--source` text (gawk joins them), else the first operand; a file
+    // given with -f/-E cannot be seen.
+    let mut programs: Vec<Arg> = a.values(&["-e", "--source"]);
+    let from_file = a.value(&["-f", "--file", "-E", "--exec"]).is_some();
+    if from_file {
         an.raise(CM, format!("`{base} -f` runs a program from a file"));
-        None
-    } else {
-        ops.first().copied()
-    };
-    match program.map(|p| p.as_static()) {
-        Some(Some(p)) => {
-            let code = strip_awk_strings(p);
-            if code.contains("system") || code.contains('|') {
-                an.raise(CM, format!("`{base}` runs commands (system() or a pipe)"));
-                for literal in quoted_literals(p) {
-                    an.script(&literal);
-                }
-            }
-            if awk_redirects_output(&code) {
-                an.raise(CM, format!("`{base}` writes to a file"));
-            }
-            // `getline < "/etc/shadow"` reads whatever file the program names.
-            for literal in quoted_literals(p) {
-                if an.is_secret(literal.trim()) {
-                    an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
-                } else if is_block_device(literal.trim()) {
-                    an.raise(CM, format!("`{base}` reads the device `{}`", literal.trim()));
-                }
-            }
-            if code.contains("getline") && code.contains('<') {
-                an.raise(CM, format!("`{base}` reads a file its program names"));
-            }
-        }
-        Some(None) => an.raise(CM, format!("`{base}` runs a program built at run time")),
-        None => {}
     }
-    for f in ops.iter().skip(1) {
+    let files_from = if programs.is_empty() && !from_file {
+        programs.extend(ops.first().map(|p| (*p).clone()));
+        1
+    } else {
+        0
+    };
+    for program in &programs {
+        match program.as_static() {
+            Some(p) => awk_program(an, base, p),
+            None => an.raise(CM, format!("`{base}` runs a program built at run time")),
+        }
+    }
+    for f in ops.iter().skip(files_from) {
         if let Arg::Dynamic { text, .. } = f {
             an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)"));
         }
     }
     ro(an, format!("`{base}` prints its result"));
+}
+
+/// Judges an awk program: commands it runs, files it writes or reads, code it loads.
+fn awk_program(an: &mut Analysis<'_>, base: &str, p: &str) {
+    let code = strip_awk_strings(p);
+    // gawk's `@load` loads a compiled extension; `@include` more awk code.
+    if code.contains("@load") || code.contains("@include") {
+        an.raise(CM, format!("`{base}` loads an extension or more code"));
+    }
+    if code.contains("system") || code.contains('|') {
+        an.raise(CM, format!("`{base}` runs commands (system() or a pipe)"));
+        for literal in quoted_literals(p) {
+            an.script(&literal);
+        }
+    }
+    if awk_redirects_output(&code) {
+        an.raise(CM, format!("`{base}` writes to a file"));
+    }
+    // `getline < "/etc/shadow"` reads whatever file the program names.
+    for literal in quoted_literals(p) {
+        if an.is_secret(literal.trim()) {
+            an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
+        } else if is_block_device(literal.trim()) {
+            an.raise(CM, format!("`{base}` reads the device `{}`", literal.trim()));
+        }
+    }
+    if code.contains("getline") && code.contains('<') {
+        an.raise(CM, format!("`{base}` reads a file its program names"));
+    }
 }
 
 /// awk code with string literals blanked (a `|` or `>` inside a string is not an operator).

@@ -32,6 +32,33 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         an.raise(CM, "`git --no-index` compares arbitrary files");
     }
     let rest = Args::new(a.tail_from(i + 1));
+    // Commands git runs for its user: `bisect run CMD…`, `rebase -x CMD`, `submodule foreach CMD`,
+    // `difftool -x CMD`.
+    let words_after = |w: &str| rest.all.iter().position(|x| x.as_static() == Some(w)).map(|k| rest.tail_from(k + 1));
+    match sub {
+        "bisect" => {
+            if let Some(command) = words_after("run").filter(|c| !c.is_empty()) {
+                an.run(command, &Stdin::default());
+            }
+        }
+        "rebase" | "difftool" => {
+            for command in rest.values(&["-x", "--exec", "--extcmd"]) {
+                an.raise(CM, format!("`git {sub} -x` runs a command"));
+                an.script(command.shown());
+            }
+        }
+        "submodule" => {
+            if let Some(command) = words_after("foreach") {
+                let words: Vec<&str> = command
+                    .iter()
+                    .map(Arg::shown)
+                    .filter(|w| !matches!(*w, "--recursive" | "-q" | "--quiet"))
+                    .collect();
+                an.script(&words.join(" "));
+            }
+        }
+        _ => {}
+    }
     let runs = ["--open-files-in-pager", "--upload-pack", "--receive-pack", "--exec", "--ext-diff", "--textconv"];
     if rest.any(&runs)
         || rest.all.iter().filter_map(Arg::as_static).any(|o| {
@@ -66,6 +93,10 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     if sub == "fsck" && rest.long("--lost-found") {
         an.raise(CM, "`git fsck --lost-found` writes files");
     }
+    // `git help -w`/`-i` opens a web browser or an info viewer (man pages only read).
+    if sub == "help" && rest.any(&["-w", "--web", "-i", "--info"]) {
+        an.raise(CM, "`git help --web` runs a browser");
+    }
     match sub {
         "status" | "log" | "diff" | "show" | "rev-parse" | "rev-list" | "describe" | "blame" | "annotate"
         | "ls-files" | "ls-tree" | "ls-remote" | "cat-file" | "shortlog" | "grep" | "whatchanged" | "count-objects"
@@ -73,26 +104,22 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         | "for-each-ref" | "show-ref" | "var" | "version" | "help" | "show-branch" | "cherry" | "range-diff"
         | "diff-tree" | "diff-index" | "diff-files" => ro(an, format!("`git {sub}` only reads")),
         "branch" => {
-            let changes = rest.options().any(|o| {
-                matches!(
-                    o,
-                    "-d" | "-D"
-                        | "--delete"
-                        | "-m"
-                        | "-M"
-                        | "--move"
-                        | "-c"
-                        | "-C"
-                        | "--copy"
-                        | "-u"
-                        | "--set-upstream-to"
-                        | "--unset-upstream"
-                        | "-f"
-                        | "--force"
-                        | "--edit-description"
-                )
-            });
-            if changes || (!ops.is_empty() && !rest.flag('l', "--list")) {
+            // Short options letter by letter (`-lD` deletes), long ones also abbreviated.
+            let shorts = rest.short_options("u", "t");
+            let changes = shorts.iter().any(|(c, _)| matches!(c, 'd' | 'D' | 'm' | 'M' | 'c' | 'C' | 'u' | 'f'))
+                || rest.any(&[
+                    "--delete",
+                    "--move",
+                    "--copy",
+                    "--set-upstream-to",
+                    "--unset-upstream",
+                    "--force",
+                    "--edit-description",
+                    "--track",
+                    "--create-reflog",
+                ]);
+            let lists = shorts.iter().any(|(c, _)| *c == 'l') || rest.long("--list");
+            if changes || (!ops.is_empty() && !lists) {
                 an.raise(CM, "`git branch` creates, moves or deletes branches");
             } else {
                 ro(an, "`git branch` only lists");
@@ -116,44 +143,39 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             _ => an.raise(CM, format!("`git {sub}` changes the repository")),
         },
         "config" => {
-            let reading = rest.options().any(|o| {
-                matches!(
-                    o,
-                    "--get"
-                        | "--get-all"
-                        | "--get-regexp"
-                        | "--get-urlmatch"
-                        | "--list"
-                        | "-l"
-                        | "--show-origin"
-                        | "--show-scope"
-                        | "--get-color"
-                        | "--get-colorbool"
-                )
-            }) || ops.first().is_some_and(|o| matches!(o.shown(), "get" | "list"))
+            let shorts = rest.short_options("f", "");
+            let reading = shorts.iter().any(|(c, _)| *c == 'l')
+                || rest.any(&[
+                    "--get",
+                    "--get-all",
+                    "--get-regexp",
+                    "--get-urlmatch",
+                    "--list",
+                    "--show-origin",
+                    "--show-scope",
+                    "--get-color",
+                    "--get-colorbool",
+                ])
+                || ops.first().is_some_and(|o| matches!(o.shown(), "get" | "list"))
                 || ops.len() == 1;
-            if reading
-                && !rest.options().any(|o| {
-                    matches!(
-                        o,
-                        "--unset"
-                            | "--unset-all"
-                            | "--add"
-                            | "--replace-all"
-                            | "--rename-section"
-                            | "--remove-section"
-                            | "-e"
-                            | "--edit"
-                    )
-                })
-            {
+            let writing = shorts.iter().any(|(c, _)| *c == 'e')
+                || rest.any(&[
+                    "--unset",
+                    "--unset-all",
+                    "--add",
+                    "--replace-all",
+                    "--rename-section",
+                    "--remove-section",
+                    "--edit",
+                ]);
+            if reading && !writing {
                 ro(an, "`git config --get` only reads");
             } else {
                 an.raise(CM, "`git config` changes configuration");
             }
         }
         "clean" => {
-            if rest.flag('n', "--dry-run") {
+            if git_dry_run(&rest) {
                 ro(an, "`git clean -n` only lists");
             } else if rest.short('x') || rest.short('X') || rest.short('d') {
                 an.raise(DE, "`git clean -fdx` deletes untracked and ignored files for good");
@@ -173,4 +195,36 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         }
         _ => an.raise(CM, format!("`git {sub}` changes the repository or its remotes")),
     }
+}
+
+/// Whether `-n`/`--dry-run` is in force: the last of it and `--no-dry-run` wins (git gives every
+/// boolean option a `--no-` form, and takes abbreviations of long options).
+fn git_dry_run(a: &Args<'_>) -> bool {
+    let mut dry = false;
+    let mut skip = false;
+    for word in a.all.iter().map_while(Arg::as_static).take_while(|w| *w != "--") {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if word == "-e" || word == "--exclude" {
+            skip = true;
+            continue;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            if let Some(negated) = long.strip_prefix("no-") {
+                if negated.len() >= 2 && "dry-run".starts_with(negated) {
+                    dry = false;
+                }
+            } else if long.len() >= 2 && "dry-run".starts_with(long) {
+                dry = true;
+            }
+        } else if let Some(cluster) = word.strip_prefix('-') {
+            // `-e PATTERN` takes the rest of its cluster: `-fdxen` excludes `n`.
+            let letters = cluster.split('e').next().unwrap_or("");
+            if letters.contains('n') {
+                dry = true;
+            }
+        }
+    }
+    dry
 }

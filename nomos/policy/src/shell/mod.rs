@@ -28,6 +28,11 @@ const MAX_WRAPPER_NESTING: u32 = 32;
 /// Scripts parsed for one classification (nested shells, probes, re-split lines) beyond this are
 /// adversarial; the command is judged destructive rather than analysed without end.
 const MAX_SCRIPTS_TOTAL: u32 = 256;
+/// Other readings of ambiguous command lines (an option whose arity is not known) judged in one
+/// classification beyond this are adversarial; the command is judged destructive.
+const MAX_READINGS_TOTAL: u32 = 1024;
+/// Other readings within other readings (a wrapper with an unknown option inside another).
+const MAX_READING_DEPTH: u32 = 2;
 /// How many static values a word may expand to before it is treated as unknowable.
 const MAX_CANDIDATES: usize = 16;
 
@@ -89,6 +94,10 @@ pub(crate) struct Analysis<'p> {
     /// Scripts parsed so far in this classification.
     parsed: u32,
     wrappers: u32,
+    /// Other readings of ambiguous command lines judged so far.
+    readings: u32,
+    /// How many other readings are being judged inside one another.
+    reading_depth: u32,
     /// Set inside a probe: a probe does not probe again (an unparseable text would re-probe itself).
     probing: bool,
     /// Where relative paths are judged.
@@ -109,6 +118,8 @@ impl<'p> Analysis<'p> {
             scripts: 0,
             parsed: 0,
             wrappers: 0,
+            readings: 0,
+            reading_depth: 0,
             probing: false,
             cwd: Cwd::Start,
             cdpath: false,
@@ -200,6 +211,24 @@ impl<'p> Analysis<'p> {
             },
             Some(Arg::Dynamic { .. }) => Cwd::Unknown,
         };
+    }
+
+    /// Judges another reading of an ambiguous command line with `f`, unless readings are already
+    /// nested as deep as they go, or there have been too many (then the command is destructive).
+    pub(crate) fn another_reading(&mut self, f: impl FnOnce(&mut Self)) {
+        if self.reading_depth >= MAX_READING_DEPTH {
+            return;
+        }
+        self.readings += 1;
+        if self.readings > MAX_READINGS_TOTAL {
+            if self.readings == MAX_READINGS_TOTAL + 1 {
+                self.raise(Risk::Destructive, "too many ambiguous command lines to analyse");
+            }
+            return;
+        }
+        self.reading_depth += 1;
+        f(self);
+        self.reading_depth -= 1;
     }
 
     pub(crate) fn max_risk(&self) -> Option<Risk> {

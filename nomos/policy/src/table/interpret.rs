@@ -1,13 +1,16 @@
 //! Judges one invocation of a program by its table entry: reads the arguments by the entry's
-//! options (with their arities), applies what each option, value and subcommand does, and gives
-//! the program's verdict as a whole.
+//! options (with their arities), applies what each option, value and subcommand does, judges the
+//! command a wrapper runs, and gives the program's verdict as a whole.
 
 use nomos_types::Risk;
 
 use super::{glob_matches, Arity, Effect, Entry, Operand, OptionSpec};
 use crate::paths::is_block_device;
-use crate::rules::{reader, script_arg, Args};
-use crate::shell::{Analysis, Arg, Stdin};
+use crate::rules::{is_identifier, reader, script_arg, Args};
+use crate::shell::{dangerous_variable, Analysis, Arg, Stdin};
+
+/// Other readings of one invocation (an option whose arity is not known) tried at most.
+const MAX_READINGS: usize = 3;
 
 /// An option as given on the command line.
 pub(super) struct Given<'e> {
@@ -16,18 +19,30 @@ pub(super) struct Given<'e> {
     /// What it may stand for (several for an ambiguous abbreviation); empty when unknown.
     pub(super) specs: Vec<&'e OptionSpec>,
     pub(super) value: Option<Arg>,
+    /// The index of the word it is in.
+    at: usize,
+    /// The letters of a cluster before it in that word (`-i` of `-iS'…'`).
+    prefix: String,
+    /// The index of the first word after it and its value.
+    end: usize,
 }
 
 pub(super) struct Parsed<'e, 'a> {
     pub(super) options: Vec<Given<'e>>,
+    /// Operands before what the program runs.
     pub(super) operands: Vec<&'a Arg>,
     /// A command given to an option that takes the rest of the words (`pidstat -e CMD …`).
     command: Vec<Arg>,
+    /// What the operands make it run: a command, shell text or a shell's arguments, with its words.
+    pub(super) payload: Option<(Operand, Vec<Arg>)>,
+    /// Words another reading of the line leaves out: the value an unknown option may take, an
+    /// ambiguous option's value, a word computed at run time that may expand to nothing.
+    pub(super) unsure: Vec<usize>,
 }
 
 impl Given<'_> {
-    fn takes_command(&self) -> bool {
-        self.specs.iter().any(|s| s.effects.contains(&Effect::Command))
+    fn has(&self, effect: Effect) -> bool {
+        self.specs.iter().any(|s| s.effects.contains(&effect))
     }
 }
 
@@ -43,24 +58,73 @@ fn numeric(word: &str) -> bool {
     word.len() > 1 && word[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The kind of the operand at position `k` (the last kind applies to the rest).
+fn kind_at(kinds: &[Operand], k: usize) -> Operand {
+    kinds.get(k).or(kinds.last()).copied().unwrap_or(Operand::Plain)
+}
+
+/// Values that turn a boolean option off (`--dry-run=false`, `--simulate no`).
+fn is_off(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "false" | "no" | "0" | "off" | "disable" | "disabled" | "without" | "n"
+    )
+}
+
+/// Values that leave a dry run on (`--dry-run=true`, `--dry-run=client`).
+fn is_on(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "" | "true" | "yes" | "1" | "on" | "enable" | "enabled" | "with" | "y" | "client" | "server" | "all"
+    )
+}
+
 impl Entry {
-    /// Reads the arguments as getopt would: options anywhere before `--`, clusters of short
-    /// options, values attached or in the next word.
+    /// Reads the arguments as getopt would: options anywhere before `--` (before the first operand
+    /// when `ordered`), clusters of short options, values attached or in the next word; a command
+    /// operand takes every word after it.
     pub(super) fn read_args<'e, 'a>(&'e self, args: &'a [Arg]) -> Parsed<'e, 'a> {
-        let mut parsed = Parsed { options: Vec::new(), operands: Vec::new(), command: Vec::new() };
+        let mut parsed = Parsed {
+            options: Vec::new(),
+            operands: Vec::new(),
+            command: Vec::new(),
+            payload: None,
+            unsure: Vec::new(),
+        };
+        let wrapper = self.runs_commands();
+        let mut kinds = self.operands.clone();
         let mut i = 0;
         let mut after_dashes = false;
         while i < args.len() {
+            let at = i;
             let arg = &args[i];
             i += 1;
+            let options_over = after_dashes || (self.ordered && !parsed.operands.is_empty());
             let word = match arg.as_static() {
-                Some(w) if !after_dashes => w,
+                Some(w) if !options_over => w,
                 _ => {
+                    if wrapper && arg.as_static().is_none() {
+                        // `sudo $OPTS reboot`: the word may be options, or nothing at all.
+                        parsed.unsure.push(at);
+                    }
+                    let kind = kind_at(&kinds, parsed.operands.len());
+                    if matches!(kind, Operand::Command | Operand::Script) {
+                        parsed.payload = Some((kind, args[at..].to_vec()));
+                        break;
+                    }
                     parsed.operands.push(arg);
                     continue;
                 }
             };
             let before = parsed.options.len();
+            let given = |word: &str, specs, value, prefix: &str, end| Given {
+                word: word.to_string(),
+                specs,
+                value,
+                at,
+                prefix: prefix.to_string(),
+                end,
+            };
             if word == "--" {
                 after_dashes = true;
             } else if word.starts_with("--") && word.len() > 2 {
@@ -68,32 +132,53 @@ impl Entry {
                     Some((k, v)) => (k, Some(v)),
                     None => (word, None),
                 };
-                let specs = self.long_options(key);
+                let mut specs = self.long_options(key);
+                // `--no-dry-run` for a dry-run option `--dry-run` undoes it.
+                if specs.is_empty() {
+                    let negated = key.strip_prefix("--no-").map(|n| format!("--{n}"));
+                    if negated
+                        .is_some_and(|n| self.long_options(&n).iter().any(|s| s.effects.contains(&Effect::DryRun)))
+                    {
+                        specs = vec![&self.negated_dry_run];
+                    }
+                }
+                let required = specs.iter().filter(|s| s.arity == Arity::Required).count();
                 let value = match inline {
                     Some(v) => Some(Arg::Static(v.to_string())),
-                    None if specs.iter().any(|s| s.arity == Arity::Required) => take(args, &mut i),
+                    None if required > 0 => take(args, &mut i),
                     None => None,
                 };
-                parsed.options.push(Given { word: key.to_string(), specs, value });
-            } else if let Some(spec) = self.exact_option(word).filter(|_| word.starts_with('-')) {
-                // A single short option, or a whole word (`-dump`, `-out`, `-1`).
+                if wrapper && inline.is_none() {
+                    if specs.is_empty() && i < args.len() {
+                        parsed.unsure.push(i);
+                    } else if required > 0 && required < specs.len() {
+                        parsed.unsure.push(at);
+                    }
+                }
+                parsed.options.push(given(key, specs, value, "", i));
+            } else if let Some(spec) = self.exact_option(word).filter(|_| word.starts_with('-') || word == "==") {
+                // A single short option, or a whole word (`-dump`, `-out`, `-1`, `-`).
                 let value = if spec.arity == Arity::Required { take(args, &mut i) } else { None };
-                parsed.options.push(Given { word: word.to_string(), specs: vec![spec], value });
+                parsed.options.push(given(word, vec![spec], value, "", i));
             } else if let Some((spec, value)) = self.word_option_with_value(word) {
                 // A whole word with its value attached (`-out=plan`, `-chdir=/srv`).
                 let value = Some(Arg::Static(value.to_string()));
-                parsed.options.push(Given { word: spec.name.clone(), specs: vec![spec], value });
+                parsed.options.push(given(&spec.name, vec![spec], value, "", i));
             } else if word.starts_with('-') && word.len() > 1 && numeric(word) {
                 // A count or a number given as an option (`head -20`); nothing to judge.
-            } else if word.starts_with('-') && word.len() > 1 {
+            } else if word.starts_with('-') && word.len() > 1 && word != "==" {
                 // A cluster: `-rf`, `-uo FILE`, `-oFILE`, `-n10`.
                 for (k, c) in word.char_indices().skip(1) {
                     let short = format!("-{c}");
+                    let prefix = &word[..k];
+                    let rest = &word[k + c.len_utf8()..];
                     let Some(spec) = self.exact_option(&short) else {
-                        parsed.options.push(Given { word: short, specs: Vec::new(), value: None });
+                        if wrapper && rest.is_empty() && i < args.len() {
+                            parsed.unsure.push(i);
+                        }
+                        parsed.options.push(given(&short, Vec::new(), None, prefix, i));
                         continue;
                     };
-                    let rest = &word[k + c.len_utf8()..];
                     let value = match spec.arity {
                         Arity::None => None,
                         _ if !rest.is_empty() => Some(Arg::Static(rest.to_string())),
@@ -101,19 +186,40 @@ impl Entry {
                         Arity::Optional => None,
                     };
                     let takes_value = spec.arity != Arity::None;
-                    parsed.options.push(Given { word: short, specs: vec![spec], value });
+                    parsed.options.push(given(&short, vec![spec], value, prefix, i));
                     if takes_value {
                         break;
                     }
                 }
             } else {
+                let kind = kind_at(&kinds, parsed.operands.len());
+                if matches!(kind, Operand::Command | Operand::Script) {
+                    parsed.payload = Some((kind, args[at..].to_vec()));
+                    break;
+                }
                 parsed.operands.push(arg);
             }
+            // An option that changes what the operands are (`watch -x`, `command -v`).
+            for g in &parsed.options[before..] {
+                for e in g.specs.iter().flat_map(|s| s.effects.iter()) {
+                    if let Effect::Operands(kind) = e {
+                        kinds = vec![*kind];
+                    }
+                }
+            }
             // An option whose value starts a command takes every word after it too.
-            if let Some(given) = parsed.options[before..].last_mut().filter(|g| g.takes_command()) {
+            if let Some(given) = parsed.options[before..].last_mut().filter(|g| g.has(Effect::Command)) {
                 parsed.command.extend(given.value.take());
                 parsed.command.extend(args[i..].iter().cloned());
                 break;
+            }
+        }
+        // Operands read before an option made them a command (`runuser reboot -u root`), and a
+        // shell's arguments, which may sit among options (`su root -- -c reboot`).
+        if parsed.payload.is_none() {
+            if let Some(k) = (0..parsed.operands.len()).find(|&k| kind_at(&kinds, k).is_payload()) {
+                let words = parsed.operands.split_off(k).into_iter().cloned().collect();
+                parsed.payload = Some((kind_at(&kinds, k), words));
             }
         }
         parsed
@@ -128,12 +234,24 @@ impl Entry {
 
     /// The longest subcommand path the operands start with (the riskiest of equally long ones).
     pub(super) fn subcommand(&self, operands: &[&Arg]) -> Option<(usize, Risk, bool)> {
-        let words: Vec<Option<&str>> = operands.iter().map(|o| o.as_static()).collect();
+        let words: Vec<Option<String>> = operands
+            .iter()
+            .map(|o| o.as_static().map(|w| if self.case_insensitive { w.to_lowercase() } else { w.to_string() }))
+            .collect();
         self.subcommands
             .iter()
             .filter(|s| {
                 s.path.len() <= words.len()
-                    && s.path.iter().zip(&words).all(|(p, w)| w.is_some_and(|w| p == "*" || glob_matches(p, w)))
+                    && s.path.iter().zip(&words).all(|(p, w)| {
+                        w.as_deref().is_some_and(|w| {
+                            p == "*"
+                                || if self.case_insensitive {
+                                    glob_matches(&p.to_lowercase(), w)
+                                } else {
+                                    glob_matches(p, w)
+                                }
+                        })
+                    })
             })
             .map(|s| (s.path.len(), s.risk, s.secret))
             .max()
@@ -146,6 +264,7 @@ impl Entry {
     /// What the reasons say of a program doing this as a whole.
     fn says_level(&self, risk: Risk) -> &str {
         let fallback = match risk {
+            Risk::ReadOnly if self.runs_commands() => "runs what it is given, judged on its own",
             Risk::ReadOnly if self.operands.contains(&Operand::Read) => "only reads",
             Risk::ReadOnly => "only reports",
             Risk::ReversibleLow => "starts, stops or restarts something",
@@ -157,10 +276,35 @@ impl Entry {
 }
 
 /// Judges one invocation of `base` by its entry.
-pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg]) {
+pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin) {
+    judge(an, base, entry, args, stdin);
+}
+
+fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin) {
     let parsed = entry.read_args(args);
+    // `env -S 'A B' C`: the words of the string take its place, and the line is read again.
+    if let Some(g) = parsed.options.iter().find(|g| g.has(Effect::Split)) {
+        let words = g.value.as_ref().and_then(Arg::as_static).and_then(split_words);
+        match words {
+            Some(words) => {
+                let mut again: Vec<Arg> = args[..g.at].to_vec();
+                if g.prefix.len() > 1 {
+                    again.push(Arg::Static(g.prefix.clone()));
+                }
+                again.extend(words);
+                again.extend_from_slice(args.get(g.end..).unwrap_or(&[]));
+                return judge(an, base, entry, &again, stdin);
+            }
+            None => an.raise(
+                Risk::ConfigMutation,
+                format!("`{base} {}` splits a string that cannot be read before it runs", g.word),
+            ),
+        }
+    }
     let mut modes: Vec<(Risk, String)> = Vec::new();
     let mut dry_run = false;
+    let mut dir: Option<Arg> = None;
+    let mut has_command = false;
     for given in &parsed.options {
         if given.specs.is_empty() {
             if let Some(risk) = entry.unknown {
@@ -169,7 +313,10 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
             }
             continue;
         }
-        let plain = given.specs.iter().all(|s| s.effects.iter().all(|e| matches!(e, Effect::Plain | Effect::Command)));
+        let plain = given
+            .specs
+            .iter()
+            .all(|s| s.effects.iter().all(|e| matches!(e, Effect::Plain | Effect::Command | Effect::Operands(_))));
         if plain && entry.values.is_empty() {
             continue;
         }
@@ -187,9 +334,16 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
         }
         for effect in effects {
             match effect {
-                Effect::Plain | Effect::Command => {}
+                Effect::Plain | Effect::Command | Effect::Operands(_) | Effect::Split => {}
                 Effect::Mode(risk) => modes.push((risk, what.clone())),
-                Effect::DryRun => dry_run = true,
+                Effect::DryRun => {
+                    // `--dry-run=false` undoes it, as does an off word after it (`-s no`).
+                    let value = given.value.as_ref().map(|v| v.as_static().unwrap_or("?"));
+                    let next_off =
+                        given.value.is_none() && args.get(given.end).and_then(Arg::as_static).is_some_and(is_off);
+                    dry_run = value.is_none_or(is_on) && !next_off;
+                }
+                Effect::NoDryRun => dry_run = false,
                 Effect::Raise(risk) => an.raise(risk, format!("{what} {}", entry.says_level(risk))),
                 Effect::Secret => an.raise_secret(
                     Risk::Destructive,
@@ -225,19 +379,85 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
                     an.raise(Risk::ConfigMutation, format!("{what} {}", entry.say("script", "runs a script")));
                     script_arg(an, &what, given.value.as_ref());
                 }
+                Effect::Payload => {
+                    has_command = true;
+                    script_arg(an, &what, given.value.as_ref());
+                }
+                Effect::Chdir => dir = given.value.clone(),
+                Effect::Env => match &given.value {
+                    Some(Arg::Static(v)) => assignment(an, &what, v),
+                    _ => an.raise(Risk::ConfigMutation, format!("{what} sets a variable built at run time")),
+                },
+                Effect::Lock => {
+                    let file = given.value.as_ref().map_or("a file", Arg::shown);
+                    an.raise(
+                        Risk::ConfigMutation,
+                        format!("{what} {} {file}", entry.say("lock", "takes a lock on, creating if missing,")),
+                    );
+                }
+                Effect::Pipe => {
+                    if let Some(command) = given.value.as_ref().and_then(Arg::as_static).and_then(|v| v.get(1..)) {
+                        an.raise(Risk::ConfigMutation, format!("{what} pipes its output to a command"));
+                        an.script(command);
+                    }
+                }
+                Effect::ExecLine => {
+                    let line = given.value.as_ref().and_then(Arg::as_static).and_then(|v| v.split_once('='));
+                    if let Some((_, command)) = line {
+                        an.script(command.trim_start_matches(['-', '@', ':', '+', '!', '|']));
+                    }
+                }
             }
         }
     }
     if !parsed.command.is_empty() {
-        an.run(&parsed.command, &Stdin::default());
+        has_command = true;
+        an.run(&parsed.command, stdin);
+    }
+    if let Some((kind, words)) = &parsed.payload {
+        let mut words = words.as_slice();
+        if entry.assignments && *kind == Operand::Command {
+            // `env NAME=value … cmd`, `sudo NAME=value cmd`.
+            while let Some(w) = words.first().and_then(Arg::as_static).filter(|w| is_assignment(w)) {
+                assignment(an, &format!("`{base}`"), w);
+                words = &words[1..];
+            }
+        }
+        if !words.is_empty() {
+            has_command = true;
+            an.in_dir(dir.as_ref(), |an| match kind {
+                Operand::Script => an.script(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" ")),
+                Operand::ShellArgs => {
+                    let mut argv = vec![Arg::Static("sh".into())];
+                    argv.extend_from_slice(words);
+                    an.run(&argv, stdin);
+                }
+                _ => an.run(words, stdin),
+            });
+        }
+    }
+    if entry.stdin_script {
+        for text in &stdin.texts {
+            an.script(text);
+        }
+    }
+    // Another reading of the line for each option whose arity is not known (and each word that
+    // may expand to nothing): what that reading runs is judged too.
+    for &skip in parsed.unsure.iter().take(MAX_READINGS) {
+        let other: Vec<Arg> = args.iter().enumerate().filter(|(k, _)| *k != skip).map(|(_, a)| a.clone()).collect();
+        an.another_reading(|an| judge(an, base, entry, &other, stdin));
     }
     let sub = entry.subcommand(&parsed.operands);
     let sub_len = sub.map_or(0, |(len, _, _)| len);
     // Operands after the subcommand path, by position.
     for (k, op) in parsed.operands.iter().skip(sub_len).enumerate() {
-        match entry.operands.get(k).or(entry.operands.last()).copied().unwrap_or(Operand::Plain) {
-            Operand::Plain | Operand::Read => {}
+        match kind_at(&entry.operands, k) {
             Operand::Write => an.write_target(op, &format!("`{base}`")),
+            Operand::Lock => an.raise(
+                Risk::ConfigMutation,
+                format!("`{base}` {} {}", entry.say("lock", "takes a lock on, creating if missing,"), op.shown()),
+            ),
+            _ => {}
         }
     }
     if entry.operands.contains(&Operand::Read) {
@@ -246,12 +466,19 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
             .iter()
             .skip(sub_len)
             .enumerate()
-            .filter(|(k, _)| entry.operands.get(*k).or(entry.operands.last()) == Some(&Operand::Read))
+            .filter(|(k, _)| kind_at(&entry.operands, *k) == Operand::Read)
             .map(|(_, op)| *op)
             .collect();
         reader(an, base, &Args::new(args), &read);
     }
     let path: Vec<&str> = parsed.operands.iter().take(sub_len).map(|o| o.shown()).collect();
+    // Some subcommands ignore a dry run (`apt-get -s update` updates the lists).
+    let dry_run = dry_run
+        && !parsed
+            .operands
+            .first()
+            .and_then(|o| o.as_static())
+            .is_some_and(|w| entry.dry_run_ignored_by.iter().any(|d| d == w));
     let (risk, reason) = if dry_run {
         (Risk::ReadOnly, format!("`{base}` with a dry-run option only reports"))
     } else if let Some((risk, what)) = modes.iter().max_by_key(|(r, _)| *r) {
@@ -272,12 +499,98 @@ pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: 
             }
             _ => (risk, format!("`{base} {path}` {}", entry.says_level(risk))),
         }
-    } else if let Some(risk) = entry.bare.filter(|_| parsed.operands.is_empty()) {
+    } else if let Some(risk) = entry.idle.filter(|_| !has_command) {
+        (risk, format!("`{base}` {}", entry.say("idle", "runs no command")))
+    } else if let Some(risk) = entry.bare.filter(|_| parsed.operands.is_empty() && !has_command) {
         (risk, format!("`{base}` {}", entry.says_level(risk)))
     } else {
         (entry.default, format!("`{base}` {}", entry.says_level(entry.default)))
     };
     an.raise(risk, reason);
+}
+
+/// `NAME=value`, as a word where a command may start.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| is_identifier(name))
+}
+
+/// A variable set for the command: some change what programs run or load.
+fn assignment(an: &mut Analysis<'_>, what: &str, word: &str) {
+    let name = word.split_once('=').map_or(word, |(n, _)| n);
+    if let Some(reason) = dangerous_variable(name) {
+        an.raise(Risk::ConfigMutation, format!("{what} {reason}"));
+    }
+}
+
+/// Splits a string into words as `env -S` does: blanks separate, quotes and backslashes escape,
+/// `${NAME}` is a variable's value (not known here). `None` when it cannot be read.
+fn split_words(text: &str) -> Option<Vec<Arg>> {
+    let mut words: Vec<Arg> = Vec::new();
+    let mut current = String::new();
+    let mut started = false;
+    let mut dynamic = false;
+    let mut chars = text.chars().peekable();
+    let mut finish = |current: &mut String, started: &mut bool, dynamic: &mut bool| {
+        if *started {
+            words.push(if *dynamic {
+                Arg::Dynamic { text: std::mem::take(current), candidates: Vec::new() }
+            } else {
+                Arg::Static(std::mem::take(current))
+            });
+        }
+        *started = false;
+        *dynamic = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r' => finish(&mut current, &mut started, &mut dynamic),
+            '#' if !started => break,
+            '\'' => {
+                started = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        ch => current.push(ch),
+                    }
+                }
+            }
+            '"' => {
+                started = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => current.push(chars.next()?),
+                        '$' => {
+                            dynamic = true;
+                            current.push('$');
+                        }
+                        ch => current.push(ch),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                match chars.next()? {
+                    '_' => current.push(' '),
+                    'c' => break,
+                    'n' => current.push('\n'),
+                    't' => current.push('\t'),
+                    ch => current.push(ch),
+                }
+            }
+            '$' => {
+                started = true;
+                dynamic = true;
+                current.push('$');
+            }
+            ch => {
+                started = true;
+                current.push(ch);
+            }
+        }
+    }
+    finish(&mut current, &mut started, &mut dynamic);
+    Some(words)
 }
 
 /// A file named by an option's value is read: one named at run time could be anything, and a raw
@@ -288,5 +601,27 @@ fn read_file(an: &mut Analysis<'_>, what: &str, value: &Arg) {
     }
     if value.values().into_iter().any(is_block_device) {
         an.raise_secret(Risk::ConfigMutation, format!("{what} reads a raw disk ({}), secrets and all", value.shown()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_words;
+    use crate::shell::Arg;
+
+    #[test]
+    fn strings_split_as_env_splits_them() {
+        let shown = |t: &str| {
+            split_words(t).map(|w| {
+                w.iter()
+                    .map(|a| format!("{}{}", a.shown(), if a.as_static().is_some() { "" } else { "?" }))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+        };
+        assert_eq!(shown("sh -c 'rm -rf /'").as_deref(), Some("sh|-c|rm -rf /"));
+        assert_eq!(shown(r#"a\_b "c d" ${X} # comment"#).as_deref(), Some("a b|c d|${X}?"));
+        assert_eq!(shown("'open"), None);
+        let _ = Arg::Static(String::new());
     }
 }

@@ -28,6 +28,8 @@ const FILES: &[(&str, &str)] = &[
     ("proxmox.yaml", include_str!("../../rules/proxmox.yaml")),
     ("containers.yaml", include_str!("../../rules/containers.yaml")),
     ("databases.yaml", include_str!("../../rules/databases.yaml")),
+    ("wrappers.yaml", include_str!("../../rules/wrappers.yaml")),
+    ("runners.yaml", include_str!("../../rules/runners.yaml")),
 ];
 
 /// What giving an option does.
@@ -57,6 +59,24 @@ pub(crate) enum Effect {
     Loads,
     /// Its value and every word after it are a command the program runs (`jobs -x CMD …`).
     Command,
+    /// Its value is the shell text the program runs as its work (`su -c`, `flock -c`).
+    Payload,
+    /// Its value is the directory the command runs in (`env -C`, `sudo -D`).
+    Chdir,
+    /// Its value is `NAME=value`, set for the command (`strace -E`, `docker exec -e`).
+    Env,
+    /// Its value is split into words that take its place on the command line (`env -S`).
+    Split,
+    /// The operands are this instead (`watch -x`: a command; `command -v`: names).
+    Operands(Operand),
+    /// Its value is a file the program creates if missing and locks.
+    Lock,
+    /// Undoes a dry run given before it.
+    NoDryRun,
+    /// (A value rule) the value, after its leading `|` or `!`, is a command the output is piped to.
+    Pipe,
+    /// (A value rule) the value is `Name=command line` (a unit's `ExecStart=`): the command runs.
+    ExecLine,
 }
 
 /// Whether an option takes a value.
@@ -95,6 +115,21 @@ pub(crate) enum Operand {
     Read,
     /// Files it writes.
     Write,
+    /// A file it creates if missing and locks (`flock FILE`).
+    Lock,
+    /// This operand and every word after it are the command the program runs.
+    Command,
+    /// This operand and every word after it, joined by spaces, are shell text it runs (`watch`).
+    Script,
+    /// This operand and every operand after it are arguments to a shell it starts (`su USER ARGS`).
+    ShellArgs,
+}
+
+impl Operand {
+    /// The operand starts what the program runs; operands after it are its too.
+    pub(crate) fn is_payload(self) -> bool {
+        matches!(self, Operand::Command | Operand::Script | Operand::ShellArgs)
+    }
 }
 
 /// What a subcommand path does.
@@ -114,8 +149,18 @@ pub(crate) struct Entry {
     pub(crate) bare: Option<Risk>,
     /// An option the entry does not list raises the verdict to this, if given.
     pub(crate) unknown: Option<Risk>,
+    /// A wrapper given no command to run (an interactive shell, a usage message).
+    pub(crate) idle: Option<Risk>,
     /// No argument can make it do anything else: a word computed at run time does not matter.
     pub(crate) inert: bool,
+    /// Options end at the first operand (getopt's `+`).
+    pub(crate) ordered: bool,
+    /// Subcommand words match whatever their case.
+    pub(crate) case_insensitive: bool,
+    /// Where a command starts, leading `NAME=value` words set its environment.
+    pub(crate) assignments: bool,
+    /// Its standard input is shell text it runs.
+    pub(crate) stdin_script: bool,
     /// By position; the last applies to the rest.
     pub(crate) operands: Vec<Operand>,
     pub(crate) options: Vec<OptionSpec>,
@@ -123,12 +168,18 @@ pub(crate) struct Entry {
     pub(crate) subcommands: Vec<Subcommand>,
     /// Words that, right after a read-only subcommand path, make it a change (`ceph health mute`).
     pub(crate) change_words: Vec<String>,
+    /// Subcommands that do their work even given a dry-run option.
+    pub(crate) dry_run_ignored_by: Vec<String>,
     /// What the reasons say, by level or effect name.
     pub(crate) says: HashMap<String, String>,
     pub(crate) examples: Vec<(Risk, String)>,
     /// Option names to their specs, for the exact look-up; globs and long options are also
     /// scanned by prefix.
     index: HashMap<String, usize>,
+    /// `--no-NAME` for a dry-run option `--NAME`: undoes it.
+    pub(crate) negated_dry_run: OptionSpec,
+    /// It runs a command of its own.
+    wrapper: bool,
 }
 
 impl Entry {
@@ -162,6 +213,22 @@ impl Entry {
     pub(crate) fn exact_option(&self, word: &str) -> Option<&OptionSpec> {
         self.index.get(word).map(|&i| &self.options[i])
     }
+
+    /// Whether it runs a command of its own (a wrapper): then where that command starts matters.
+    pub(crate) fn runs_commands(&self) -> bool {
+        self.wrapper
+    }
+
+    fn is_wrapper(&self) -> bool {
+        self.operands.iter().any(|o| o.is_payload())
+            || self.options.iter().any(|o| {
+                o.effects.iter().any(|e| match e {
+                    Effect::Command | Effect::Payload => true,
+                    Effect::Operands(kind) => kind.is_payload(),
+                    _ => false,
+                })
+            })
+    }
 }
 
 #[derive(Debug, Default)]
@@ -182,6 +249,14 @@ pub(crate) struct TableError {
 impl Table {
     /// The entry for a program, if the table has one.
     pub(crate) fn get(&self, program: &str) -> Option<&Entry> {
+        if program.contains(' ') {
+            return None;
+        }
+        self.sub(program)
+    }
+
+    /// The entry for a program or for a subcommand its code hands on (`docker exec`).
+    pub(crate) fn sub(&self, program: &str) -> Option<&Entry> {
         if let Some(&i) = self.by_name.get(program) {
             return self.entries.get(i);
         }
@@ -240,13 +315,14 @@ pub(crate) fn glob_matches(glob: &str, text: &str) -> bool {
 }
 
 /// Effect names that `says` may use besides the levels.
-const SAYABLE: &[&str] = &["secret", "network", "loads", "runs", "script", "writes", "reads", "unknown"];
+const SAYABLE: &[&str] =
+    &["secret", "network", "loads", "runs", "script", "writes", "reads", "unknown", "lock", "idle"];
 
 fn compile(raw: EntryFile) -> Result<Entry, String> {
     let programs = raw.program.into_vec();
     let who = programs.join(", ");
     let err = |m: String| format!("{who}: {m}");
-    if programs.is_empty() || programs.iter().any(|p| p.is_empty() || p.contains('/')) {
+    if programs.is_empty() || programs.iter().any(|p| p.is_empty() || p.contains('/') || p.trim() != p) {
         return Err(err("an entry names bare programs".into()));
     }
     let mut options: Vec<OptionSpec> = Vec::new();
@@ -264,6 +340,14 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
     let OptionsFile {
         plain,
         command,
+        payload,
+        chdir,
+        env,
+        split,
+        as_command,
+        as_script,
+        as_plain,
+        lock,
         writes,
         reads,
         runs,
@@ -272,6 +356,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         loads,
         secret,
         dry_run,
+        no_dry_run,
         reversible_low,
         config_mutation,
         destructive,
@@ -279,6 +364,14 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
     for (names, effect) in [
         (plain, Effect::Plain),
         (command, Effect::Command),
+        (payload, Effect::Payload),
+        (chdir, Effect::Chdir),
+        (env, Effect::Env),
+        (split, Effect::Split),
+        (as_command, Effect::Operands(Operand::Command)),
+        (as_script, Effect::Operands(Operand::Script)),
+        (as_plain, Effect::Operands(Operand::Plain)),
+        (lock, Effect::Lock),
         (writes, Effect::Writes),
         (reads, Effect::Reads),
         (runs, Effect::Runs),
@@ -287,6 +380,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         (loads, Effect::Loads),
         (secret, Effect::Secret),
         (dry_run, Effect::DryRun),
+        (no_dry_run, Effect::NoDryRun),
         (reversible_low, Effect::Raise(Risk::ReversibleLow)),
         (config_mutation, Effect::Raise(Risk::ConfigMutation)),
         (destructive, Effect::Raise(Risk::Destructive)),
@@ -329,12 +423,18 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
             return Err(err(format!("`says` has an unknown key `{key}`")));
         }
     }
-    let operands = match raw.operands {
+    let operands: Vec<Operand> = match raw.operands {
         None => vec![Operand::Plain],
         Some(OperandsFile::One(o)) => vec![o.into()],
         Some(OperandsFile::ByPosition(list)) if !list.is_empty() => list.into_iter().map(Into::into).collect(),
         Some(OperandsFile::ByPosition(_)) => return Err(err("`operands` lists nothing".into())),
     };
+    if operands.iter().rev().skip(1).any(|o| o.is_payload()) {
+        return Err(err("a command, script or shell arguments take the rest: they come last in `operands`".into()));
+    }
+    if raw.assignments && !operands.contains(&Operand::Command) {
+        return Err(err("`assignments` needs a command operand".into()));
+    }
     let examples: Vec<(Risk, String)> =
         raw.examples.into_iter().flat_map(|(risk, list)| list.into_iter().map(move |c| (risk, c))).collect();
     if examples.is_empty() {
@@ -342,21 +442,31 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
     }
     let index =
         options.iter().enumerate().filter(|(_, o)| !o.name.ends_with('*')).map(|(i, o)| (o.name.clone(), i)).collect();
-    Ok(Entry {
+    let mut entry = Entry {
         programs,
         default: raw.default,
         bare: raw.bare,
         unknown: raw.unknown,
+        idle: raw.idle,
         inert: raw.inert,
+        ordered: raw.ordered,
+        case_insensitive: raw.case_insensitive,
+        assignments: raw.assignments,
+        stdin_script: raw.stdin_script,
         operands,
         options,
         values,
         subcommands,
         change_words: raw.change_words,
+        dry_run_ignored_by: raw.dry_run_ignored_by,
         says: raw.says,
         examples,
         index,
-    })
+        negated_dry_run: OptionSpec { name: "--no-…".into(), arity: Arity::None, effects: vec![Effect::NoDryRun] },
+        wrapper: false,
+    };
+    entry.wrapper = entry.is_wrapper();
+    Ok(entry)
 }
 
 fn effect_named(name: &str) -> Option<Effect> {
@@ -370,6 +480,8 @@ fn effect_named(name: &str) -> Option<Effect> {
         "loads" => Effect::Loads,
         "secret" => Effect::Secret,
         "dry_run" => Effect::DryRun,
+        "pipe" => Effect::Pipe,
+        "exec_line" => Effect::ExecLine,
         level => Effect::Raise(level.parse().ok()?),
     })
 }
@@ -377,16 +489,32 @@ fn effect_named(name: &str) -> Option<Effect> {
 /// `-o` (no value), `-o=` (a value), `-o[=]` (an attached value only), `--vacuum-*` (a family of
 /// long options, values attached). Effects that act on a value take one unless marked otherwise.
 fn parse_option_name(written: &str, effect: Effect) -> Result<(String, Arity), String> {
-    let (name, arity) = if let Some(n) = written.strip_suffix("[=]") {
+    let (name, arity) = if written == "==" {
+        (written, Arity::None)
+    } else if let Some(n) = written.strip_suffix("[=]") {
         (n, Arity::Optional)
     } else if let Some(n) = written.strip_suffix('=') {
         (n, Arity::Required)
-    } else if matches!(effect, Effect::Writes | Effect::Reads | Effect::Runs | Effect::Script | Effect::Command) {
+    } else if matches!(
+        effect,
+        Effect::Writes
+            | Effect::Reads
+            | Effect::Runs
+            | Effect::Script
+            | Effect::Command
+            | Effect::Payload
+            | Effect::Chdir
+            | Effect::Env
+            | Effect::Split
+            | Effect::Lock
+    ) {
         (written, if written.ends_with('*') { Arity::Optional } else { Arity::Required })
     } else {
         (written, Arity::None)
     };
-    let valid = (name.starts_with("--") && name.len() > 2)
+    // `-` (`su -`, `env -`) and `==` (`capsh ==`) are options of their own.
+    let valid = matches!(name, "-" | "==")
+        || (name.starts_with("--") && name.len() > 2)
         || (name.starts_with('-') && name.len() > 1 && !name[1..].starts_with('-'))
         || (name.starts_with('+') && name.len() > 1);
     if !valid || name.contains(char::is_whitespace) || (name.contains('*') && !name.ends_with('*')) {

@@ -17,7 +17,21 @@ pub(super) struct EntryFile {
     #[serde(default)]
     pub(super) unknown: Option<Risk>,
     #[serde(default)]
+    pub(super) idle: Option<Risk>,
+    #[serde(default)]
     pub(super) inert: bool,
+    /// Options end at the first operand (getopt's `+`): later words are operands.
+    #[serde(default)]
+    pub(super) ordered: bool,
+    /// Subcommand words match whatever their case (`redis-cli get`).
+    #[serde(default)]
+    pub(super) case_insensitive: bool,
+    /// Where a command starts, leading `NAME=value` words set its environment (`env`, `sudo`).
+    #[serde(default)]
+    pub(super) assignments: bool,
+    /// Its standard input is shell text it runs (`at`, `batch`).
+    #[serde(default)]
+    pub(super) stdin_script: bool,
     #[serde(default)]
     pub(super) operands: Option<OperandsFile>,
     #[serde(default)]
@@ -31,6 +45,9 @@ pub(super) struct EntryFile {
     pub(super) subcommands: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub(super) change_words: Vec<String>,
+    /// Subcommands that do their work even given a dry-run option (`apt-get -s update`).
+    #[serde(default)]
+    pub(super) dry_run_ignored_by: Vec<String>,
     #[serde(default)]
     pub(super) says: HashMap<String, String>,
     pub(super) examples: BTreeMap<Risk, Vec<String>>,
@@ -65,6 +82,10 @@ pub(super) enum OperandFile {
     Plain,
     Read,
     Write,
+    Lock,
+    Command,
+    Script,
+    ShellArgs,
 }
 
 impl From<OperandFile> for Operand {
@@ -73,6 +94,10 @@ impl From<OperandFile> for Operand {
             OperandFile::Plain => Operand::Plain,
             OperandFile::Read => Operand::Read,
             OperandFile::Write => Operand::Write,
+            OperandFile::Lock => Operand::Lock,
+            OperandFile::Command => Operand::Command,
+            OperandFile::Script => Operand::Script,
+            OperandFile::ShellArgs => Operand::ShellArgs,
         }
     }
 }
@@ -85,6 +110,22 @@ pub(super) struct OptionsFile {
     pub(super) plain: Vec<String>,
     #[serde(default)]
     pub(super) command: Vec<String>,
+    #[serde(default)]
+    pub(super) payload: Vec<String>,
+    #[serde(default)]
+    pub(super) chdir: Vec<String>,
+    #[serde(default)]
+    pub(super) env: Vec<String>,
+    #[serde(default)]
+    pub(super) split: Vec<String>,
+    #[serde(default)]
+    pub(super) as_command: Vec<String>,
+    #[serde(default)]
+    pub(super) as_script: Vec<String>,
+    #[serde(default)]
+    pub(super) as_plain: Vec<String>,
+    #[serde(default)]
+    pub(super) lock: Vec<String>,
     #[serde(default)]
     pub(super) writes: Vec<String>,
     #[serde(default)]
@@ -101,6 +142,8 @@ pub(super) struct OptionsFile {
     pub(super) secret: Vec<String>,
     #[serde(default)]
     pub(super) dry_run: Vec<String>,
+    #[serde(default)]
+    pub(super) no_dry_run: Vec<String>,
     #[serde(default)]
     pub(super) reversible_low: Vec<String>,
     #[serde(default)]

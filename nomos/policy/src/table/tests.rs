@@ -21,7 +21,10 @@ fn every_example_gets_its_verdict() {
         for (want, command) in &entry.examples {
             count += 1;
             // An example shows this entry at work: it runs one of the entry's programs.
-            let runs_it = command.split_whitespace().any(|w| entry.programs.iter().any(|p| glob_matches(p, w)));
+            // (A subcommand's entry, `docker exec`, by its last word.)
+            let runs_it = command
+                .split_whitespace()
+                .any(|w| entry.programs.iter().any(|p| glob_matches(p.rsplit(' ').next().unwrap_or(p), w)));
             if !runs_it {
                 failures.push(format!("{}: example {command:?} does not run it", entry.programs[0]));
             }
@@ -68,6 +71,9 @@ fn malformed_entries_are_rejected() {
             "- {program: x, default: read_only, examples: {read_only: [x]}}\n- {program: x, default: read_only, examples: {read_only: [x]}}",
             "two entries",
         ),
+        ("- {program: x, default: read_only, operands: [command, plain], examples: {read_only: [x]}}", "come last"),
+        ("- {program: x, default: read_only, assignments: true, examples: {read_only: [x]}}", "needs a command operand"),
+        ("- {program: ' x', default: read_only, examples: {read_only: [x]}}", "bare programs"),
     ] {
         let err = Table::parse(&[("t.yaml", yaml)]).unwrap_err().to_string();
         assert!(err.starts_with("rules/t.yaml: ") && err.contains(expect), "{yaml}: {err}");
@@ -128,4 +134,29 @@ fn subcommands_match_the_longest_path() {
     assert_eq!(sub("pg 1.0 lost"), Some((3, Risk::Destructive)));
     assert_eq!(sub("list-units"), Some((1, Risk::ReadOnly)));
     assert_eq!(sub("pool rm"), None);
+}
+
+#[test]
+fn a_command_operand_takes_the_rest_of_the_line() {
+    let e = entry(
+        "- program: t\n  default: read_only\n  operands: [plain, command]\n  options: {plain: [-k=, -v], as_plain: [-p], payload: [-c]}\n  examples: {read_only: [t]}",
+    );
+    let shown = |line: &str| {
+        let args = words(line);
+        let p = e.read_args(&args);
+        let ops: Vec<&str> = p.operands.iter().map(|o| o.shown()).collect();
+        let payload = p
+            .payload
+            .map(|(kind, w)| format!("{kind:?}: {}", w.iter().map(|a| a.shown()).collect::<Vec<_>>().join(" ")));
+        format!("{} | {}", ops.join(" "), payload.unwrap_or_default())
+    };
+    // Options after the command are the command's.
+    assert_eq!(shown("-k 1 5 ls -k -v"), "5 | Command: ls -k -v");
+    // Options may come between leading operands; `--` ends them.
+    assert_eq!(shown("5 -v -- -k x"), "5 | Command: -k x");
+    // A switch makes the operands names: nothing runs.
+    assert_eq!(shown("-p 5 4242"), "5 4242 | ");
+    // An unknown option may take the next word: that reading leaves it out.
+    let args = words("-z 5 ls");
+    assert_eq!(e.read_args(&args).unsure, vec![1]);
 }
