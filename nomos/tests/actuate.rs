@@ -68,6 +68,8 @@ async fn read_only_runs_mutations_wait_and_windows_stay_with_their_task() {
     let (_, d1) = queued(w.run("host:pve1", &destroy, Some(&task_a)).await);
     let approval = w.act.approval(&d1).await.unwrap();
     assert!(approval.requires_confirmation);
+    // The approval carries the exact words that confirm it, for every surface to show.
+    assert_eq!(approval.confirmation.as_deref(), Some("confirm host:pve1"));
     // … a confirmation must name the target …
     for wrong in [None, Some("yes"), Some("confirm pve2"), Some("confirm host:pve2")] {
         let d = Decision { message: wrong.map(str::to_string), ..operator() };
@@ -533,6 +535,7 @@ async fn decisions_cannot_be_doubled_stretched_or_taken_by_the_agent() {
     assert!(matches!(again, RunOutcome::Queued { existing: true, .. }));
     let approval = w.act.approval(&a2).await.unwrap();
     assert!(approval.requires_confirmation);
+    assert_eq!(approval.confirmation.as_deref(), Some("confirm host:pve1"), "raised: now it needs the words");
     assert_eq!(approval.risk, Risk::Destructive);
     let err = w.act.approve(&a2, &operator()).await.unwrap_err().to_string();
     assert!(err.contains("typed confirmation"), "{err}");

@@ -6,7 +6,7 @@ use nomos::Runtime;
 
 use crate::exit::{Exit, Outcome};
 use crate::out::Out;
-use crate::report::{blast_line, confirmation_phrase, follow, operator, report, until_interrupted};
+use crate::report::{blast_line, follow, operator, report, until_interrupted};
 
 #[derive(Subcommand, Debug)]
 pub enum ApprovalsCommand {
@@ -47,7 +47,10 @@ pub async fn approvals(rt: &Runtime, command: ApprovalsCommand, out: Out) -> Out
                             a.command,
                             blast_line(a),
                             if a.requires_confirmation {
-                                format!("\n  needs a typed confirmation: --confirm \"{}\"", confirmation_phrase(a))
+                                format!(
+                                    "\n  needs a typed confirmation: --confirm \"{}\"",
+                                    a.confirmation.as_deref().unwrap_or_default()
+                                )
                             } else {
                                 String::new()
                             }

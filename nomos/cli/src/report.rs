@@ -4,7 +4,6 @@
 use std::io::Write;
 
 use nomos::actuate::{Actuator, Decision, RunOutcome};
-use nomos::policy;
 use nomos::types::{Approval, Channel, Execution, ExecutionStatus};
 use nomos::Runtime;
 use serde_json::json;
@@ -81,7 +80,7 @@ pub async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], out:
                         s.push_str(&format!(
                             "approve with: nomos approvals approve {} --confirm \"{}\"",
                             approval.id,
-                            confirmation_phrase(approval)
+                            approval.confirmation.as_deref().unwrap_or_default()
                         ));
                     } else {
                         s.push_str(&format!("approve with: nomos approvals approve {}", approval.id));
@@ -97,11 +96,6 @@ pub async fn report(act: &Actuator, outcome: &RunOutcome, notes: &[String], out:
 /// The host named in a "host key … not trusted" error.
 fn untrusted_host(error: &str) -> Option<&str> {
     error.strip_prefix("host key for ")?.split_once(" not trusted:").map(|(h, _)| h)
-}
-
-/// The words that confirm a destructive approval, as every surface shows them.
-pub fn confirmation_phrase(a: &Approval) -> String {
-    policy::confirmation_phrase(&policy::ConfirmTarget::new(a.target.as_str()).for_command(&a.command))
 }
 
 pub fn blast_line(a: &Approval) -> String {

@@ -302,6 +302,10 @@ pub struct Approval {
     pub status: ApprovalStatus,
     /// Destructive: needs a typed confirmation naming the target.
     pub requires_confirmation: bool,
+    /// For a destructive request, the exact words that confirm it (`confirm lxc:caddy`); every
+    /// surface that offers the decision shows them.
+    #[serde(default)]
+    pub confirmation: Option<String>,
     pub target: String,
     pub command: String,
     pub purpose: String,

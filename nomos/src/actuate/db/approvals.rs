@@ -42,13 +42,18 @@ pub(crate) async fn insert(conn: &mut SqliteConnection, a: &NewApproval<'_>, now
 }
 
 fn from_row(row: &SqliteRow) -> Result<Approval> {
+    let requires_confirmation = flag(row, "requires_confirmation")?;
+    let target: String = row.try_get("target_slug")?;
+    let confirmation = requires_confirmation
+        .then(|| crate::policy::confirmation_phrase(&crate::policy::ConfirmTarget::new(target.as_str())));
     Ok(Approval {
         id: row.try_get("id")?,
         execution_id: row.try_get("execution_id")?,
         task_id: row.try_get("task_id")?,
         status: parse(row, "status")?,
-        requires_confirmation: flag(row, "requires_confirmation")?,
-        target: row.try_get("target_slug")?,
+        requires_confirmation,
+        confirmation,
+        target,
         command: row.try_get("command")?,
         purpose: row.try_get("purpose")?,
         risk: parse(row, "risk")?,
