@@ -33,6 +33,7 @@ const PROXMOX: File = data!("proxmox");
 const AUDIT: File = data!("audit");
 const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
+const EVAL_SINKS: File = data!("eval-sinks");
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -49,6 +50,7 @@ const OURS: &[File] = &[
     CORNERS,
     PROXMOX,
     AUDIT,
+    EVAL_SINKS,
 ];
 
 /// One row of a data file.
@@ -209,6 +211,11 @@ fn proxmox_tools() {
 #[test]
 fn options_that_run_write_or_serve_are_not_read_only() {
     check(AUDIT);
+}
+
+#[test]
+fn values_evaluated_by_bash_are_judged() {
+    check(EVAL_SINKS);
 }
 
 #[test]

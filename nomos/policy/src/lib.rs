@@ -132,6 +132,7 @@ impl Policy {
             analysis.raise(Risk::ConfigMutation, "empty command");
         } else {
             analysis.script(command);
+            analysis.finish();
         }
         if analysis.max_risk().is_none() {
             // Comments only, or only shell variable assignments.
@@ -188,6 +189,8 @@ pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
 mod corpus;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod props_classes;
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,10 @@
 //! where possible (quotes, escapes, `$'…'`, concatenation, brace lists, variables assigned a literal
 //! earlier, `$(echo …)`) and handed to the program rules. Findings only ever raise the verdict.
 
+mod arith;
 mod checks;
+mod sinks;
+mod values;
 mod walk;
 mod words;
 
@@ -97,6 +100,8 @@ pub(crate) struct Analysis<'p> {
     cdpath: bool,
     /// Functions that run their arguments as a command (`f() { "$@"; }`).
     runners: Vec<String>,
+    /// Which variables' values are known, and the places that evaluate them.
+    values: sinks::Values,
 }
 
 impl<'p> Analysis<'p> {
@@ -113,6 +118,7 @@ impl<'p> Analysis<'p> {
             cwd: Cwd::Start,
             cdpath: false,
             runners: Vec::new(),
+            values: sinks::Values::default(),
         }
     }
 
