@@ -34,6 +34,7 @@ const AUDIT: File = data!("audit");
 const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
 const EVAL_SINKS: File = data!("eval-sinks");
+const SECRET_DISCLOSURE: File = data!("secret-disclosure");
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -51,6 +52,7 @@ const OURS: &[File] = &[
     PROXMOX,
     AUDIT,
     EVAL_SINKS,
+    SECRET_DISCLOSURE,
 ];
 
 /// One row of a data file.
@@ -216,6 +218,15 @@ fn options_that_run_write_or_serve_are_not_read_only() {
 #[test]
 fn values_evaluated_by_bash_are_judged() {
     check(EVAL_SINKS);
+}
+
+#[test]
+fn secrets_read_out_are_disclosures() {
+    check(SECRET_DISCLOSURE);
+    // Every disclosure is flagged, so the command's output is withheld.
+    for case in cases(SECRET_DISCLOSURE).iter().filter(|c| c.risk == DE) {
+        assert!(classify(&case.command, None).secret, "{}: not flagged as touching secrets", case.command);
+    }
 }
 
 #[test]

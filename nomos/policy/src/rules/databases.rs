@@ -126,6 +126,39 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         "pg_read_binary_file",
         "pg_ls_dir",
     ];
+    // Password tables and credential columns: reading them discloses the hashes or secrets.
+    const PASSWORD_TABLES: &[&str] = &[
+        "mysql.user",
+        "mysql.global_priv",
+        "mysql.slave_master_info",
+        "pg_shadow",
+        "pg_authid",
+        "pg_user_mapping",
+        "pg_user_mappings",
+        "sys.sql_logins",
+    ];
+    let credential_column = words.iter().any(|w| {
+        w.contains("password")
+            || w.contains("passwd")
+            || w.contains("secret")
+            || w.contains("credential")
+            || matches!(*w, "authentication_string" | "rolpassword" | "umoptions" | "api_key" | "apikey")
+            || w.ends_with("token")
+            || w.ends_with("tokens")
+    });
+    // `mysql`.`user`, "pg_catalog"."pg_authid": quoting does not change the table.
+    let unquoted = lower.replace(['`', '"'], "").replace(" . ", ".");
+    if let Some(table) = PASSWORD_TABLES.iter().find(|t| {
+        unquoted
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
+            .any(|w| w == **t || w.ends_with(&format!(".{t}")))
+    }) {
+        an.raise_secret(DE, format!("`{base}` reads the password table `{table}`"));
+    } else if has("create", "user") && words.first() == Some(&"show") {
+        an.raise_secret(DE, format!("`{base}` prints a user's password hash"));
+    } else if credential_column && lower.split(';').any(|s| s.trim_start().starts_with("select")) {
+        an.raise_secret(DE, format!("`{base}` reads credential columns"));
+    }
     // sqlite's readfile() and friends read files of this machine.
     for literal in quoted_literals(sql) {
         if an.is_secret(literal.trim()) {
@@ -192,6 +225,21 @@ pub(super) fn redis(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
         }
         None => an.raise(CM, format!("`{base}` without a command opens an interactive session")),
         Some("FLUSHALL" | "FLUSHDB" | "SHUTDOWN") => an.raise(DE, format!("`{base}` flushes or stops the database")),
+        // Passwords and ACL hashes.
+        Some("CONFIG")
+            if ops.get(1).is_some_and(|o| o.shown().eq_ignore_ascii_case("GET"))
+                && ops.iter().skip(2).any(|o| {
+                    let p = o.shown().to_ascii_lowercase();
+                    p.contains("pass") || p.contains("auth") || p.contains('*') || p.contains('?')
+                }) =>
+        {
+            an.raise_secret(DE, format!("`{base} CONFIG GET` prints passwords"))
+        }
+        Some("ACL")
+            if ops.get(1).is_some_and(|o| matches!(o.shown().to_ascii_uppercase().as_str(), "LIST" | "GETUSER")) =>
+        {
+            an.raise_secret(DE, format!("`{base} ACL` prints password hashes"))
+        }
         Some(
             "GET" | "MGET" | "KEYS" | "SCAN" | "INFO" | "PING" | "TTL" | "PTTL" | "TYPE" | "EXISTS" | "DBSIZE"
             | "LRANGE" | "LLEN" | "HGET" | "HGETALL" | "HKEYS" | "HLEN" | "SMEMBERS" | "SCARD" | "ZRANGE" | "ZCARD"
@@ -213,6 +261,9 @@ pub(super) fn redis(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
 /// MongoDB shells run code; dropping databases destroys.
 pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let js = a.value(&["--eval"]).map(|v| v.shown().to_lowercase()).unwrap_or_default();
+    if js.contains("showcredentials") || js.contains("system.users") {
+        an.raise_secret(DE, "`mongosh` prints users' credentials");
+    }
     if js.contains("dropdatabase") || js.contains(".drop(") || js.contains("deletemany({})") {
         an.raise(DE, "`mongosh` drops data");
     } else {

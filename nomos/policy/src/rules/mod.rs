@@ -23,7 +23,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO}
 pub(crate) use args::Args;
 pub(crate) use text::reader;
 
-use crate::paths::holds_secrets;
+use crate::secrets::holds_secrets;
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::{interpret, table, Entry};
 
@@ -260,21 +260,46 @@ fn with_known_values(args: &[Arg]) -> Vec<Vec<Arg>> {
     out
 }
 
+/// Options whose value is a secret the program uses without printing it (the key a client
+/// authenticates with, the configuration a VPN starts from).
+const USES_SECRET: &[(&str, &[&str])] = &[
+    ("ssh", &["-i"]),
+    ("scp", &["-i"]),
+    ("sftp", &["-i"]),
+    ("rsync", &["-i"]),
+    ("openvpn", &["--config", "--secret", "--auth-user-pass", "--key", "--tls-auth", "--tls-crypt", "--pkcs12"]),
+    ("wpa_supplicant", &["-c"]),
+    ("restic", &["-p", "--password-file"]),
+    ("cryptsetup", &["-d", "--key-file"]),
+];
+
+/// Programs whose file operands are not read out: removing, moving, linking or naming a
+/// credential file does not disclose it (a secret location itself still counts, as before).
+#[rustfmt::skip]
+const NOT_READING: &[&str] = &[
+    "rm", "srm", "unlink", "rmdir", "shred", "wipe", "mv", "ln", "echo", "printf", "mkfifo", "mknod", "chattr",
+    "setfacl", "truncate", "systemctl", "journalctl",
+];
+
 /// Reading, copying or sending a secret is never routine, whatever the program.
 pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if METADATA_ONLY.contains(&base) {
         return;
     }
+    let uses = USES_SECRET.iter().find(|(p, _)| *p == base).map_or(&[][..], |(_, o)| *o);
+    let reads = !NOT_READING.contains(&base);
     let mut skip_next = false;
     for arg in args {
         if skip_next {
             skip_next = false;
             continue;
         }
-        // The key an SSH client authenticates with is used, not read out.
-        if matches!(base, "ssh" | "scp" | "sftp" | "rsync") && arg.as_static() == Some("-i") {
-            skip_next = true;
-            continue;
+        if let Some(word) = arg.as_static() {
+            let option = word.split('=').next().unwrap_or(word);
+            if uses.contains(&option) {
+                skip_next = !word.contains('=');
+                continue;
+            }
         }
         for value in arg.values() {
             let url_path = super::paths::file_url_path(value);
@@ -303,11 +328,18 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .unwrap_or(path);
             if an.is_secret(path) {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if reads && path.contains('/') && an.is_credential(path) {
+                credential_read(an, base, path);
             } else if an.may_be_secret(path) {
                 an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
             }
         }
     }
+}
+
+/// A file named like a credential is read out.
+pub(super) fn credential_read(an: &mut Analysis<'_>, base: &str, path: &str) {
+    an.raise_secret(DE, format!("`{base}` reads `{path}`, which is named like a credential"));
 }
 
 /// A read-only finding.

@@ -33,6 +33,22 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             Some(_) => return an.raise(CM, "`ip netns` changes network namespaces"),
         }
     }
+    // `ip xfrm state` lists IPsec security associations with their keys; `ip xfrm monitor` prints
+    // new ones as they come.
+    if "xfrm".starts_with(object) {
+        let sub = words.get(1).copied().unwrap_or("");
+        let verb = words.get(2).copied();
+        let lists = verb.is_none_or(|v| ["list", "get", "show", "ls"].iter().any(|x| x.starts_with(v)));
+        if !sub.is_empty() && "monitor".starts_with(sub) {
+            return an.raise_secret(DE, "`ip xfrm monitor` prints IPsec keys as they are made");
+        }
+        if !sub.is_empty() && "state".starts_with(sub) && lists {
+            return an.raise_secret(DE, "`ip xfrm state` prints IPsec keys");
+        }
+        if !sub.is_empty() && "policy".starts_with(sub) && lists {
+            return ro(an, "`ip xfrm policy` only lists policies");
+        }
+    }
     // Actions may be abbreviated (`ip a s`, `ip r l`); anything that is not a way of showing is a change.
     // `ip a s` is show, but `ip link s` is set: iproute2 resolves abbreviations per object.
     let action = match (words.get(1).copied(), *object) {

@@ -22,9 +22,20 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             }
         }
     }
-    for op in operands {
+    // The first operand of a search tool is its pattern, unless the pattern is an option's value.
+    let pattern_first =
+        matches!(base, "grep" | "egrep" | "fgrep" | "zgrep" | "zegrep" | "zfgrep" | "rg" | "ag" | "ack")
+            && a.value(&["-e", "--regexp", "-f", "--file"]).is_none();
+    for (k, op) in operands.iter().enumerate() {
         if let Arg::Dynamic { text, .. } = op {
             an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)"));
+        }
+        if !(pattern_first && k == 0) {
+            for v in op.values() {
+                if !an.is_secret(v) && an.is_credential(v) {
+                    super::credential_read(an, base, v);
+                }
+            }
         }
     }
     // A device anywhere in the words: an option's value may be a file it reads (`-f /dev/sda`).

@@ -154,32 +154,25 @@ impl<'p> Analysis<'p> {
 
     /// Whether `path` names secret material, relative paths included.
     pub(crate) fn is_secret(&self, path: &str) -> bool {
-        self.resolve(path).iter().any(|p| super::paths::is_secret(p))
+        self.resolve(path).iter().any(|p| crate::secrets::is_secret(p))
+    }
+
+    /// Whether `path` is named like a credential (`secret.txt`, `.env`, `id_ed25519` …), relative
+    /// paths included.
+    pub(crate) fn is_credential(&self, path: &str) -> bool {
+        !path.trim().is_empty() && self.resolve(path).iter().any(|p| crate::secrets::is_credential_name(p))
     }
 
     /// Whether `path` may name secret material because where it points is not known: a relative
     /// name after `cd "$dir"` (or `~+/name`) could sit in any directory that holds secrets.
     pub(crate) fn may_be_secret(&self, path: &str) -> bool {
-        /// Directories whose files are secrets by where they are, not by their names.
-        const SENSITIVE: &[&str] = &[
-            "/etc/ssh",
-            "~/.ssh",
-            "/etc/pve/priv",
-            "/etc/ssl/private",
-            "/etc/wireguard",
-            "/etc/ceph",
-            "/etc/proxmox-backup",
-            "/var/lib/pve-cluster",
-            "/etc/corosync",
-            "/etc/letsencrypt/live/x",
-        ];
         let path = path.trim();
         let relative = match path.strip_prefix("~+/").or_else(|| path.strip_prefix("~-/")) {
             Some(r) => r,
             None if self.cwd == Cwd::Unknown && !path.starts_with(['/', '~', '$', '-']) && !path.is_empty() => path,
             None => return false,
         };
-        SENSITIVE.iter().any(|d| super::paths::is_secret(&format!("{d}/{relative}")))
+        crate::secrets::SECRET_DIRS.iter().any(|d| crate::secrets::is_secret(&format!("{d}/{relative}")))
     }
 
     /// Judges what `f` checks as if in `dir` (`env -C DIR`, `tar -C DIR`, `git -C DIR`), then

@@ -438,6 +438,10 @@ impl Analysis<'_> {
                             Some(Arg::Static(p)) if self.is_secret(p) => {
                                 self.raise_secret(Risk::Destructive, format!("reads secret material `{p}`"))
                             }
+                            Some(Arg::Static(p)) if self.is_credential(p) => self.raise_secret(
+                                Risk::Destructive,
+                                format!("reads `{p}`, which is named like a credential"),
+                            ),
                             Some(Arg::Static(p)) if self.may_be_secret(p) => self.raise(
                                 Risk::ConfigMutation,
                                 format!("reads `{p}` in a directory not known before it runs"),
