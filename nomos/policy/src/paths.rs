@@ -54,9 +54,33 @@ pub fn is_unresolvable(path: &str) -> bool {
 }
 
 /// Writing here takes the machine down (magic SysRq: reboot, crash, kill all).
+/// Writing here takes the machine down: magic SysRq (reboot, crash, kill all), the hardware
+/// watchdog (opened and closed without the magic character, it resets the machine), the sleep
+/// states.
 pub fn is_power_trigger(path: &str) -> bool {
+    const TRIGGERS: &[&str] = &["/proc/sysrq-trigger", "/dev/watchdog*", "/sys/power/state"];
     let p = normalise(path);
-    p == "/proc/sysrq-trigger" || (has_glob(&p) && matches_pattern("/proc/sysrq-trigger", &p))
+    TRIGGERS.iter().any(|t| matches_pattern(&p, t) || (has_glob(&p) && matches_pattern(t, &p)))
+}
+
+/// Files every login depends on, or that decide who may connect: accounts, sudo, PAM, name
+/// service switching, and the firewall configuration Proxmox applies as soon as it changes.
+/// Overwriting or removing one locks the operator out.
+pub fn is_access_file(path: &str) -> bool {
+    const ACCESS: &[&str] = &[
+        "/etc/passwd",
+        "/etc/group",
+        "/etc/shadow",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/pam.d",
+        "/etc/pam.d/*",
+        "/etc/nsswitch.conf",
+        "/etc/pve/firewall/*.fw",
+        "/etc/pve/nodes/*/host.fw",
+    ];
+    let p = normalise(path);
+    ACCESS.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
 /// Files whose overwriting loses guest disks, backups or cluster state, or unplugs hardware: an

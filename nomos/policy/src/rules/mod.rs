@@ -9,7 +9,9 @@ mod builtins;
 mod containers;
 mod coreutils;
 mod databases;
+mod firewall;
 mod interpreters;
+mod links;
 mod network;
 mod proxmox;
 mod storage;
@@ -62,6 +64,18 @@ pub(super) const LIFELINES: &[&str] = &[
     "firewalld",
     "wpa_supplicant",
     "dhclient",
+    "pveproxy",
+    "pve-ha-lrm",
+    "pve-ha-crm",
+    "watchdog-mux",
+    "pve-guests",
+    "tailscaled",
+    "zerotier-one",
+    "wg-quick",
+    "openvpn",
+    "openvpn-client",
+    "dbus",
+    "dbus-broker",
 ];
 
 /// The program's name as the system knows it, and whether it is the system's program at all.
@@ -179,13 +193,16 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "sysctl" => systemd::sysctl,
         // Network.
         "ip" => network::ip,
-        "ifconfig" => network::ifconfig,
+        "ifconfig" => links::ifconfig,
+        "ifdown" | "dhclient" => links::ifdown,
+        "rfkill" => links::rfkill,
         "brctl" | "bridge" | "tc" => network::bridge,
         "nmcli" => network::nmcli,
         "resolvectl" | "systemd-resolve" => network::resolvectl,
         "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft" | "ip6tables-nft"
-        | "ebtables" | "arptables" => network::iptables,
-        "nft" => network::nft,
+        | "ebtables" | "arptables" => firewall::iptables,
+        "nft" => firewall::nft,
+        "ufw" => firewall::ufw,
         "curl" => network::curl,
         "wget" => network::wget,
         "nc" | "ncat" | "netcat" | "socat" | "telnet" => network::netcat,

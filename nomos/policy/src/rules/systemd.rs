@@ -5,6 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow a
 
 use super::Args;
 use super::{ro, LIFELINES};
+use crate::paths::globs_intersect;
 use crate::shell::{Analysis, Stdin};
 
 /// `systemctl`: queries read, runtime changes restart, stopping a lifeline or leaving the normal state destroys access.
@@ -81,23 +82,92 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
     // An option whose arity the rules miss could shift the verb; a second word that is itself a
     // verb counts too.
     let second = ops.get(1).map(|o| o.shown()).filter(|w| DOWN.contains(w) || RUNTIME.contains(w));
+    let units: Vec<&str> = ops.iter().skip(1).map(|o| o.shown()).collect();
+    // `--job-mode=isolate` stops everything the started unit does not need; `enable --now` starts.
+    let isolating = a.values(&["--job-mode"]).iter().any(|m| m.shown() == "isolate");
+    let now = a.long("--now");
     for v in std::iter::once(verb).chain(second) {
         if READS.contains(&v) {
             ro(an, format!("`systemctl {v}` only reports"));
         } else if DOWN.contains(&v) {
             an.raise(DE, format!("`systemctl {v}` takes the machine down or out of its normal state"));
+        } else if let Some(u) = units.iter().find(|u| starts_outage(v, u, now) || isolating && RUNTIME.contains(&v)) {
+            an.raise(DE, format!("`systemctl {v} {u}` takes the machine down or out of its normal state"));
+        } else if let Some(u) = units.iter().find(|u| cuts_access(v, u)) {
+            an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"));
+        } else if RUNTIME.contains(&v) {
+            an.raise(RL, format!("`systemctl {v}` changes a running service"));
         } else {
-            let units: Vec<&str> = ops.iter().skip(1).map(|o| o.shown().trim_end_matches(".service")).collect();
-            let lifeline = units.iter().find(|u| LIFELINES.contains(u));
-            match lifeline {
-                Some(u) if matches!(v, "stop" | "kill" | "disable" | "mask" | "freeze") => {
-                    an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"))
-                }
-                _ if RUNTIME.contains(&v) => an.raise(RL, format!("`systemctl {v}` changes a running service")),
-                _ => an.raise(CM, format!("`systemctl {v}` changes the system's configuration")),
-            }
+            an.raise(CM, format!("`systemctl {v}` changes the system's configuration"));
         }
     }
+}
+
+/// Units whose start takes the machine down, or out of its normal state (single-user, sleep).
+#[rustfmt::skip]
+const DOWN_UNITS: &[&str] = &[
+    "reboot.target", "poweroff.target", "halt.target", "kexec.target", "ctrl-alt-del.target", "shutdown.target",
+    "final.target", "umount.target", "rescue.target", "emergency.target", "soft-reboot.target", "sleep.target",
+    "suspend.target", "hibernate.target", "hybrid-sleep.target", "suspend-then-hibernate.target", "exit.target",
+    "systemd-reboot.service", "systemd-poweroff.service", "systemd-halt.service", "systemd-kexec.service",
+    "systemd-soft-reboot.service", "systemd-suspend.service", "systemd-hibernate.service",
+    "systemd-hybrid-sleep.service", "systemd-suspend-then-hibernate.service", "systemd-exit.service",
+    "rescue.service", "emergency.service",
+];
+
+/// Units whose stop ends every session or service: slices, session scopes, user managers.
+const SESSION_UNITS: &[&str] =
+    &["-.slice", "user.slice", "system.slice", "user-*.slice", "session-*.scope", "user@*.service", "init.scope"];
+
+/// A unit as systemctl reads it: a name without a type is a service.
+fn full_unit(unit: &str) -> String {
+    let last = unit.rsplit('/').next().unwrap_or(unit);
+    if last.contains('.') || last.ends_with('*') {
+        last.to_string()
+    } else {
+        format!("{last}.service")
+    }
+}
+
+/// Whether `verb` on `unit` (a name or a glob) starts a shutdown, reboot, sleep or rescue.
+pub(super) fn starts_outage(verb: &str, unit: &str, now: bool) -> bool {
+    let starts = matches!(
+        verb,
+        "start"
+            | "restart"
+            | "try-restart"
+            | "reload-or-restart"
+            | "try-reload-or-restart"
+            | "condrestart"
+            | "force-reload"
+            | "isolate"
+            | "set-default"
+            | "add-wants"
+            | "add-requires"
+    ) || (now && matches!(verb, "enable" | "reenable"));
+    let unit = full_unit(unit);
+    starts && DOWN_UNITS.iter().any(|d| globs_intersect(&unit, d))
+}
+
+/// Whether `verb` on `unit` (a name or a glob) cuts off access or the cluster: stopping, killing,
+/// disabling, masking or freezing a lifeline service or socket, or the slices and scopes that hold
+/// the sessions.
+pub(super) fn cuts_access(verb: &str, unit: &str) -> bool {
+    if !matches!(verb, "stop" | "kill" | "disable" | "mask" | "freeze" | "clean") {
+        return false;
+    }
+    let full = full_unit(unit);
+    if SESSION_UNITS.iter().any(|s| globs_intersect(&full, s)) {
+        return true;
+    }
+    // `ssh.socket`, `sshd.service`, `ssh@10.0.0.5:22.service`, `'ssh*'`, `'*.service'`.
+    let name = full
+        .strip_suffix(".service")
+        .or_else(|| full.strip_suffix(".socket"))
+        .or_else(|| full.strip_suffix(".*"))
+        .unwrap_or(&full);
+    let name = if name.contains('*') { name } else { name.split('@').next().unwrap_or(name) };
+    LIFELINES.iter().any(|l| globs_intersect(name, l) || globs_intersect(name, &format!("{l}@*")))
 }
 
 /// `service NAME ACTION`.

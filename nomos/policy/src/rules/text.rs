@@ -6,7 +6,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 use super::args::long_matches;
 use super::Args;
 use super::{quoted_literals, recursive_read, ro};
-use crate::paths::{is_block_device, is_irreplaceable};
+use crate::paths::{is_access_file, is_block_device, is_irreplaceable};
 use crate::shell::{Analysis, Arg, Stdin};
 
 /// What reading the files named by `operands` means (the program's verdict is its entry's): a
@@ -104,6 +104,9 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
         ops
     };
     if in_place {
+        for f in files.iter().filter(|f| f.values().iter().any(|p| is_access_file(p))) {
+            an.raise(DE, format!("`{base} -i` edits {}, which logins or access depend on", f.shown()));
+        }
         for f in files.iter().filter(|f| f.values().iter().any(|p| is_irreplaceable(p))) {
             an.raise(DE, format!("`{base} -i` edits {}, which holds guest disks or cluster state", f.shown()));
         }

@@ -102,6 +102,8 @@ pub(crate) struct Analysis<'p> {
     runners: Vec<String>,
     /// Which variables' values are known, and the places that evaluate them.
     values: sinks::Values,
+    /// A firewall rule earlier in the text lets SSH in (`ufw allow OpenSSH && ufw enable`).
+    ssh_allowed: bool,
 }
 
 impl<'p> Analysis<'p> {
@@ -119,7 +121,18 @@ impl<'p> Analysis<'p> {
             cdpath: false,
             runners: Vec::new(),
             values: sinks::Values::default(),
+            ssh_allowed: false,
         }
+    }
+
+    /// Whether a rule earlier in the text lets SSH in.
+    pub(crate) fn ssh_allowed(&self) -> bool {
+        self.ssh_allowed
+    }
+
+    /// A rule letting SSH in, for what turns the firewall on later.
+    pub(crate) fn note_ssh_allowed(&mut self) {
+        self.ssh_allowed = true;
     }
 
     pub(crate) fn raise(&mut self, risk: Risk, reason: impl Into<String>) {
@@ -305,7 +318,12 @@ impl<'p> Analysis<'p> {
 
     /// Judges writing to `target` (a redirection, `tee`, `dd of=`, `sort -o` …).
     pub(crate) fn write_target(&mut self, target: &Arg, what: &str) {
-        use super::paths::{is_block_device, is_harmless_sink, is_power_trigger};
+        self.write_target_as(target, what, false);
+    }
+
+    /// Judges writing to `target`, replacing what it holds or (`append`) adding to it.
+    pub(crate) fn write_target_as(&mut self, target: &Arg, what: &str, append: bool) {
+        use super::paths::{is_access_file, is_block_device, is_harmless_sink, is_power_trigger};
         let values = target.values();
         if let Arg::Dynamic { text, .. } = target {
             self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
@@ -324,6 +342,8 @@ impl<'p> Analysis<'p> {
                 self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
             } else if is_block_device(p) {
                 self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
+            } else if is_access_file(p) && !append {
+                self.raise(Risk::Destructive, format!("{what} overwrites {p}, which logins or access depend on"));
             } else if super::paths::is_irreplaceable(p) {
                 self.raise(
                     Risk::Destructive,

@@ -474,7 +474,7 @@ impl Analysis<'_> {
                     "<&" | "<&-" => Input::Unknown,
                     _ => {
                         match &dest_arg {
-                            Some(arg) => self.write_target(arg, &format!("`{op}` redirection")),
+                            Some(arg) => self.write_target_as(arg, &format!("`{op}` redirection"), op == ">>"),
                             None => self.raise(Risk::ConfigMutation, format!("`{op}` redirection to an unknown place")),
                         }
                         if op == "<>" {
