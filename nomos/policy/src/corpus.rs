@@ -35,6 +35,7 @@ const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
 const EVAL_SINKS: File = data!("eval-sinks");
 const SECRET_DISCLOSURE: File = data!("secret-disclosure");
+const OUTAGE_ROUTES: File = data!("outage-routes");
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -53,6 +54,7 @@ const OURS: &[File] = &[
     AUDIT,
     EVAL_SINKS,
     SECRET_DISCLOSURE,
+    OUTAGE_ROUTES,
 ];
 
 /// One row of a data file.
@@ -227,6 +229,11 @@ fn secrets_read_out_are_disclosures() {
     for case in cases(SECRET_DISCLOSURE).iter().filter(|c| c.risk == DE) {
         assert!(classify(&case.command, None).secret, "{}: not flagged as touching secrets", case.command);
     }
+}
+
+#[test]
+fn outages_by_other_routes_are_rated_alike() {
+    check(OUTAGE_ROUTES);
 }
 
 #[test]

@@ -209,3 +209,98 @@ fn every_secret_read_out_by_any_reader_is_a_disclosure() {
     }
     assert!(failures.is_empty(), "{} misjudged:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Outages by routes other than the obvious command (no quotes in them, so they can be wrapped).
+const OUTAGE_ROUTES: &[&str] = &[
+    "systemctl start reboot.target",
+    "systemctl isolate rescue.target",
+    "systemctl start emergency.target",
+    "systemctl enable --now poweroff.target",
+    "systemctl set-default rescue.target",
+    "systemctl kexec",
+    "telinit 6",
+    "shutdown -h +10",
+    "rtcwake -m off -s 600",
+    "systemd-run --on-active=60 poweroff",
+    "echo b > /proc/sysrq-trigger",
+    "systemctl stop ssh*",
+    "systemctl stop ssh.socket",
+    "systemctl stop user.slice",
+    "service ssh stop",
+    "/etc/init.d/ssh stop",
+    "pvesh create /nodes/pve1/qemu/100/snapshot/before/rollback",
+    "pvesh create /nodes/pve1/services/sshd/stop",
+    "pvesh create /nodes/pve1/status --command reboot",
+    "pvesh set /nodes/pve1/firewall/options --policy_in DROP",
+    "ip link set vmbr0 down",
+    "ip addr flush dev vmbr0",
+    "ip route del default",
+    "ifdown -a",
+    "nmcli networking off",
+    "tc qdisc add dev vmbr0 root netem loss 100%",
+    "iptables -P INPUT DROP",
+    "iptables -A INPUT -p tcp --dport 22 -j DROP",
+    "nft flush ruleset",
+    "ufw enable",
+    "ufw deny ssh",
+    "rm /etc/passwd",
+    "cp /tmp/x /etc/shadow",
+    "badblocks -w /dev/sdb",
+    "mkfs.ext4 /dev/sdb1",
+    "sgdisk -Z /dev/sda",
+    "qemu-img convert -O raw vm.qcow2 /dev/sdb",
+    "zfs rollback rpool/data@before",
+    "lvconvert --merge pve/snap",
+    "btrfs subvolume set-default 256 /",
+];
+
+/// Ways of wrapping or quoting a command that do not change what it does (`{R}` is the command,
+/// `{P}` its program name and `{A}` the rest).
+const WRAPPINGS: &[&str] = &[
+    "{R}",
+    "sudo {R}",
+    "bash -c '{R}'",
+    "sh -c \"{R}\"",
+    "ssh pve1 '{R}'",
+    "nohup {R} &",
+    "( {R} )",
+    "{ {R}; }",
+    "true && {R}",
+    "{R}; echo done",
+    "false || {R}",
+    "timeout 60 {R}",
+    "env LANG=C {R}",
+    "nice -n 5 {R}",
+    "eval '{R}'",
+    "echo '{R}' | bash",
+    "bash <<< '{R}'",
+    "at now <<< '{R}'",
+    "if true; then {R}; fi",
+    "for i in 1; do {R}; done",
+    "f() { {R}; }; f",
+    "'{P}' {A}",
+    "\\{P} {A}",
+    "\"{P}\" {A}",
+    "{R} 2>/dev/null",
+    "pct exec 101 -- {R}",
+];
+
+#[test]
+fn every_outage_route_is_destructive_however_it_is_wrapped() {
+    let mut failures = Vec::new();
+    for route in OUTAGE_ROUTES {
+        let (program, rest) = route.split_once(' ').unwrap_or((route, ""));
+        for wrapping in WRAPPINGS {
+            // A program named by path cannot be quoted into a bare name.
+            if program.contains('/') && wrapping.contains("{P}") {
+                continue;
+            }
+            let command = wrapping.replace("{R}", route).replace("{P}", program).replace("{A}", rest);
+            let got = classify(&command, None);
+            if got.risk != DE {
+                failures.push(format!("{command:?}: {} {:?}", got.risk, got.reasons));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} misjudged:\n{}", failures.len(), failures.join("\n"));
+}

@@ -14,6 +14,7 @@ mod interpreters;
 mod links;
 mod network;
 mod proxmox;
+mod pve_api;
 mod storage;
 mod systemd;
 mod text;
@@ -88,6 +89,12 @@ pub(super) fn identity(name: &str) -> (&str, bool) {
 
 /// Judges one program invocation. `name` is the word as written, `args` what follows it.
 pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin) {
+    // An init script is the service it starts and stops: `/etc/init.d/ssh stop` is `service ssh stop`.
+    if let Some(script) = name.strip_prefix("/etc/init.d/").filter(|s| !s.is_empty() && !s.contains('/')) {
+        let mut words = vec![Arg::Static(script.to_string())];
+        words.extend(args.iter().cloned());
+        return systemd::service(an, "service", &Args::new(&words), stdin);
+    }
     let (base, trusted) = identity(name);
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
@@ -186,7 +193,9 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
         // Services and the system.
         "systemctl" => systemd::systemctl,
-        "service" => systemd::service,
+        "service" | "invoke-rc.d" | "rc-service" => systemd::service,
+        "busctl" | "dbus-send" | "gdbus" => systemd::dbus,
+        "crontab" => systemd::crontab,
         "init" | "telinit" => systemd::init,
         "loginctl" => systemd::loginctl,
         "systemd-analyze" => systemd::systemd_analyze,
@@ -218,10 +227,12 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "zfs" => storage::zfs,
         "zpool" => storage::zpool,
         "btrfs" => storage::btrfs,
+        "qemu-img" => storage::qemu_img,
+        "fio" => storage::fio,
         // Proxmox and Ceph.
         "pct" => proxmox::pct,
         "qm" => proxmox::qm,
-        "pvesh" => proxmox::pvesh,
+        "pvesh" => pve_api::pvesh,
         "rados" | "rbd" => proxmox::ceph_storage,
         "ipmitool" => proxmox::ipmitool,
         // Containers.

@@ -4,6 +4,7 @@
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
 
 use super::links::{bridge_outage, ip_outage, nmcli_outage, tc_outage};
+use super::pve_api;
 use super::wrappers::wrapped;
 use super::Args;
 use super::{recursive_read, ro, script_from_stdin};
@@ -125,6 +126,15 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     // `--variable k@FILE` with `--expand-url` puts a file's content into the request.
     if a.long_prefix("--variable") && a.long_prefix("--expand-") {
         an.raise(CM, "`curl --expand-…` sends what `--variable` read");
+    }
+    // A call to the Proxmox API is rated as the action it stands for.
+    let data: Vec<String> = a.values(&sending).iter().map(|d| d.shown().to_string()).collect();
+    let api_method = method.clone().unwrap_or_else(|| if data.is_empty() { "GET".into() } else { "POST".into() });
+    for url in a.all.iter().flat_map(|w| w.values()).filter(|w| w.contains("/api2/")) {
+        if let Some((path, mut params)) = pve_api::api_url(url) {
+            params.extend(data.iter().flat_map(|d| pve_api::form_params(d)));
+            pve_api::api_call(an, "curl", &api_method, &path, &params);
+        }
     }
     ro(an, "`curl` fetching to standard output only reads");
 }

@@ -31,6 +31,9 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 an.raise(RL, format!("`pct {s}` starts or stops a container"))
             }
             "destroy" | "rollback" | "delsnapshot" => an.raise(DE, format!("`pct {s}` destroys container data")),
+            "move-volume" | "move_volume" if deletes_source(a) => {
+                an.raise(DE, format!("`pct {s} --delete` deletes the volume it moved from"))
+            }
             "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
             "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
             _ => an.raise(CM, format!("`pct {s}` changes a container")),
@@ -87,11 +90,30 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("unlink")) => {
                 an.raise(DE, "`qm disk unlink` deletes a disk")
             }
+            "move-disk" | "move_disk" if deletes_source(a) => {
+                an.raise(DE, format!("`qm {s} --delete` deletes the disk it moved from"))
+            }
+            "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("move")) && deletes_source(a) => {
+                an.raise(DE, "`qm disk move --delete` deletes the disk it moved from")
+            }
+            "set" if a.value(&["--delete"]).is_some() && truthy_flag(a, "--force") => {
+                an.raise(DE, "`qm set --delete … --force` removes the disk for good")
+            }
             "monitor" | "terminal" | "vncproxy" => an.raise(CM, format!("`qm {s}` opens an interactive console")),
             _ => an.raise(CM, format!("`qm {s}` changes a VM")),
         },
         None => ro(an, "`qm` without a command prints help"),
     }
+}
+
+/// A boolean option given as `--name`, `--name 1`, `--name=true`.
+fn truthy_flag(a: &Args<'_>, name: &str) -> bool {
+    a.long(name) && a.value(&[name]).is_none_or(|v| !matches!(v.shown(), "0" | "false" | "no" | "off"))
+}
+
+/// `--delete` on a move: the source is removed once copied.
+fn deletes_source(a: &Args<'_>) -> bool {
+    truthy_flag(a, "--delete")
 }
 
 /// Ceph's object and block tools: listing reads, removing destroys.
@@ -141,7 +163,10 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
     };
     let destroys = match base {
         "rados" => {
-            matches!(w(0), "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap")
+            matches!(
+                w(0),
+                "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap" | "rollback"
+            )
         }
         _ => {
             matches!(w(0), "rm" | "remove")
@@ -189,83 +214,5 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
         | ("dcmi", "power", "reading")
         | ("help", _, _) => ro(an, "`ipmitool` only reports"),
         _ => an.raise(CM, "`ipmitool` changes the management controller or the machine"),
-    }
-}
-
-/// Files the API reads out of a backup or a guest: a file-restore download names its file in
-/// base64 (`--filepath L2V0Yy9zaGFkb3c=` is `/etc/shadow`; a directory comes as an archive), the
-/// guest agent's file-read names it plainly.
-fn api_file_reads(an: &mut Analysis<'_>, path: &str, a: &Args<'_>) {
-    let mut files: Vec<String> = Vec::new();
-    if path.contains("file-restore/download") {
-        for v in a.values(&["--filepath"]) {
-            match decode_base64(v.shown()) {
-                Some(decoded) => files.push(decoded),
-                None => an.raise(CM, format!("`pvesh` restores a file whose path cannot be read (`{}`)", v.shown())),
-            }
-        }
-    }
-    if path.contains("agent/file-read") {
-        files.extend(a.values(&["--file"]).iter().map(|v| v.shown().to_string()));
-    }
-    for file in files {
-        if an.is_secret(&file) || an.is_credential(&file) || crate::secrets::holds_secrets(&file) {
-            an.raise_secret(DE, format!("`pvesh` reads `{file}` out of a backup or a guest, which holds secrets"));
-        }
-    }
-}
-
-/// Standard or URL-safe base64, padded or not, as text.
-fn decode_base64(text: &str) -> Option<String> {
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for c in text.trim().trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push(((bits >> count) & 0xff) as u8);
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// `pvesh`: GET reads the API; DELETE, wiping disks and powering nodes off destroy.
-pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let path = a.operands(&["--output-format", "--noproxy"]).get(1).map(|p| p.shown().to_string()).unwrap_or_default();
-    api_file_reads(an, &path, a);
-    let command = a.value(&["--command"]).map(|c| c.shown().to_string()).unwrap_or_default();
-    match a.sub(&["--output-format", "--noproxy"]).map(|(_, s)| s) {
-        Some("get" | "ls" | "usage" | "help") | None => ro(an, "`pvesh get` only reads the API"),
-        Some("delete") => an.raise(DE, "`pvesh delete` removes cluster objects (guests, storage, users)"),
-        _ if path.contains("wipedisk") || path.contains("/disks/") && path.contains("init") => {
-            an.raise(DE, "`pvesh` wipes or initialises a disk")
-        }
-        _ if path.ends_with("/status") && matches!(command.as_str(), "reboot" | "shutdown" | "stop") => {
-            an.raise(DE, "`pvesh … /status --command reboot` takes a node down")
-        }
-        Some(_) => an.raise(CM, "`pvesh` changes cluster configuration"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_paths() {
-        assert_eq!(decode_base64("L2V0Yy9zaGFkb3c=").as_deref(), Some("/etc/shadow"));
-        assert_eq!(decode_base64("L2V0Yy9zaGFkb3c").as_deref(), Some("/etc/shadow"));
-        assert_eq!(decode_base64("L3Jvb3QucHhhci5kaWR4L2V0Yw==").as_deref(), Some("/root.pxar.didx/etc"));
-        assert_eq!(decode_base64("not base64!"), None);
     }
 }
