@@ -34,7 +34,9 @@ pub(super) fn includes_ssh_port(ports: &str) -> bool {
 /// that take in TCP port 22, an interface that may carry the way in, and no other match module
 /// that narrows it.
 fn covers_ssh(a: &Args<'_>) -> bool {
-    if !a.values(&["-s", "--source", "--src-range"]).is_empty() {
+    // A source of "anywhere" narrows nothing.
+    let anywhere = |s: &str| matches!(s, "0.0.0.0/0" | "::/0" | "0/0" | "any");
+    if a.values(&["-s", "--source", "--src-range"]).iter().any(|s| !anywhere(s.shown())) {
         return false;
     }
     if a.value(&["-p", "--protocol"]).is_some_and(|p| !matches!(p.shown(), "all" | "tcp" | "6" | "0")) {

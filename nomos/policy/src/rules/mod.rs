@@ -322,6 +322,15 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             skip_next = false;
             continue;
         }
+        // A path computed at run time whose own name is written out: what it may be
+        // (`/proc/$$/root/etc/shadow`).
+        if let Arg::Dynamic { text, .. } = arg {
+            let glob = crate::shell::as_glob(text);
+            let named = glob.rsplit('/').next().is_some_and(|last| !last.is_empty() && !last.contains('*'));
+            if named && glob.contains('/') && an.is_secret(&glob) {
+                an.raise_secret(DE, format!("`{base}` touches what may be secret material (`{text}`)"));
+            }
+        }
         if let Some(word) = arg.as_static() {
             let option = word.split('=').next().unwrap_or(word);
             if uses.contains(&option) {

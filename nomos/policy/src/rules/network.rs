@@ -17,6 +17,18 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     // `ip` accepts any prefix of `-batch` (`-ba`, `-bat`); `-br…` is `-brief`.
     if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
         an.raise(CM, "`ip -batch` runs commands from a file");
+        // `ip -batch -` with input known in advance: each line is an `ip` command.
+        let from_stdin = a.all.windows(2).any(|w| {
+            w[0].as_static().is_some_and(|o| o.starts_with("-b") && !o.starts_with("-br"))
+                && w[1].as_static() == Some("-")
+        });
+        if from_stdin {
+            for line in stdin.texts.iter().flat_map(|t| t.lines()).filter(|l| !l.trim().is_empty()) {
+                let mut words = vec![Arg::Static("ip".into())];
+                words.extend(line.split_whitespace().map(|w| Arg::Static(w.to_string())));
+                an.run(&words, &Stdin::default());
+            }
+        }
     }
     let ops = a.operands(&valued);
     let words: Vec<&str> = ops.iter().map(|o| o.shown()).collect();

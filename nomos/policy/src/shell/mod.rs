@@ -20,7 +20,7 @@ use super::finding::Finding;
 use super::rules;
 use super::Policy;
 
-pub(crate) use words::dangerous_variable;
+pub(crate) use words::{as_glob, dangerous_variable};
 
 /// Deeper syntax trees than this are adversarial; they are judged destructive without looking.
 const MAX_TREE_DEPTH: usize = 200;

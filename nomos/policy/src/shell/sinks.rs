@@ -187,6 +187,11 @@ impl Analysis<'_> {
         }
     }
 
+    /// `name`'s value is (also) the value of `dep` (a nameref's target).
+    pub(super) fn add_dep(&mut self, name: &str, dep: &str) {
+        self.values.deps.entry(base_name(name).to_string()).or_default().push(dep.to_string());
+    }
+
     pub(super) fn mark_integer(&mut self, name: &str) {
         self.values.integers.insert(base_name(name).to_string());
     }
@@ -426,6 +431,15 @@ impl Analysis<'_> {
                 eval: Eval::Arith,
                 target: Target::Var { name: name.clone(), set_before: true },
                 context: format!("the integer variable `{name}`"),
+                unless_assoc: None,
+            });
+        }
+        // Prompt strings are expanded when bash prints them (`PS4` before every traced command).
+        for prompt in ["PS0", "PS1", "PS2", "PS3", "PS4"].into_iter().filter(|p| self.vars.contains_key(*p)) {
+            self.values.pending.push(Sink {
+                eval: Eval::Prompt,
+                target: Target::Var { name: prompt.to_string(), set_before: true },
+                context: format!("the prompt `{prompt}`"),
                 unless_assoc: None,
             });
         }

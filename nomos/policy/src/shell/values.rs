@@ -164,16 +164,20 @@ impl Analysis<'_> {
                 self.mark_assoc(&name);
             }
             if let (true, Some(value)) = (attributes.nameref, value) {
-                self.nameref_target(value, src);
+                self.nameref_target(&name, value, src);
             }
         }
     }
 
-    /// `declare -n r=TARGET`: using `r` uses TARGET as a name, subscript and all.
-    fn nameref_target(&mut self, value: Node<'_>, src: &str) {
+    /// `declare -n r=TARGET`: using `r` uses TARGET as a name, subscript and all, and `$r` is
+    /// TARGET's value.
+    fn nameref_target(&mut self, name: &str, value: Node<'_>, src: &str) {
         let context = "a nameref";
         match self.word(value, src) {
-            Arg::Static(target) => self.evaluates_text(Eval::Name, &target, context),
+            Arg::Static(target) => {
+                self.add_dep(name, base_name(&target));
+                self.evaluates_text(Eval::Name, &target, context)
+            }
             Arg::Dynamic { .. } => match value.kind() {
                 "simple_expansion" => {
                     let name = text(value, src).trim().trim_start_matches('$').to_string();

@@ -358,6 +358,11 @@ impl Analysis<'_> {
                         self.raise(Risk::ConfigMutation, reason);
                     }
                     if let Some(value) = child.child_by_field_name("value") {
+                        // The command's environment: what it runs (`x=… bash -c '…'`) may evaluate
+                        // the value; in this shell the variable keeps coming from outside.
+                        let values: Vec<String> =
+                            self.word(value, src).values().into_iter().map(str::to_string).collect();
+                        self.set_var(&name, &values, None, false);
                         self.walk(value, src, depth + 1, &Stdin::default());
                     }
                 }
