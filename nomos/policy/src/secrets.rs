@@ -197,11 +197,25 @@ pub const SECRET_DIRS: &[&str] = &[
 /// a mounted image, `/proc/PID/cwd`) can be read as the system's own.
 const ROOT_COMPONENTS: &[&str] = &["etc", "root", "home", "var", "run"];
 
-/// Each pattern with a literal piece any path it matches must contain (to skip it fast).
-fn patterns() -> &'static [(&'static str, String)] {
-    static PATTERNS: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        SECRET_FILES
+/// The patterns, each with a literal piece any path it matches must contain, and bitmaps of the
+/// pieces' first and last three bytes: most words hold none of them and are passed over without
+/// comparing them with every pattern.
+struct Index {
+    patterns: Vec<(&'static str, String)>,
+    starts: Vec<u64>,
+    ends: Vec<u64>,
+}
+
+const TRIGRAM_BITS: usize = 1 << 15;
+
+fn trigram(w: &[u8]) -> usize {
+    (usize::from(w[0]) * 961 + usize::from(w[1]) * 31 + usize::from(w[2])) % TRIGRAM_BITS
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let patterns: Vec<(&'static str, String)> = SECRET_FILES
             .iter()
             .map(|p| {
                 let hint = p
@@ -211,21 +225,48 @@ fn patterns() -> &'static [(&'static str, String)] {
                     .to_lowercase();
                 (*p, hint)
             })
-            .collect()
+            .collect();
+        let mut starts = vec![0u64; TRIGRAM_BITS / 64];
+        let mut ends = vec![0u64; TRIGRAM_BITS / 64];
+        // Every pattern has a literal piece of three bytes or more (a test checks).
+        for (_, hint) in &patterns {
+            let b = hint.as_bytes();
+            if b.len() >= 3 {
+                let (s, e) = (trigram(&b[..3]), trigram(&b[b.len() - 3..]));
+                starts[s / 64] |= 1 << (s % 64);
+                ends[e / 64] |= 1 << (e % 64);
+            }
+        }
+        Index { patterns, starts, ends }
     })
+}
+
+/// The patterns a path (without globs) may match: those whose literal piece it contains.
+fn relevant_patterns(lower: &str) -> Vec<&'static str> {
+    let index = index();
+    let seen = |bits: &[u64]| {
+        lower.as_bytes().windows(3).any(|w| {
+            let t = trigram(w);
+            bits[t / 64] & (1 << (t % 64)) != 0
+        })
+    };
+    let maybe = seen(&index.starts) && seen(&index.ends);
+    if !maybe {
+        return Vec::new();
+    }
+    index.patterns.iter().filter(|(_, hint)| lower.contains(hint.as_str())).map(|(p, _)| *p).collect()
 }
 
 /// Whether `path` (which may hold globs) names, or could name, a file holding secrets, wherever
 /// the system's root is seen from.
 pub fn is_secret(path: &str) -> bool {
     let globbed = has_glob(path);
-    let lower = path.to_lowercase();
     // Most words are nowhere near a secret: skip the matching for them.
-    if !globbed && !lower.contains(['/', '~', '.']) {
+    if !globbed && !path.contains(['/', '~', '.']) {
         return false;
     }
-    let relevant: Vec<&str> =
-        patterns().iter().filter(|(_, hint)| globbed || lower.contains(hint.as_str())).map(|(p, _)| *p).collect();
+    let lower = path.to_lowercase();
+    let relevant: Vec<&str> = if globbed { SECRET_FILES.to_vec() } else { relevant_patterns(&lower) };
     let alias = process_alias(path);
     if relevant.is_empty() && alias.is_none() && !lower.contains("/.ssh") {
         return false;
@@ -261,6 +302,9 @@ fn views(p: &str) -> Vec<String> {
 /// Files of processes that are whatever those processes hold: another process's open files (a
 /// key a daemon opened), or a descriptor of this one beyond the standard three.
 fn process_alias(path: &str) -> Option<bool> {
+    if !path.contains("proc") {
+        return None;
+    }
     let p = normalise(path);
     let rest = p.strip_prefix("/proc/")?;
     let mut parts = rest.split('/');
@@ -354,7 +398,11 @@ const NOT_CREDENTIAL_EXTENSIONS: &[&str] = &[
 /// `token`, `credential`, `passphrase` or an API/private key in its name, an `id_*` key that is
 /// not `.pub`, a key-store extension, or a `.env` file.
 pub fn is_credential_name(path: &str) -> bool {
-    if path.contains("://") {
+    // Every credential-like name holds one of these (most paths hold none).
+    const PIECES: &[&str] =
+        &["secret", "passw", "passphrase", "token", "credential", "key", "id_", ".env", ".pw", ".cred", ".kdbx"];
+    let lower = path.to_ascii_lowercase();
+    if path.contains("://") || !PIECES.iter().any(|p| lower.contains(p)) {
         return false;
     }
     let p = normalise(path).to_lowercase();
@@ -526,6 +574,13 @@ mod tests {
         }
         for d in ["/etc/nginx", "/var/log", "/srv/app"] {
             assert!(!holds_secrets(d), "{d}");
+        }
+    }
+
+    #[test]
+    fn every_pattern_can_be_found_fast() {
+        for (pattern, hint) in &index().patterns {
+            assert!(hint.len() >= 3, "{pattern} has no literal piece of three bytes");
         }
     }
 

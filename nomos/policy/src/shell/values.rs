@@ -190,8 +190,33 @@ impl Analysis<'_> {
 
     /// The builtins that assign variables or evaluate words naming them, with their argument nodes.
     pub(super) fn builtin_values(&mut self, node: Node<'_>, src: &str, stdin: &Stdin) {
+        const BUILTINS: &[&str] = &[
+            "let",
+            "test",
+            "[",
+            "unset",
+            "printf",
+            "read",
+            "mapfile",
+            "readarray",
+            "getopts",
+            "wait",
+            "declare",
+            "typeset",
+            "local",
+            "export",
+            "readonly",
+        ];
         let mut cursor = node.walk();
         let name = node.child_by_field_name("name").map(|n| n.named_child(0).unwrap_or(n));
+        // Most commands are none of these, as written: pass them over before evaluating any word.
+        let written = name.map_or("", |n| text(n, src));
+        if written.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
+            && !BUILTINS.contains(&written)
+            && !matches!(written, "builtin" | "command")
+        {
+            return;
+        }
         let mut words: Vec<Node<'_>> =
             name.into_iter().chain(node.children_by_field_name("argument", &mut cursor)).collect();
         // `builtin let …`, `command read …`.
@@ -200,6 +225,9 @@ impl Analysis<'_> {
         }
         let Some((first, args)) = words.split_first() else { return };
         let Arg::Static(program) = self.word(*first, src) else { return };
+        if !BUILTINS.contains(&program.as_str()) {
+            return;
+        }
         let statics: Vec<Option<String>> =
             args.iter().map(|a| self.word(*a, src).as_static().map(str::to_string)).collect();
         let whole = |n: &Node<'_>| (n.start_byte(), n.end_byte());
