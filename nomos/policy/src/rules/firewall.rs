@@ -82,7 +82,12 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     let adding = a.value(&["-A", "--append", "-I", "--insert"]);
     let removing = a.value(&["-D", "--delete", "-R", "--replace"]);
     let on_way_in = |c: &str| matches!(c, "INPUT" | "PREROUTING" | "FORWARD" | "OUTPUT");
-    let drops = target.as_deref().is_some_and(|t| matches!(t, "DROP" | "REJECT" | "TARPIT"));
+    // Redirecting SSH's port elsewhere cuts it as dropping it does.
+    let redirects_ssh = target.as_deref().is_some_and(|t| matches!(t, "REDIRECT" | "DNAT"))
+        && a.values(&["--dport", "--dports", "--destination-port", "--destination-ports"])
+            .iter()
+            .any(|p| includes_ssh_port(p.shown()));
+    let drops = target.as_deref().is_some_and(|t| matches!(t, "DROP" | "REJECT" | "TARPIT")) || redirects_ssh;
     if adding.as_ref().is_some_and(|c| on_way_in(c.shown())) && drops && covers_ssh(a) {
         return an.raise(DE, format!("`{base}` drops SSH traffic (including this session)"));
     }

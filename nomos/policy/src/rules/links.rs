@@ -35,6 +35,12 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
         if (is("set") || is("change")) && words.iter().any(|w| matches!(*w, "down" | "nomaster" | "netns")) {
             return Some(format!("`ip link set {dev}` takes the interface down or out of its bridge"));
         }
+        // No ARP, or a packet size no TCP session fits in, is an outage too.
+        let tiny_mtu = words.windows(2).any(|w| w[0] == "mtu" && w[1].parse::<u32>().is_ok_and(|m| m < 576));
+        let no_arp = words.windows(2).any(|w| w[0] == "arp" && w[1] == "off");
+        if (is("set") || is("change")) && (tiny_mtu || no_arp) {
+            return Some(format!("`ip link set {dev}` leaves the interface unable to carry this session"));
+        }
         if is("delete") {
             return Some(format!("`ip link delete {dev}` removes the interface"));
         }
@@ -47,8 +53,10 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
         let all = words.len() == 2
             || words.windows(2).any(|w| w[0] == "table" && matches!(w[1], "main" | "all" | "default" | "254"))
             || words.contains(&"all");
+        let black = words.iter().any(|w| matches!(*w, "blackhole" | "unreachable" | "prohibit"));
         if (is("delete") || is("change") || is("replace") || is("flush")) && default
             || is("flush") && all && !words.contains(&"cache")
+            || (is("add") || is("append") || is("prepend")) && default && black
         {
             return Some("`ip route` removes or changes the default route".into());
         }

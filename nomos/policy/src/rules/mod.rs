@@ -103,6 +103,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         an.raise(DE, reason);
     }
     check_secrets(an, base, args);
+    check_lockout(an, base, args);
     let entry = table().get(base);
     rule(an, base, entry, args, stdin);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`).
@@ -371,6 +372,32 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
             }
         }
+    }
+}
+
+/// Account tools aimed at root: deleting, locking or expiring it, or giving it no login shell,
+/// locks the operator out as removing it from /etc/passwd does.
+fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    if !matches!(base, "userdel" | "deluser" | "usermod" | "chsh" | "passwd" | "chage") {
+        return;
+    }
+    if !args.iter().any(|w| w.values().contains(&"root")) {
+        return;
+    }
+    let a = Args::new(args);
+    let no_shell = a.values(&["-s", "--shell"]).iter().any(|s| {
+        let s = s.shown();
+        s.ends_with("nologin") || s.ends_with("/false") || s == "false"
+    });
+    let locks = match base {
+        "userdel" | "deluser" => true,
+        "usermod" => a.short('L') || a.long("--lock") || no_shell || a.value(&["-e", "--expiredate"]).is_some(),
+        "chsh" => no_shell,
+        "passwd" => a.short('l') || a.long("--lock"),
+        _ => a.value(&["-E", "--expiredate"]).is_some(),
+    };
+    if locks {
+        an.raise(DE, format!("`{base}` deletes, locks, expires or unshells root, locking the operator out"));
     }
 }
 
