@@ -36,6 +36,9 @@ const RED_TEAM_2: File = data!("red-team-2");
 const WRAPPERS_EXACT: File = data!("red-team-wrappers");
 const UNDONE: File = data!("red-team-undone");
 const OPTIONS: File = data!("red-team-options");
+const EVAL_SINKS: File = data!("eval-sinks");
+const SECRET_DISCLOSURE: File = data!("secret-disclosure");
+const OUTAGE_ROUTES: File = data!("outage-routes");
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -55,6 +58,9 @@ const OURS: &[File] = &[
     WRAPPERS_EXACT,
     UNDONE,
     OPTIONS,
+    EVAL_SINKS,
+    SECRET_DISCLOSURE,
+    OUTAGE_ROUTES,
 ];
 
 /// One row of a data file.
@@ -230,6 +236,25 @@ fn safe_flags_undone_later_are_undone() {
 #[test]
 fn options_that_write_load_or_reach_out_are_not_read_only() {
     check(OPTIONS);
+}
+
+#[test]
+fn values_evaluated_by_bash_are_judged() {
+    check(EVAL_SINKS);
+}
+
+#[test]
+fn secrets_read_out_are_disclosures() {
+    check(SECRET_DISCLOSURE);
+    // Every disclosure is flagged, so the command's output is withheld.
+    for case in cases(SECRET_DISCLOSURE).iter().filter(|c| c.risk == DE) {
+        assert!(classify(&case.command, None).secret, "{}: not flagged as touching secrets", case.command);
+    }
+}
+
+#[test]
+fn outages_by_other_routes_are_rated_alike() {
+    check(OUTAGE_ROUTES);
 }
 
 #[test]

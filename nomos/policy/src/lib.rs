@@ -15,6 +15,7 @@ pub mod assent;
 mod finding;
 mod paths;
 mod rules;
+mod secrets;
 mod shell;
 mod table;
 
@@ -134,6 +135,7 @@ impl Policy {
             analysis.raise(Risk::ConfigMutation, "empty command");
         } else {
             analysis.script(command);
+            analysis.finish();
         }
         if analysis.max_risk().is_none() {
             // Comments only, or only shell variable assignments.
@@ -192,6 +194,8 @@ mod class_props;
 mod corpus;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod props_classes;
 
 #[cfg(test)]
 mod tests {

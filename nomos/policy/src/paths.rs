@@ -1,66 +1,9 @@
-//! What the classifier knows about paths: secrets, block devices, harmless sinks, "broad" places
-//! where a recursive operation means losing a system, and "precious" data directories.
+//! What the classifier knows about paths: block devices, harmless sinks, "broad" places where a
+//! recursive operation means losing a system, and "precious" data directories (secrets are in
+//! `secrets`), and how paths are compared.
 //!
 //! Paths are compared after lexical normalisation (`//`, `/./`, `/../`, `$HOME`). Globs are
 //! honoured on both sides: a pattern such as `/e?c/sha*` is a secret if it could match one.
-
-/// Secret files, as patterns: `*` and `?` match within one path component, `**` any number of
-/// components, `~` any home directory.
-const SECRET_FILES: &[&str] = &[
-    "/etc/shadow",
-    "/etc/shadow-",
-    "/etc/gshadow",
-    "/etc/gshadow-",
-    "/etc/security/opasswd",
-    "/var/backups/shadow.bak",
-    "/var/backups/gshadow.bak",
-    "/etc/ssh/ssh_host_*_key",
-    "~/.ssh/**",
-    "/etc/pve/priv/**",
-    "/etc/pve/**/*.key",
-    "/etc/ssl/private/**",
-    "/etc/letsencrypt/archive/**",
-    "/etc/letsencrypt/keys/**",
-    "/etc/letsencrypt/live/*/privkey*",
-    "/etc/wireguard/**",
-    "/etc/corosync/authkey",
-    "/var/lib/pve-cluster/config.db*",
-    "/etc/ceph/*.keyring",
-    "/etc/proxmox-backup/shadow.json",
-    "/etc/proxmox-backup/*.key",
-    "/etc/proxmox-backup/*.pem",
-    "/var/lib/proxmox-backup/priv/**",
-    "/etc/mysql/debian.cnf",
-    "~/.my.cnf",
-    "~/.pgpass",
-    "~/.netrc",
-    "~/.git-credentials",
-    "~/.kube/config",
-    "~/.aws/credentials",
-    "~/.docker/config.json",
-    "~/.gnupg/private-keys-v1.d/**",
-    "~/.gnupg/secring.gpg",
-    "~/.config/sops/age/**",
-    "~/.config/proxmox-backup/**",
-    "**/encryption-key.json",
-    "**/*.key",
-    "**/privkey*.pem",
-    "**/*-key.pem",
-    "**/*_key.pem",
-    "**/*.age",
-    "**/*.keyring",
-    "**/*.keytab",
-    "/var/lib/ceph/**/keyring",
-    "/etc/proxmox-backup/token.shadow",
-    "/proc/kcore",
-    "/etc/krb5.keytab",
-];
-
-/// Public files that live among secrets.
-const PUBLIC_AMONG_SECRETS: &[&str] = &["/etc/pve/priv/authorized_keys", "/etc/pve/priv/known_hosts"];
-
-/// Files under `~/.ssh` that are public.
-const SSH_PUBLIC: &[&str] = &["authorized_keys", "authorized_keys2", "known_hosts", "known_hosts.old", "config"];
 
 /// Directories where deleting files loses guests' or services' data.
 const PRECIOUS: &[&str] = &[
@@ -76,74 +19,6 @@ const PRECIOUS: &[&str] = &[
     "/etc/pve",
     "/mnt/pve",
 ];
-
-/// Whether `path` (which may hold globs) names, or could name, a file holding secrets.
-pub fn is_secret(path: &str) -> bool {
-    // Most words are nowhere near a secret: skip the pattern matching for them.
-    const HINTS: &[&str] = &[
-        "shadow",
-        "ssh",
-        "priv",
-        "pve",
-        "ssl",
-        "letsencrypt",
-        "wireguard",
-        "corosync",
-        "ceph",
-        "proxmox",
-        "mysql",
-        ".my.cnf",
-        "pgpass",
-        "netrc",
-        "credentials",
-        ".kube",
-        ".docker",
-        "gnupg",
-        "sops",
-        "key",
-        ".age",
-        "kcore",
-        "keytab",
-    ];
-    if !has_glob(path) && !HINTS.iter().any(|h| path.contains(h)) {
-        return false;
-    }
-    // Globs may be matched case-insensitively (`shopt -s nocaseglob`): compare in lower case.
-    let p = if has_glob(path) { normalise(path).to_lowercase() } else { normalise(path) };
-    if PUBLIC_AMONG_SECRETS.contains(&p.as_str()) {
-        return false;
-    }
-    if p.is_empty() {
-        return false;
-    }
-    // ~/.ssh: everything but the public files (a glob in there may match a key).
-    if let Some(rest) = p.strip_prefix("~/.ssh/").or_else(|| p.find("/.ssh/").map(|i| &p[i + 6..])) {
-        if !rest.contains('/') && SSH_PUBLIC.contains(&rest) && !has_glob(rest) {
-            return false;
-        }
-        if rest.ends_with(".pub") && !has_glob(rest) {
-            return false;
-        }
-        return !rest.is_empty();
-    }
-    SECRET_FILES.iter().any(|pattern| matches_pattern(&p, pattern))
-}
-
-/// Whether `path` is a directory that holds secret files (a recursive read of it reads them).
-pub fn holds_secrets(path: &str) -> bool {
-    let p = normalise(path);
-    let p = p.trim_end_matches('/');
-    if p.is_empty() || p == "~" || p == "." || p == ".." {
-        return true;
-    }
-    SECRET_FILES.iter().filter(|s| !s.starts_with("**")).any(|pattern| {
-        let dir_parts: Vec<&str> = components(p);
-        let pat_parts: Vec<&str> = components(pattern);
-        // A proper prefix of the pattern's directories.
-        dir_parts.len() < pat_parts.len()
-            && dir_parts.iter().zip(&pat_parts).all(|(d, q)| *q == "**" || globs_intersect(d, q))
-    })
-}
 
 /// Block devices and raw memory: writing to them destroys data at once.
 pub fn is_block_device(path: &str) -> bool {
@@ -179,9 +54,33 @@ pub fn is_unresolvable(path: &str) -> bool {
 }
 
 /// Writing here takes the machine down (magic SysRq: reboot, crash, kill all).
+/// Writing here takes the machine down: magic SysRq (reboot, crash, kill all), the hardware
+/// watchdog (opened and closed without the magic character, it resets the machine), the sleep
+/// states.
 pub fn is_power_trigger(path: &str) -> bool {
+    const TRIGGERS: &[&str] = &["/proc/sysrq-trigger", "/dev/watchdog*", "/sys/power/state"];
     let p = normalise(path);
-    p == "/proc/sysrq-trigger" || (has_glob(&p) && matches_pattern("/proc/sysrq-trigger", &p))
+    TRIGGERS.iter().any(|t| matches_pattern(&p, t) || (has_glob(&p) && matches_pattern(t, &p)))
+}
+
+/// Files every login depends on, or that decide who may connect: accounts, sudo, PAM, name
+/// service switching, and the firewall configuration Proxmox applies as soon as it changes.
+/// Overwriting or removing one locks the operator out.
+pub fn is_access_file(path: &str) -> bool {
+    const ACCESS: &[&str] = &[
+        "/etc/passwd",
+        "/etc/group",
+        "/etc/shadow",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/pam.d",
+        "/etc/pam.d/*",
+        "/etc/nsswitch.conf",
+        "/etc/pve/firewall/*.fw",
+        "/etc/pve/nodes/*/host.fw",
+    ];
+    let p = normalise(path);
+    ACCESS.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
 /// Files whose overwriting loses guest disks, backups or cluster state, or unplugs hardware: an
@@ -269,7 +168,7 @@ pub fn file_url_path(value: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn has_glob(s: &str) -> bool {
+pub(crate) fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
@@ -323,12 +222,12 @@ pub fn normalise(path: &str) -> String {
     }
 }
 
-fn components(p: &str) -> Vec<&str> {
+pub(crate) fn components(p: &str) -> Vec<&str> {
     p.split('/').filter(|c| !c.is_empty()).collect()
 }
 
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
-fn matches_pattern(path: &str, pattern: &str) -> bool {
+pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
     fn go(p: &[&str], q: &[&str], literal: bool) -> bool {
         match (p.first(), q.first()) {
             (None, None) => true,
@@ -441,73 +340,13 @@ mod tests {
     }
 
     #[test]
-    fn secrets() {
-        for p in [
-            "~/.ssh/id_rsa",
-            "/root/.ssh/id_ed25519",
-            "/home/ops/.ssh/deploy_key",
-            "~/.ssh/*",
-            "/etc/ssh/ssh_host_ed25519_key",
-            "/etc/shadow",
-            "/etc/sha*",
-            "/???/shadow",
-            "/e?c/shadow",
-            "/etc/./shadow",
-            "/root/.ss[h]/id_rsa",
-            "/etc/ss?/ssh_host_ed25519_key",
-            "/etc/pve/priv/authkey.key",
-            "/etc/pve/priv/token.cfg",
-            "/etc/ssl/private/ssl-cert-snakeoil.key",
-            "/etc/letsencrypt/live/home.arpa/privkey.pem",
-            "/etc/pve/local/pve-ssl.key",
-            "/etc/wireguard/wg0.conf",
-            "/var/backups/shadow.bak",
-            "/etc/corosync/authkey",
-            "/var/lib/pve-cluster/config.db",
-            "/etc/ceph/ceph.client.admin.keyring",
-            "/etc/proxmox-backup/shadow.json",
-            "/root/.config/proxmox-backup/encryption-key.json",
-            "/etc/mysql/debian.cnf",
-            "$HOME/.ssh/id_rsa",
-            "/etc/SHADO[W]",
-            "/etc/[[:lower:]]hadow",
-            "/proc/self/root/etc/shadow",
-            "/proc/1/root/root/.ssh/id_rsa",
-            "/var/lib/ceph/osd/ceph-0/keyring",
-            "/etc/proxmox-backup/token.shadow",
-            "/etc/krb5.keytab",
-        ] {
-            assert!(is_secret(p), "{p}");
-        }
-        for p in [
-            "~/.ssh/id_rsa.pub",
-            "~/.ssh/authorized_keys",
-            "~/.ssh/known_hosts",
-            "/etc/ssh/sshd_config",
-            "/etc/ssh/sshd_config.d/*.conf",
-            "/etc/ssh/ssh_host_ed25519_key.pub",
-            "/etc/passwd",
-            "/etc/hostname",
-            "/var/log/syslog",
-            "/etc/letsencrypt/live/home.arpa/fullchain.pem",
-            "/etc/pve/lxc/101.conf",
-            "/etc/pve/priv/authorized_keys",
-            "/etc/pve/priv/known_hosts",
-        ] {
-            assert!(!is_secret(p), "{p}");
-        }
+    fn file_urls() {
         assert_eq!(file_url_path("file:///etc/shadow").as_deref(), Some("/etc/shadow"));
         assert_eq!(file_url_path("FILE://localhost/etc/sha%64ow").as_deref(), Some("/etc/shadow"));
         // A `%` before a multi-byte character is kept as it is.
         assert_eq!(file_url_path("file:///etc/%éx").as_deref(), Some("/etc/%éx"));
         assert_eq!(file_url_path("file:/etc/shadow").as_deref(), Some("/etc/shadow"));
         assert_eq!(file_url_path("https://x/"), None);
-        for d in ["/etc", "/", "/root", "~", "/etc/ssh", "/etc/pve", "/var/backups"] {
-            assert!(holds_secrets(d), "{d}");
-        }
-        for d in ["/etc/nginx", "/var/log", "/srv/app"] {
-            assert!(!holds_secrets(d), "{d}");
-        }
     }
 
     #[test]

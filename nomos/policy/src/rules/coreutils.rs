@@ -5,7 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
 use super::{check_secrets, identity, recursive_read, ro, unknown, METADATA_ONLY};
-use crate::paths::{is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
+use crate::paths::{is_access_file, is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::table;
 
@@ -26,6 +26,8 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
         an.raise(DE, format!("`{base}` removes files from a system directory ({p})"));
     } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_precious(p)) {
         an.raise(DE, format!("`{base}` removes guest or service data ({p})"));
+    } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_access_file(p)) {
+        an.raise(DE, format!("`{base}` removes {p}, which logins or access depend on"));
     } else if ops.iter().any(|o| o.as_static().is_none()) {
         an.raise(CM, format!("`{base}` removes files named at run time"));
     } else {
@@ -48,6 +50,14 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
         an.raise(DE, format!("`{base}` overwrites the device {}", dest.shown()));
     } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_irreplaceable(p))) {
         an.raise(DE, format!("`{base}` overwrites {}, which holds guest disks or cluster state", dest.shown()));
+    } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_access_file(p))) {
+        an.raise(DE, format!("`{base}` overwrites {}, which logins or access depend on", dest.shown()));
+    } else if let Some(src) = ops
+        .iter()
+        .take(ops.len().saturating_sub(1))
+        .find(|o| base == "mv" && o.values().iter().any(|p| is_access_file(p)))
+    {
+        an.raise(DE, format!("`mv` takes {} away, which logins or access depend on", src.shown()));
     } else if base == "mv" && ops.iter().any(|o| o.values().iter().any(|p| is_broad(p))) {
         an.raise(
             DE,
@@ -68,6 +78,12 @@ pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
             .any(|o| o.values().iter().any(|p| is_block_device(p)))
     {
         an.raise(DE, "`truncate` on a device");
+    } else if base == "truncate"
+        && a.operands(&["-s", "--size", "-r", "--reference"])
+            .iter()
+            .any(|o| o.values().iter().any(|p| is_access_file(p)))
+    {
+        an.raise(DE, "`truncate` empties a file logins or access depend on");
     } else if a
         .operands(&["-s", "--size", "-r", "--reference"])
         .iter()

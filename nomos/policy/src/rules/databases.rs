@@ -128,6 +128,39 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         "sys_exec",
         "sys_eval",
     ];
+    // Password tables and credential columns: reading them discloses the hashes or secrets.
+    const PASSWORD_TABLES: &[&str] = &[
+        "mysql.user",
+        "mysql.global_priv",
+        "mysql.slave_master_info",
+        "pg_shadow",
+        "pg_authid",
+        "pg_user_mapping",
+        "pg_user_mappings",
+        "sys.sql_logins",
+    ];
+    let credential_column = words.iter().any(|w| {
+        w.contains("password")
+            || w.contains("passwd")
+            || w.contains("secret")
+            || w.contains("credential")
+            || matches!(*w, "authentication_string" | "rolpassword" | "umoptions" | "api_key" | "apikey")
+            || w.ends_with("token")
+            || w.ends_with("tokens")
+    });
+    // `mysql`.`user`, "pg_catalog"."pg_authid": quoting does not change the table.
+    let unquoted = lower.replace(['`', '"'], "").replace(" . ", ".");
+    if let Some(table) = PASSWORD_TABLES.iter().find(|t| {
+        unquoted
+            .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
+            .any(|w| w == **t || w.ends_with(&format!(".{t}")))
+    }) {
+        an.raise_secret(DE, format!("`{base}` reads the password table `{table}`"));
+    } else if has("create", "user") && words.first() == Some(&"show") {
+        an.raise_secret(DE, format!("`{base}` prints a user's password hash"));
+    } else if credential_column && lower.split(';').any(|s| s.trim_start().starts_with("select")) {
+        an.raise_secret(DE, format!("`{base}` reads credential columns"));
+    }
     // sqlite's readfile() and friends read files of this machine.
     for literal in quoted_literals(sql) {
         if an.is_secret(literal.trim()) {
@@ -317,6 +350,9 @@ fn unbounded_delete(lower: &str) -> bool {
 /// MongoDB shells run code; dropping databases destroys.
 pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let js = a.value(&["--eval"]).map(|v| v.shown().to_lowercase()).unwrap_or_default();
+    if js.contains("showcredentials") || js.contains("system.users") {
+        an.raise_secret(DE, "`mongosh` prints users' credentials");
+    }
     if js.contains("dropdatabase") || js.contains(".drop(") || js.contains("deletemany({})") {
         an.raise(DE, "`mongosh` drops data");
     } else {

@@ -5,7 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
 use super::{check_secrets, quoted_literals, ro, script_arg, script_from_stdin};
-use crate::paths::is_block_device;
+use crate::paths::{is_access_file, is_block_device};
 use crate::shell::{Analysis, Arg, Stdin};
 
 /// Shells that run a script given with `-c`, by path, or on standard input.
@@ -86,6 +86,11 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
     }
     if base.starts_with("perl") && a.short('i') {
         an.raise(CM, "`perl -i` edits files in place");
+        if let Some(f) =
+            a.operands(&["-e", "-E", "-M", "-I"]).iter().find(|f| f.values().iter().any(|p| is_access_file(p)))
+        {
+            an.raise(DE, format!("`perl -i` edits {}, which logins or access depend on", f.shown()));
+        }
     }
     let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print"]);
     if inline.is_empty() {

@@ -9,9 +9,12 @@ mod builtins;
 mod containers;
 mod coreutils;
 mod databases;
+mod firewall;
 mod interpreters;
+mod links;
 mod network;
 mod proxmox;
+mod pve_api;
 mod signals;
 mod storage;
 mod systemd;
@@ -24,7 +27,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO}
 pub(crate) use args::{is_identifier, Args};
 pub(crate) use text::reader;
 
-use crate::paths::holds_secrets;
+use crate::secrets::holds_secrets;
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::{interpret, table, Entry};
 
@@ -63,6 +66,18 @@ pub(super) const LIFELINES: &[&str] = &[
     "firewalld",
     "wpa_supplicant",
     "dhclient",
+    "pveproxy",
+    "pve-ha-lrm",
+    "pve-ha-crm",
+    "watchdog-mux",
+    "pve-guests",
+    "tailscaled",
+    "zerotier-one",
+    "wg-quick",
+    "openvpn",
+    "openvpn-client",
+    "dbus",
+    "dbus-broker",
 ];
 
 /// The program's name as the system knows it, and whether it is the system's program at all.
@@ -75,6 +90,12 @@ pub(super) fn identity(name: &str) -> (&str, bool) {
 
 /// Judges one program invocation. `name` is the word as written, `args` what follows it.
 pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin) {
+    // An init script is the service it starts and stops: `/etc/init.d/ssh stop` is `service ssh stop`.
+    if let Some(script) = name.strip_prefix("/etc/init.d/").filter(|s| !s.is_empty() && !s.contains('/')) {
+        let mut words = vec![Arg::Static(script.to_string())];
+        words.extend(args.iter().cloned());
+        return systemd::service(an, "service", &Args::new(&words), stdin);
+    }
     let (base, trusted) = identity(name);
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
@@ -83,6 +104,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         an.raise(DE, reason);
     }
     check_secrets(an, base, args);
+    check_lockout(an, base, args);
     let entry = table().get(base);
     rule(an, base, entry, args, stdin);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`).
@@ -157,20 +179,25 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
         // Services and the system.
         "systemctl" => systemd::systemctl,
-        "service" => systemd::service,
+        "service" | "invoke-rc.d" | "rc-service" => systemd::service,
+        "busctl" | "dbus-send" | "gdbus" => systemd::dbus,
+        "crontab" => systemd::crontab,
         "init" | "telinit" => systemd::init,
         "loginctl" => systemd::loginctl,
         "systemd-analyze" => systemd::systemd_analyze,
         "sysctl" => systemd::sysctl,
         // Network.
         "ip" => network::ip,
-        "ifconfig" => network::ifconfig,
+        "ifconfig" => links::ifconfig,
+        "ifdown" | "dhclient" => links::ifdown,
+        "rfkill" => links::rfkill,
         "brctl" | "bridge" | "tc" => network::bridge,
         "nmcli" => network::nmcli,
         "resolvectl" | "systemd-resolve" => network::resolvectl,
         "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft" | "ip6tables-nft"
-        | "ebtables" | "arptables" => network::iptables,
-        "nft" => network::nft,
+        | "ebtables" | "arptables" => firewall::iptables,
+        "nft" => firewall::nft,
+        "ufw" => firewall::ufw,
         "curl" => network::curl,
         "wget" => network::wget,
         "nc" | "ncat" | "netcat" | "socat" | "telnet" => network::netcat,
@@ -186,10 +213,12 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "zfs" => storage::zfs,
         "zpool" => storage::zpool,
         "btrfs" => storage::btrfs,
+        "qemu-img" => storage::qemu_img,
+        "fio" => storage::fio,
         // Proxmox and Ceph.
         "pct" => proxmox::pct,
         "qm" => proxmox::qm,
-        "pvesh" => proxmox::pvesh,
+        "pvesh" => pve_api::pvesh,
         "rados" | "rbd" => proxmox::ceph_storage,
         "ipmitool" => proxmox::ipmitool,
         // Containers.
@@ -243,21 +272,55 @@ fn with_known_values(args: &[Arg]) -> Vec<Vec<Arg>> {
     out
 }
 
+/// Options whose value is a secret the program uses without printing it (the key a client
+/// authenticates with, the configuration a VPN starts from).
+const USES_SECRET: &[(&str, &[&str])] = &[
+    ("ssh", &["-i"]),
+    ("scp", &["-i"]),
+    ("sftp", &["-i"]),
+    ("rsync", &["-i"]),
+    ("openvpn", &["--config", "--secret", "--auth-user-pass", "--key", "--tls-auth", "--tls-crypt", "--pkcs12"]),
+    ("wpa_supplicant", &["-c"]),
+    ("restic", &["-p", "--password-file"]),
+    ("cryptsetup", &["-d", "--key-file"]),
+];
+
+/// Programs whose file operands are not read out: removing, moving, linking or naming a
+/// credential file does not disclose it (a secret location itself still counts, as before).
+#[rustfmt::skip]
+const NOT_READING: &[&str] = &[
+    "rm", "srm", "unlink", "rmdir", "shred", "wipe", "mv", "ln", "echo", "printf", "mkfifo", "mknod", "chattr",
+    "setfacl", "truncate", "systemctl", "journalctl",
+];
+
 /// Reading, copying or sending a secret is never routine, whatever the program.
 pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if METADATA_ONLY.contains(&base) {
         return;
     }
+    let uses = USES_SECRET.iter().find(|(p, _)| *p == base).map_or(&[][..], |(_, o)| *o);
+    let reads = !NOT_READING.contains(&base);
     let mut skip_next = false;
     for arg in args {
         if skip_next {
             skip_next = false;
             continue;
         }
-        // The key an SSH client authenticates with is used, not read out.
-        if matches!(base, "ssh" | "scp" | "sftp" | "rsync") && arg.as_static() == Some("-i") {
-            skip_next = true;
-            continue;
+        // A path computed at run time whose own name is written out: what it may be
+        // (`/proc/$$/root/etc/shadow`).
+        if let Arg::Dynamic { text, .. } = arg {
+            let glob = crate::shell::as_glob(text);
+            let named = glob.rsplit('/').next().is_some_and(|last| !last.is_empty() && !last.contains('*'));
+            if named && glob.contains('/') && an.is_secret(&glob) {
+                an.raise_secret(DE, format!("`{base}` touches what may be secret material (`{text}`)"));
+            }
+        }
+        if let Some(word) = arg.as_static() {
+            let option = word.split('=').next().unwrap_or(word);
+            if uses.contains(&option) {
+                skip_next = !word.contains('=');
+                continue;
+            }
         }
         for value in arg.values() {
             let url_path = super::paths::file_url_path(value);
@@ -286,11 +349,44 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .unwrap_or(path);
             if an.is_secret(path) {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if reads && path.contains('/') && an.is_credential(path) {
+                credential_read(an, base, path);
             } else if an.may_be_secret(path) {
                 an.raise(CM, format!("`{base}` touches `{path}` in a directory not known before it runs"));
             }
         }
     }
+}
+
+/// Account tools aimed at root: deleting, locking or expiring it, or giving it no login shell,
+/// locks the operator out as removing it from /etc/passwd does.
+fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    if !matches!(base, "userdel" | "deluser" | "usermod" | "chsh" | "passwd" | "chage") {
+        return;
+    }
+    if !args.iter().any(|w| w.values().contains(&"root")) {
+        return;
+    }
+    let a = Args::new(args);
+    let no_shell = a.values(&["-s", "--shell"]).iter().any(|s| {
+        let s = s.shown();
+        s.ends_with("nologin") || s.ends_with("/false") || s == "false"
+    });
+    let locks = match base {
+        "userdel" | "deluser" => true,
+        "usermod" => a.short('L') || a.long("--lock") || no_shell || a.value(&["-e", "--expiredate"]).is_some(),
+        "chsh" => no_shell,
+        "passwd" => a.short('l') || a.long("--lock"),
+        _ => a.value(&["-E", "--expiredate"]).is_some(),
+    };
+    if locks {
+        an.raise(DE, format!("`{base}` deletes, locks, expires or unshells root, locking the operator out"));
+    }
+}
+
+/// A file named like a credential is read out.
+pub(super) fn credential_read(an: &mut Analysis<'_>, base: &str, path: &str) {
+    an.raise_secret(DE, format!("`{base}` reads `{path}`, which is named like a credential"));
 }
 
 /// A read-only finding.

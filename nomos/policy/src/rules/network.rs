@@ -3,6 +3,8 @@
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow as RL};
 
+use super::links::{bridge_outage, ip_outage, nmcli_outage, tc_outage};
+use super::pve_api;
 use super::wrappers::wrapped;
 use super::Args;
 use super::{recursive_read, ro, script_from_stdin};
@@ -15,6 +17,18 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     // `ip` accepts any prefix of `-batch` (`-ba`, `-bat`); `-br…` is `-brief`.
     if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
         an.raise(CM, "`ip -batch` runs commands from a file");
+        // `ip -batch -` with input known in advance: each line is an `ip` command.
+        let from_stdin = a.all.windows(2).any(|w| {
+            w[0].as_static().is_some_and(|o| o.starts_with("-b") && !o.starts_with("-br"))
+                && w[1].as_static() == Some("-")
+        });
+        if from_stdin {
+            for line in stdin.texts.iter().flat_map(|t| t.lines()).filter(|l| !l.trim().is_empty()) {
+                let mut words = vec![Arg::Static("ip".into())];
+                words.extend(line.split_whitespace().map(|w| Arg::Static(w.to_string())));
+                an.run(&words, &Stdin::default());
+            }
+        }
     }
     let ops = a.operands(&valued);
     let words: Vec<&str> = ops.iter().map(|o| o.shown()).collect();
@@ -40,6 +54,25 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             }
             Some(_) => return an.raise(CM, "`ip netns` changes network namespaces"),
         }
+    }
+    // `ip xfrm state` lists IPsec security associations with their keys; `ip xfrm monitor` prints
+    // new ones as they come.
+    if "xfrm".starts_with(object) {
+        let sub = words.get(1).copied().unwrap_or("");
+        let verb = words.get(2).copied();
+        let lists = verb.is_none_or(|v| ["list", "get", "show", "ls"].iter().any(|x| x.starts_with(v)));
+        if !sub.is_empty() && "monitor".starts_with(sub) {
+            return an.raise_secret(DE, "`ip xfrm monitor` prints IPsec keys as they are made");
+        }
+        if !sub.is_empty() && "state".starts_with(sub) && lists {
+            return an.raise_secret(DE, "`ip xfrm state` prints IPsec keys");
+        }
+        if !sub.is_empty() && "policy".starts_with(sub) && lists {
+            return ro(an, "`ip xfrm policy` only lists policies");
+        }
+    }
+    if let Some(reason) = ip_outage(object, &words) {
+        return an.raise(DE, reason);
     }
     // Actions may be abbreviated (`ip a s`, `ip r l`); anything that is not a way of showing is a change.
     // `ip a s` is show, but `ip link s` is set: iproute2 resolves abbreviations per object.
@@ -71,85 +104,6 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
         ro(an, format!("`ip {object} {action}` only reports"));
     } else {
         an.raise(CM, format!("`ip {object} {action}` changes the network"));
-    }
-}
-
-/// iptables: listing reads; flushing, default policies and dropping everything incoming destroy access.
-pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    // `--modprobe=PROGRAM` runs PROGRAM to load kernel modules, also for a listing.
-    for program in a.values(&["--modprobe"]) {
-        an.raise(CM, format!("`{base} --modprobe` runs another program"));
-        an.run(&[program], &Stdin::default());
-    }
-    if a.flag('F', "--flush") {
-        return an.raise(DE, format!("`{base} -F` flushes firewall rules"));
-    }
-    if a.flag('P', "--policy") || a.flag('X', "--delete-chain") {
-        return an.raise(DE, format!("`{base}` changes a default policy or deletes chains"));
-    }
-    // A DROP/REJECT rule on incoming traffic that matches everything cuts this session off.
-    let target = a.value(&["-j", "--jump"]);
-    let chain = a.value(&["-A", "--append", "-I", "--insert"]);
-    let narrowing = [
-        "-s",
-        "--source",
-        "-d",
-        "--destination",
-        "--dport",
-        "--sport",
-        "--dports",
-        "-i",
-        "--in-interface",
-        "-m",
-        "--match",
-    ];
-    let protocol_all = a.value(&["-p", "--protocol"]).is_none_or(|p| p.shown() == "all" || p.shown() == "0");
-    let narrowed = !a.values(&narrowing).is_empty() || !protocol_all;
-    if chain.as_ref().is_some_and(|c| matches!(c.shown(), "INPUT" | "PREROUTING" | "FORWARD"))
-        && target.as_ref().is_some_and(|t| matches!(t.shown(), "DROP" | "REJECT"))
-        && !narrowed
-    {
-        return an.raise(DE, format!("`{base}` drops all incoming traffic (including this session)"));
-    }
-    // Short options as getopt reads them: `-LZ` lists the chain `Z`, `-ZL` zeroes the chain `L`.
-    let shorts = a.short_options("ACDRIMNEPopsdjitmcg", "LSFZXhwW");
-    let short = |c: char| shorts.iter().any(|(s, _)| *s == c);
-    let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");
-    let changes = ['A', 'I', 'D', 'R', 'N', 'E', 'Z'].into_iter().any(short)
-        || a.any(&["--append", "--insert", "--delete", "--replace", "--new-chain", "--rename-chain", "--zero"]);
-    if lists && !changes {
-        ro(an, format!("`{base} -L` only lists rules"));
-    } else {
-        an.raise(CM, format!("`{base}` changes firewall rules"));
-    }
-}
-
-/// `nft`: listing reads; flushing or deleting tables destroys the firewall.
-pub(super) fn nft(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let reads_input = a.value(&["-f", "--file"]).is_some() || a.flag('i', "--interactive");
-    let words: Vec<String> =
-        a.operands(&["-I", "--includepath", "-f", "--file"]).iter().map(|o| o.shown().to_string()).collect();
-    let mut texts = vec![words.join(" ")];
-    if reads_input {
-        an.raise(CM, "`nft -f/-i` loads rules it reads");
-        texts.extend(stdin.texts.iter().cloned());
-    }
-    let flushes = texts.iter().any(|t| {
-        let t = t.to_lowercase();
-        t.contains("flush ruleset")
-            || t.contains("flush table")
-            || t.contains("delete table")
-            || t.contains("destroy table")
-    });
-    let first = words.first().map(String::as_str);
-    if flushes {
-        an.raise(DE, "`nft` drops firewall rules");
-    } else if !reads_input
-        && (matches!(first, Some("list" | "describe" | "monitor")) || a.flag('c', "--check") || words.is_empty())
-    {
-        ro(an, "`nft list` only reports");
-    } else {
-        an.raise(CM, "`nft` changes firewall rules");
     }
 }
 
@@ -247,6 +201,15 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     // `--variable k@FILE` with `--expand-url` puts a file's content into the request.
     if a.long_prefix("--variable") && a.long_prefix("--expand-") {
         an.raise(CM, "`curl --expand-…` sends what `--variable` read");
+    }
+    // A call to the Proxmox API is rated as the action it stands for.
+    let data: Vec<String> = a.values(&sending).iter().map(|d| d.shown().to_string()).collect();
+    let api_method = method.clone().unwrap_or_else(|| if data.is_empty() { "GET".into() } else { "POST".into() });
+    for url in a.all.iter().flat_map(|w| w.values()).filter(|w| w.contains("/api2/")) {
+        if let Some((path, mut params)) = pve_api::api_url(url) {
+            params.extend(data.iter().flat_map(|d| pve_api::form_params(d)));
+            pve_api::api_call(an, "curl", &api_method, &path, &params);
+        }
     }
     ro(an, "`curl` fetching to standard output only reads");
 }
@@ -423,15 +386,6 @@ pub(super) fn scp(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
     }
 }
 
-/// `ifconfig` with an interface and a setting changes it.
-pub(super) fn ifconfig(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    if a.operands(&[]).len() <= 1 {
-        ro(an, "`ifconfig` only reports");
-    } else {
-        an.raise(CM, "`ifconfig` changes an interface");
-    }
-}
-
 /// `brctl`, `bridge`, `tc`: showing reads; `-batch` runs commands from a file.
 pub(super) fn bridge(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     // `-b`/`-batch FILE` runs the commands in FILE (`-force` carries on after errors).
@@ -439,6 +393,12 @@ pub(super) fn bridge(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
         an.raise(CM, format!("`{base} -batch` runs commands from a file"));
     }
     let words: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
+    if let Some(reason) = bridge_outage(base, &words) {
+        return an.raise(DE, reason);
+    }
+    if base == "tc" && tc_outage(&words) {
+        return an.raise(DE, "`tc` drops or starves the traffic of an interface that may carry this session");
+    }
     let object_only = base == "bridge" && words.len() == 1;
     if words.iter().any(|w| matches!(*w, "show" | "showmacs" | "showstp" | "list" | "ls" | "monitor"))
         || words.is_empty()
@@ -461,6 +421,9 @@ pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         .iter()
         .map(|o| o.shown())
         .collect();
+    if let Some(reason) = nmcli_outage(&words) {
+        return an.raise(DE, reason);
+    }
     let reading = words.is_empty()
         || words.iter().skip(1).all(|w| {
             matches!(

@@ -20,6 +20,9 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 an.raise(RL, format!("`pct {s}` starts or stops a container"))
             }
             "destroy" | "rollback" | "delsnapshot" => an.raise(DE, format!("`pct {s}` destroys container data")),
+            "move-volume" | "move_volume" if deletes_source(a) => {
+                an.raise(DE, format!("`pct {s} --delete` deletes the volume it moved from"))
+            }
             "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
             "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
             _ => an.raise(CM, format!("`pct {s}` changes a container")),
@@ -76,6 +79,15 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("unlink")) => {
                 an.raise(DE, "`qm disk unlink` deletes a disk")
             }
+            "move-disk" | "move_disk" if deletes_source(a) => {
+                an.raise(DE, format!("`qm {s} --delete` deletes the disk it moved from"))
+            }
+            "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("move")) && deletes_source(a) => {
+                an.raise(DE, "`qm disk move --delete` deletes the disk it moved from")
+            }
+            "set" if a.value(&["--delete"]).is_some() && truthy_flag(a, "--force") => {
+                an.raise(DE, "`qm set --delete … --force` removes the disk for good")
+            }
             "monitor" | "terminal" | "vncproxy" => an.raise(CM, format!("`qm {s}` opens an interactive console")),
             _ => an.raise(CM, format!("`qm {s}` changes a VM")),
         },
@@ -125,6 +137,16 @@ fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str]
     }
 }
 
+/// A boolean option given as `--name`, `--name 1`, `--name=true`.
+fn truthy_flag(a: &Args<'_>, name: &str) -> bool {
+    a.long(name) && a.value(&[name]).is_none_or(|v| !matches!(v.shown(), "0" | "false" | "no" | "off"))
+}
+
+/// `--delete` on a move: the source is removed once copied.
+fn deletes_source(a: &Args<'_>) -> bool {
+    truthy_flag(a, "--delete")
+}
+
 /// Ceph's object and block tools: listing reads, removing destroys.
 pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let valued = [
@@ -172,7 +194,10 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
     };
     let destroys = match base {
         "rados" => {
-            matches!(w(0), "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap")
+            matches!(
+                w(0),
+                "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap" | "rollback"
+            )
         }
         _ => {
             matches!(w(0), "rm" | "remove")
@@ -220,22 +245,5 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
         | ("dcmi", "power", "reading")
         | ("help", _, _) => ro(an, "`ipmitool` only reports"),
         _ => an.raise(CM, "`ipmitool` changes the management controller or the machine"),
-    }
-}
-
-/// `pvesh`: GET reads the API; DELETE, wiping disks and powering nodes off destroy.
-pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let path = a.operands(&["--output-format", "--noproxy"]).get(1).map(|p| p.shown().to_string()).unwrap_or_default();
-    let command = a.value(&["--command"]).map(|c| c.shown().to_string()).unwrap_or_default();
-    match a.sub(&["--output-format", "--noproxy"]).map(|(_, s)| s) {
-        Some("get" | "ls" | "usage" | "help") | None => ro(an, "`pvesh get` only reads the API"),
-        Some("delete") => an.raise(DE, "`pvesh delete` removes cluster objects (guests, storage, users)"),
-        _ if path.contains("wipedisk") || path.contains("/disks/") && path.contains("init") => {
-            an.raise(DE, "`pvesh` wipes or initialises a disk")
-        }
-        _ if path.ends_with("/status") && matches!(command.as_str(), "reboot" | "shutdown" | "stop") => {
-            an.raise(DE, "`pvesh … /status --command reboot` takes a node down")
-        }
-        Some(_) => an.raise(CM, "`pvesh` changes cluster configuration"),
     }
 }

@@ -4,7 +4,8 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow a
 
 use super::ro;
 use super::Args;
-use crate::shell::{Analysis, Stdin};
+use crate::paths::is_block_device;
+use crate::shell::{Analysis, Arg, Stdin};
 
 /// `parted`: printing reads; anything else edits the partition table.
 pub(super) fn parted(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
@@ -44,6 +45,15 @@ pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
     match words.as_slice() {
         [g, "delete" | "del" | "d", ..] if g.starts_with("sub") => {
             an.raise(DE, "`btrfs subvolume delete` destroys data")
+        }
+        // Another subvolume as the root at the next boot rolls the system back to it.
+        [g, "set-default", ..] if g.starts_with("sub") => {
+            an.raise(DE, "`btrfs subvolume set-default` boots into another subvolume, rolling the system back")
+        }
+        ["replace", "start", ..] => an.raise(DE, "`btrfs replace start` overwrites the target device"),
+        ["rescue", ..] => an.raise(DE, "`btrfs rescue` rewrites filesystem structures and can lose data"),
+        ["check", ..] if a.long("--repair") || a.long("--init-csum-tree") || a.long("--init-extent-tree") => {
+            an.raise(DE, "`btrfs check --repair` rewrites the filesystem and can lose data")
         }
         [_, "show" | "list" | "df" | "usage" | "stats" | "status", ..] | ["version" | "--version"] => {
             ro(an, "`btrfs` only reports")
@@ -96,4 +106,67 @@ pub(super) fn zpool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         Some((_, s)) => an.raise(CM, format!("`zpool {s}` changes a pool")),
         None => ro(an, "`zpool` without a command prints help"),
     }
+}
+
+/// `qemu-img`: inspection reads; converting, copying or creating onto a disk, a guest's volume or
+/// an existing image overwrites it; applying or deleting a snapshot and shrinking lose data.
+pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    #[rustfmt::skip]
+    let valued = [
+        "-f", "-F", "-O", "-o", "-b", "-B", "-t", "-T", "-l", "-s", "-S", "-m", "-r", "--object", "--output",
+        "--cache", "--target-format", "--backing", "--backing-format",
+    ];
+    let ops = a.operands(&valued);
+    let Some((sub, rest)) = ops.split_first() else { return ro(an, "`qemu-img` without a command prints help") };
+    match sub.shown() {
+        "info" | "map" | "measure" | "compare" | "--version" | "--help" | "-h" | "-V" => {
+            ro(an, format!("`{base}` only inspects images"))
+        }
+        "check" if !a.short('r') => ro(an, "`qemu-img check` only inspects an image"),
+        "snapshot" if a.short('a') => an.raise(DE, "`qemu-img snapshot -a` rolls an image back to a snapshot"),
+        "snapshot" if a.short('d') => an.raise(DE, "`qemu-img snapshot -d` deletes a snapshot"),
+        "snapshot" if a.short('l') => ro(an, "`qemu-img snapshot -l` only lists snapshots"),
+        "resize" if a.long("--shrink") || rest.iter().any(|r| r.shown().starts_with('-')) => {
+            an.raise(DE, "`qemu-img resize --shrink` cuts the end of the image off")
+        }
+        "convert" => match rest.last() {
+            Some(out) if rest.len() > 1 => an.write_target(out, "`qemu-img convert`"),
+            _ => an.raise(CM, "`qemu-img convert` writes an image"),
+        },
+        "create" => match rest.first() {
+            Some(out) => an.write_target(out, "`qemu-img create`"),
+            None => an.raise(CM, "`qemu-img create` writes an image"),
+        },
+        "dd" => {
+            let outputs: Vec<&str> = a.all.iter().filter_map(|w| w.as_static()?.strip_prefix("of=")).collect();
+            for out in outputs {
+                an.write_target(&Arg::Static(out.to_string()), "`qemu-img dd`");
+            }
+            an.raise(CM, "`qemu-img dd` writes an image");
+        }
+        s => an.raise(CM, format!("`{base} {s}` changes an image")),
+    }
+}
+
+/// `fio`: a benchmark whose writing jobs overwrite their files; on a disk that is the disk's data.
+pub(super) fn fio(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let modes: Vec<String> = a.values(&["--rw", "--readwrite"]).iter().map(|m| m.shown().to_string()).collect();
+    // Jobs read unless told to write (`--rw=write`, `randwrite`, `rw`, `randrw`, `trim` …).
+    let writes = modes.iter().any(|m| m.contains("write") || m.contains("trim") || m.ends_with("rw"));
+    let files: Vec<String> = a
+        .values(&["--filename"])
+        .iter()
+        .flat_map(|f| f.shown().split(':').map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    if a.operands(&[]).iter().any(|o| !o.shown().starts_with("--")) {
+        an.raise(CM, "`fio` runs jobs from a job file");
+    }
+    for file in files {
+        if writes {
+            an.write_target(&Arg::Static(file), "`fio`");
+        } else if is_block_device(&file) {
+            an.raise_secret(CM, format!("`fio` reads the raw disk {file}"));
+        }
+    }
+    an.raise(CM, "`fio` runs a storage benchmark");
 }

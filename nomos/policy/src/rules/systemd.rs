@@ -5,6 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow a
 
 use super::Args;
 use super::{ro, LIFELINES};
+use crate::paths::globs_intersect;
 use crate::shell::{Analysis, Stdin};
 
 /// `systemctl`: queries read, runtime changes restart, stopping a lifeline or leaving the normal state destroys access.
@@ -81,34 +82,191 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
     // An option whose arity the rules miss could shift the verb; a second word that is itself a
     // verb counts too.
     let second = ops.get(1).map(|o| o.shown()).filter(|w| DOWN.contains(w) || RUNTIME.contains(w));
+    let units: Vec<&str> = ops.iter().skip(1).map(|o| o.shown()).collect();
+    // `--job-mode=isolate` stops everything the started unit does not need; `enable --now` starts.
+    let isolating = a.values(&["--job-mode"]).iter().any(|m| m.shown() == "isolate");
+    let now = a.long("--now");
     for v in std::iter::once(verb).chain(second) {
         if READS.contains(&v) {
             ro(an, format!("`systemctl {v}` only reports"));
         } else if DOWN.contains(&v) {
             an.raise(DE, format!("`systemctl {v}` takes the machine down or out of its normal state"));
+        } else if let Some(u) = units.iter().find(|u| starts_outage(v, u, now) || isolating && RUNTIME.contains(&v)) {
+            an.raise(DE, format!("`systemctl {v} {u}` takes the machine down or out of its normal state"));
+        } else if let Some(u) = units.iter().find(|u| cuts_access(v, u)) {
+            an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"));
+        } else if RUNTIME.contains(&v) {
+            an.raise(RL, format!("`systemctl {v}` changes a running service"));
         } else {
-            let units: Vec<&str> = ops.iter().skip(1).map(|o| o.shown().trim_end_matches(".service")).collect();
-            let lifeline = units.iter().find(|u| LIFELINES.contains(u));
-            match lifeline {
-                Some(u) if matches!(v, "stop" | "kill" | "disable" | "mask" | "freeze") => {
-                    an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"))
-                }
-                _ if RUNTIME.contains(&v) => an.raise(RL, format!("`systemctl {v}` changes a running service")),
-                _ => an.raise(CM, format!("`systemctl {v}` changes the system's configuration")),
-            }
+            an.raise(CM, format!("`systemctl {v}` changes the system's configuration"));
         }
     }
 }
 
-/// `service NAME ACTION`.
-pub(super) fn service(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    match a.operands(&[]).get(1).map(|o| o.shown()) {
+/// Units whose start takes the machine down, or out of its normal state (single-user, sleep).
+#[rustfmt::skip]
+const DOWN_UNITS: &[&str] = &[
+    "reboot.target", "poweroff.target", "halt.target", "kexec.target", "ctrl-alt-del.target", "shutdown.target",
+    "final.target", "umount.target", "rescue.target", "emergency.target", "soft-reboot.target", "sleep.target",
+    "suspend.target", "hibernate.target", "hybrid-sleep.target", "suspend-then-hibernate.target", "exit.target",
+    "systemd-reboot.service", "systemd-poweroff.service", "systemd-halt.service", "systemd-kexec.service",
+    "systemd-soft-reboot.service", "systemd-suspend.service", "systemd-hibernate.service",
+    "systemd-hybrid-sleep.service", "systemd-suspend-then-hibernate.service", "systemd-exit.service",
+    "rescue.service", "emergency.service",
+];
+
+/// Units whose stop ends every session or service: slices, session scopes, user managers.
+const SESSION_UNITS: &[&str] =
+    &["-.slice", "user.slice", "system.slice", "user-*.slice", "session-*.scope", "user@*.service", "init.scope"];
+
+/// A unit as systemctl reads it: a name without a type is a service.
+fn full_unit(unit: &str) -> String {
+    let last = unit.rsplit('/').next().unwrap_or(unit);
+    if last.contains('.') || last.ends_with('*') {
+        last.to_string()
+    } else {
+        format!("{last}.service")
+    }
+}
+
+/// Whether `verb` on `unit` (a name or a glob) starts a shutdown, reboot, sleep or rescue.
+pub(super) fn starts_outage(verb: &str, unit: &str, now: bool) -> bool {
+    let starts = matches!(
+        verb,
+        "start"
+            | "restart"
+            | "try-restart"
+            | "reload-or-restart"
+            | "try-reload-or-restart"
+            | "condrestart"
+            | "force-reload"
+            | "isolate"
+            | "set-default"
+            | "add-wants"
+            | "add-requires"
+    ) || (now && matches!(verb, "enable" | "reenable"));
+    let unit = full_unit(unit);
+    starts && DOWN_UNITS.iter().any(|d| globs_intersect(&unit, d))
+}
+
+/// Whether `verb` on `unit` (a name or a glob) cuts off access or the cluster: stopping, killing,
+/// disabling, masking or freezing a lifeline service or socket, or the slices and scopes that hold
+/// the sessions.
+pub(super) fn cuts_access(verb: &str, unit: &str) -> bool {
+    if !matches!(verb, "stop" | "kill" | "disable" | "mask" | "freeze" | "clean") {
+        return false;
+    }
+    let full = full_unit(unit);
+    if SESSION_UNITS.iter().any(|s| globs_intersect(&full, s)) {
+        return true;
+    }
+    // `ssh.socket`, `sshd.service`, `ssh@10.0.0.5:22.service`, `'ssh*'`, `'*.service'`.
+    let name = full
+        .strip_suffix(".service")
+        .or_else(|| full.strip_suffix(".socket"))
+        .or_else(|| full.strip_suffix(".*"))
+        .unwrap_or(&full);
+    let name = if name.contains('*') { name } else { name.split('@').next().unwrap_or(name) };
+    LIFELINES.iter().any(|l| globs_intersect(name, l) || globs_intersect(name, &format!("{l}@*")))
+}
+
+/// `service NAME ACTION`, `invoke-rc.d NAME ACTION`, `/etc/init.d/NAME ACTION`: as `systemctl
+/// ACTION NAME`.
+pub(super) fn service(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let ops = a.operands(&[]);
+    let name = ops.first().map(|o| o.shown()).unwrap_or_default();
+    match ops.get(1).map(|o| o.shown()) {
         _ if a.long("--status-all") => ro(an, "`service --status-all` only lists"),
-        Some("status") => ro(an, "`service status` only reads"),
-        Some("start" | "stop" | "restart" | "reload" | "force-reload" | "try-restart" | "condrestart") => {
-            an.raise(RL, "`service` starts, stops or restarts a service")
+        Some("status") => ro(an, format!("`{base} status` only reads")),
+        Some(action) if cuts_access(action, name) => {
+            an.raise(DE, format!("`{base} {name} {action}` cuts off access or the cluster"))
         }
-        _ => an.raise(CM, "`service` changes a service"),
+        Some(action) if starts_outage(action, name, false) => {
+            an.raise(DE, format!("`{base} {name} {action}` takes the machine down or out of its normal state"))
+        }
+        Some("start" | "stop" | "restart" | "reload" | "force-reload" | "try-restart" | "condrestart") => {
+            an.raise(RL, format!("`{base}` starts, stops or restarts a service"))
+        }
+        _ => an.raise(CM, format!("`{base}` changes a service")),
+    }
+}
+
+/// `busctl`, `dbus-send`, `gdbus`: calls to logind or the service manager that power the machine
+/// off, reboot it, put it to sleep or stop a lifeline are rated as `systemctl` doing so; looking
+/// at the bus reads.
+pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    const POWER: &[&str] = &[
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "hybridsleep",
+        "suspendthenhibernate",
+        "sleep",
+        "rebootwithflags",
+        "poweroffwithflags",
+        "haltwithflags",
+        "kexecwithflags",
+        "softreboot",
+        "exit",
+    ];
+    let words: Vec<String> = a.all.iter().map(|w| w.shown().to_string()).collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    // The method is the last dotted part of a word (`org.freedesktop.login1.Manager.Reboot`) or a
+    // word of its own (`busctl call … PowerOff b false`).
+    let methods: Vec<&str> = lower.iter().map(|w| w.rsplit(['.', '=']).next().unwrap_or(w)).collect();
+    let reads = matches!(
+        lower.iter().find(|w| !w.starts_with('-')).map(String::as_str),
+        Some("list" | "status" | "tree" | "introspect" | "get-property" | "help" | "--version")
+    ) || base == "gdbus" && lower.iter().any(|w| matches!(w.as_str(), "introspect" | "monitor"));
+    if let Some(m) = methods.iter().find(|m| POWER.contains(m)) {
+        return an.raise(DE, format!("`{base}` calls {m}, which takes the machine down"));
+    }
+    if methods.iter().any(|m| matches!(*m, "stopunit" | "killunit" | "maskunitfiles" | "disableunitfiles")) {
+        if let Some(unit) = words.iter().find(|w| cuts_access("stop", w.trim_matches(['\'', '"']))) {
+            return an.raise(DE, format!("`{base}` stops {unit}, which cuts off access or the cluster"));
+        }
+    }
+    if methods.iter().any(|m| matches!(*m, "startunit" | "restartunit" | "isolate")) {
+        if let Some(unit) = words.iter().find(|w| starts_outage("start", w.trim_matches(['\'', '"']), false)) {
+            return an.raise(DE, format!("`{base}` starts {unit}, which takes the machine down"));
+        }
+    }
+    if reads {
+        ro(an, format!("`{base}` only looks at the bus"));
+    } else {
+        an.raise(CM, format!("`{base}` calls a service on the bus"));
+    }
+}
+
+/// `crontab`: listing reads, `-r` deletes every job; a table given on standard input is judged
+/// by the commands it schedules (`echo '0 3 * * * reboot' | crontab -`).
+pub(super) fn crontab(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    if a.short('r') {
+        return an.raise(DE, "`crontab -r` deletes the whole crontab");
+    }
+    if a.short('l') {
+        return ro(an, "`crontab -l` only lists");
+    }
+    an.raise(CM, "`crontab` replaces scheduled jobs");
+    let ops = a.operands(&["-u"]);
+    let from_stdin = ops.is_empty() && !a.short('e') || ops.iter().any(|o| o.shown() == "-");
+    if !from_stdin {
+        return;
+    }
+    for text in &stdin.texts {
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            // `NAME=value` sets the jobs' environment; a job is five time fields (or `@reboot`
+            // and the like), then its command.
+            if line.split_whitespace().next().is_some_and(|w| w.contains('=')) {
+                continue;
+            }
+            let fields = if line.starts_with('@') { 1 } else { 5 };
+            let command: Vec<&str> = line.split_whitespace().skip(fields).collect();
+            an.script(&command.join(" "));
+        }
     }
 }
 

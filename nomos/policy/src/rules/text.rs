@@ -6,7 +6,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 use super::args::long_matches;
 use super::Args;
 use super::{quoted_literals, recursive_read, ro};
-use crate::paths::{is_block_device, is_irreplaceable};
+use crate::paths::{is_access_file, is_block_device, is_irreplaceable};
 use crate::shell::{Analysis, Arg, Stdin};
 
 /// What reading the files named by `operands` means (the program's verdict is its entry's): a
@@ -22,9 +22,20 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             }
         }
     }
-    for op in operands {
+    // The first operand of a search tool is its pattern, unless the pattern is an option's value.
+    let pattern_first =
+        matches!(base, "grep" | "egrep" | "fgrep" | "zgrep" | "zegrep" | "zfgrep" | "rg" | "ag" | "ack")
+            && a.value(&["-e", "--regexp", "-f", "--file"]).is_none();
+    for (k, op) in operands.iter().enumerate() {
         if let Arg::Dynamic { text, .. } = op {
             an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)"));
+        }
+        if !(pattern_first && k == 0) {
+            for v in op.values() {
+                if !an.is_secret(v) && an.is_credential(v) {
+                    super::credential_read(an, base, v);
+                }
+            }
         }
     }
     // A device anywhere in the words: an option's value may be a file it reads (`-f /dev/sda`).
@@ -93,6 +104,9 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
         ops
     };
     if in_place {
+        for f in files.iter().filter(|f| f.values().iter().any(|p| is_access_file(p))) {
+            an.raise(DE, format!("`{base} -i` edits {}, which logins or access depend on", f.shown()));
+        }
         for f in files.iter().filter(|f| f.values().iter().any(|p| is_irreplaceable(p))) {
             an.raise(DE, format!("`{base} -i` edits {}, which holds guest disks or cluster state", f.shown()));
         }

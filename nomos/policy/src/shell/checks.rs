@@ -98,7 +98,15 @@ impl Analysis<'_> {
         let mut unwalked = Vec::new();
         for_each_innermost(root, text, &openers, |chain, i| {
             let escaped_backtick = bytes[i] == b'`' && i > 0 && bytes[i - 1] == b'\\';
-            if !Frame::substitution_was_walked(chain, i, escaped_backtick) {
+            // `$((` opening an arithmetic expansion the grammar read as one (bash reads `$((…))`
+            // as arithmetic when it closes with `))`); what it evaluates is judged by the walk.
+            let arithmetic = bytes.get(i + 2) == Some(&b'(')
+                && chain.iter().rev().take(2).any(|f| {
+                    f.kind == "arithmetic_expansion"
+                        && text.get(f.start..i).is_some_and(|lead| lead.trim().is_empty())
+                        && text.get(..f.end).is_some_and(|t| t.ends_with("))"))
+                });
+            if !arithmetic && !Frame::substitution_was_walked(chain, i, escaped_backtick) {
                 unwalked.push(i);
             }
         });
@@ -120,7 +128,9 @@ impl Analysis<'_> {
     /// destructive command there is not waved through. Only a destructive finding is taken over.
     pub(super) fn arithmetic(&mut self, node: Node<'_>, src: &str) {
         let inner = text(node, src).trim_start_matches('$').trim_start_matches("((").trim_end_matches("))");
-        self.probe_destructive(inner, "an arithmetic expression holds a destructive command");
+        // `*` multiplies there; read as a command word it would be a glob that may match a key.
+        let inner = inner.replace('*', " ");
+        self.probe_destructive(&inner, "an arithmetic expression holds a destructive command");
     }
 
     /// Judges text the grammar could not place (an arithmetic expression, a parse error) as if it
@@ -134,8 +144,10 @@ impl Analysis<'_> {
         probe.probing = true;
         probe.scripts = self.scripts + 1;
         probe.vars = self.vars.clone();
+        probe.values = self.values.known_part();
         probe.parsed = self.parsed;
         probe.script(inner);
+        probe.finish();
         self.parsed = probe.parsed;
         if probe.max_risk() == Some(Risk::Destructive) {
             self.raise(Risk::Destructive, reason);

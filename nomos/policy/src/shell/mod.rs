@@ -4,7 +4,10 @@
 //! where possible (quotes, escapes, `$'…'`, concatenation, brace lists, variables assigned a literal
 //! earlier, `$(echo …)`) and handed to the program rules. Findings only ever raise the verdict.
 
+mod arith;
 mod checks;
+mod sinks;
+mod values;
 mod walk;
 mod words;
 
@@ -17,7 +20,7 @@ use super::finding::Finding;
 use super::rules;
 use super::Policy;
 
-pub(crate) use words::dangerous_variable;
+pub(crate) use words::{as_glob, dangerous_variable};
 
 /// Deeper syntax trees than this are adversarial; they are judged destructive without looking.
 const MAX_TREE_DEPTH: usize = 200;
@@ -106,6 +109,10 @@ pub(crate) struct Analysis<'p> {
     cdpath: bool,
     /// Functions that run their arguments as a command (`f() { "$@"; }`).
     runners: Vec<String>,
+    /// Which variables' values are known, and the places that evaluate them.
+    values: sinks::Values,
+    /// A firewall rule earlier in the text lets SSH in (`ufw allow OpenSSH && ufw enable`).
+    ssh_allowed: bool,
 }
 
 impl<'p> Analysis<'p> {
@@ -124,7 +131,19 @@ impl<'p> Analysis<'p> {
             cwd: Cwd::Start,
             cdpath: false,
             runners: Vec::new(),
+            values: sinks::Values::default(),
+            ssh_allowed: false,
         }
+    }
+
+    /// Whether a rule earlier in the text lets SSH in.
+    pub(crate) fn ssh_allowed(&self) -> bool {
+        self.ssh_allowed
+    }
+
+    /// A rule letting SSH in, for what turns the firewall on later.
+    pub(crate) fn note_ssh_allowed(&mut self) {
+        self.ssh_allowed = true;
     }
 
     pub(crate) fn raise(&mut self, risk: Risk, reason: impl Into<String>) {
@@ -159,32 +178,25 @@ impl<'p> Analysis<'p> {
 
     /// Whether `path` names secret material, relative paths included.
     pub(crate) fn is_secret(&self, path: &str) -> bool {
-        self.resolve(path).iter().any(|p| super::paths::is_secret(p))
+        self.resolve(path).iter().any(|p| crate::secrets::is_secret(p))
+    }
+
+    /// Whether `path` is named like a credential (`secret.txt`, `.env`, `id_ed25519` …), relative
+    /// paths included.
+    pub(crate) fn is_credential(&self, path: &str) -> bool {
+        !path.trim().is_empty() && self.resolve(path).iter().any(|p| crate::secrets::is_credential_name(p))
     }
 
     /// Whether `path` may name secret material because where it points is not known: a relative
     /// name after `cd "$dir"` (or `~+/name`) could sit in any directory that holds secrets.
     pub(crate) fn may_be_secret(&self, path: &str) -> bool {
-        /// Directories whose files are secrets by where they are, not by their names.
-        const SENSITIVE: &[&str] = &[
-            "/etc/ssh",
-            "~/.ssh",
-            "/etc/pve/priv",
-            "/etc/ssl/private",
-            "/etc/wireguard",
-            "/etc/ceph",
-            "/etc/proxmox-backup",
-            "/var/lib/pve-cluster",
-            "/etc/corosync",
-            "/etc/letsencrypt/live/x",
-        ];
         let path = path.trim();
         let relative = match path.strip_prefix("~+/").or_else(|| path.strip_prefix("~-/")) {
             Some(r) => r,
             None if self.cwd == Cwd::Unknown && !path.starts_with(['/', '~', '$', '-']) && !path.is_empty() => path,
             None => return false,
         };
-        SENSITIVE.iter().any(|d| super::paths::is_secret(&format!("{d}/{relative}")))
+        crate::secrets::SECRET_DIRS.iter().any(|d| crate::secrets::is_secret(&format!("{d}/{relative}")))
     }
 
     /// Judges what `f` checks as if in `dir` (`env -C DIR`, `tar -C DIR`, `git -C DIR`), then
@@ -335,7 +347,12 @@ impl<'p> Analysis<'p> {
 
     /// Judges writing to `target` (a redirection, `tee`, `dd of=`, `sort -o` …).
     pub(crate) fn write_target(&mut self, target: &Arg, what: &str) {
-        use super::paths::{is_block_device, is_harmless_sink, is_power_trigger};
+        self.write_target_as(target, what, false);
+    }
+
+    /// Judges writing to `target`, replacing what it holds or (`append`) adding to it.
+    pub(crate) fn write_target_as(&mut self, target: &Arg, what: &str, append: bool) {
+        use super::paths::{is_access_file, is_block_device, is_harmless_sink, is_power_trigger};
         let values = target.values();
         if let Arg::Dynamic { text, .. } = target {
             self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
@@ -354,6 +371,8 @@ impl<'p> Analysis<'p> {
                 self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
             } else if is_block_device(p) {
                 self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
+            } else if is_access_file(p) && !append {
+                self.raise(Risk::Destructive, format!("{what} overwrites {p}, which logins or access depend on"));
             } else if super::paths::is_irreplaceable(p) {
                 self.raise(
                     Risk::Destructive,

@@ -3,8 +3,10 @@
 
 use tree_sitter::Node;
 
+use super::sinks::{base_name, substitutions_within};
+use super::values::printf_value;
 use super::words::{dangerous_variable, expand_braces, expansion_parts, unescape_echo};
-use super::{Analysis, Arg, Cwd, Input, Stdin, MAX_CANDIDATES, MAX_TREE_DEPTH};
+use super::{Analysis, Arg, Cwd, Input, Stdin, MAX_TREE_DEPTH};
 use nomos_types::Risk;
 
 impl Analysis<'_> {
@@ -29,6 +31,7 @@ impl Analysis<'_> {
                         self.raise(Risk::ConfigMutation, reason);
                     }
                 }
+                self.expansion_sinks(node, src);
                 self.walk_children(node, src, depth, stdin);
             }
             "for_statement" => {
@@ -36,30 +39,69 @@ impl Analysis<'_> {
                 if let Some(var) = node.child_by_field_name("variable") {
                     let name = text(var, src).to_string();
                     let mut cursor = node.walk();
-                    let values: Vec<String> = node
-                        .children_by_field_name("value", &mut cursor)
-                        .flat_map(|v| self.word(v, src).values().into_iter().map(str::to_string).collect::<Vec<_>>())
+                    let nodes: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
+                    let values: Vec<String> = nodes
+                        .iter()
+                        .flat_map(|v| self.word(*v, src).values().into_iter().map(str::to_string).collect::<Vec<_>>())
                         .collect();
-                    let entry = self.vars.entry(name).or_default();
-                    for v in values {
-                        if !entry.contains(&v) && entry.len() < MAX_CANDIDATES {
-                            entry.push(v);
+                    // `for x;` takes the positional parameters; a glob takes file names.
+                    let mut known = (!nodes.is_empty()).then(Vec::new);
+                    for v in &nodes {
+                        let glob = v.kind() == "word" && text(*v, src).contains(['*', '?', '[']);
+                        match (self.known_from(*v, src).filter(|_| !glob), known.as_mut()) {
+                            (Some(deps), Some(all)) => all.extend(deps),
+                            _ => known = None,
                         }
                     }
+                    self.set_var(&name, &values, known, false);
+                }
+                self.walk_children(node, src, depth, stdin);
+            }
+            "c_style_for_statement" => {
+                self.walk_children(node, src, depth, stdin);
+                // The header between `((` and `))` is arithmetic.
+                let mut cursor = node.walk();
+                let tokens: Vec<Node<'_>> =
+                    node.children(&mut cursor).filter(|c| matches!(c.kind(), "((" | "))")).collect();
+                if let [open, close, ..] = tokens.as_slice() {
+                    self.arith_range(node, src, (open.end_byte(), close.start_byte()), "arithmetic", None);
+                }
+            }
+            "test_command" => {
+                self.test_sinks(node, src, depth);
+                self.walk_children(node, src, depth, stdin);
+            }
+            "unset_command" => {
+                let mut cursor = node.walk();
+                let names: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for n in names {
+                    self.name_sinks(n, src, (n.start_byte(), n.end_byte()), "`unset`");
                 }
                 self.walk_children(node, src, depth, stdin);
             }
             "declaration_command" => {
                 self.declaration(node, src);
+                self.declaration_values(node, src);
                 self.walk_children(node, src, depth, stdin);
             }
             "arithmetic_expansion" => {
                 self.arithmetic(node, src);
                 self.walk_children(node, src, depth, stdin);
+                self.arith_range(node, src, (node.start_byte(), node.end_byte()), "arithmetic", None);
+            }
+            // In a here-document the grammar reads `$(( x ))` as a substitution running a subshell;
+            // bash reads arithmetic there as everywhere.
+            "command_substitution" if text(node, src).starts_with("$((") && text(node, src).ends_with("))") => {
+                for inner in substitutions_within(node) {
+                    self.walk(inner, src, depth + 1, stdin);
+                }
+                self.arithmetic(node, src);
+                self.arith_range(node, src, (node.start_byte(), node.end_byte()), "arithmetic", None);
             }
             "compound_statement" if node.child(0).is_some_and(|c| c.kind() == "((") => {
                 self.arithmetic(node, src);
                 self.walk_children(node, src, depth, stdin);
+                self.arith_range(node, src, (node.start_byte(), node.end_byte()), "arithmetic", None);
             }
             "variable_assignment" => self.assignment(node, src, depth),
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
@@ -149,7 +191,18 @@ impl Analysis<'_> {
             "echo" | "printf" if outer.is_none() && words[1..].iter().all(|w| w.as_static().is_some()) => {
                 let text: Vec<&str> =
                     words[1..].iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
-                Stdin { texts: vec![unescape_echo(&text.join(" "))], unknown: false }
+                let joined = text.join(" ");
+                // Both as written and with its escapes decoded (`echo -e`, `sh`'s echo, `printf`).
+                let mut texts = vec![unescape_echo(&joined)];
+                let decoded = match (name.as_str(), text.split_first()) {
+                    ("printf", Some((format, args))) => {
+                        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                        printf_value(format, &args)
+                    }
+                    _ => printf_value("%b", &[joined]),
+                };
+                texts.extend(decoded.filter(|d| !texts.contains(d)));
+                Stdin { texts, unknown: false }
             }
             // `cat <<EOF` / `cat <<< '…'` pass their input through.
             "cat" if words.len() == 1 => {
@@ -246,11 +299,15 @@ impl Analysis<'_> {
     }
 
     fn assignment(&mut self, node: Node<'_>, src: &str, depth: usize) {
-        // `a[$(cmd)]=1`: the subscript is evaluated.
+        let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
+        let base = base_name(&name).to_string();
+        // `a[$(cmd)]=1`: the subscript is evaluated, as arithmetic unless the array is associative.
         if let Some(n) = node.child_by_field_name("name") {
             self.walk(n, src, depth + 1, &Stdin::default());
+            if let Some(index) = n.child_by_field_name("index").filter(|_| n.kind() == "subscript") {
+                self.arith_range(index, src, (index.start_byte(), index.end_byte()), "an array subscript", Some(&base));
+            }
         }
-        let name = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
         if let Some(reason) = dangerous_variable(&name) {
             self.raise(Risk::ConfigMutation, reason);
         }
@@ -258,17 +315,35 @@ impl Analysis<'_> {
             self.cdpath = true;
             self.cwd = Cwd::Unknown;
         }
-        if let Some(value) = node.child_by_field_name("value") {
-            let v = self.word(value, src);
-            let literal = v.values().into_iter().map(str::to_string).collect::<Vec<_>>();
-            let entry = self.vars.entry(name).or_default();
-            for l in literal {
-                if !entry.contains(&l) && entry.len() < MAX_CANDIDATES {
-                    entry.push(l);
+        let mut cursor = node.walk();
+        let append = node.children(&mut cursor).any(|c| c.kind() == "+=");
+        let Some(value) = node.child_by_field_name("value") else {
+            self.set_var(&name, &[String::new()], Some(Vec::new()), append);
+            return;
+        };
+        let values = if value.kind() == "array" {
+            let mut cursor = value.walk();
+            let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
+            let mut values = Vec::new();
+            for e in elements {
+                let raw = text(e, src);
+                // `([k]=v …)`: k is a subscript.
+                if let Some(close) = raw.strip_prefix('[').and_then(|r| r.find("]=")) {
+                    let at = e.start_byte() + 1;
+                    self.arith_range(e, src, (at, at + close), "an array subscript", Some(&base));
+                }
+                for v in self.word(e, src).values() {
+                    let v = v.strip_prefix('[').and_then(|r| r.split_once("]=")).map_or(v, |(_, v)| v);
+                    values.push(v.to_string());
                 }
             }
-            self.walk(value, src, depth + 1, &Stdin::default());
-        }
+            values
+        } else {
+            self.word(value, src).values().into_iter().map(str::to_string).collect()
+        };
+        let known = self.known_from(value, src);
+        self.set_var(&name, &values, known, append);
+        self.walk(value, src, depth + 1, &Stdin::default());
     }
 
     fn command(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
@@ -283,6 +358,11 @@ impl Analysis<'_> {
                         self.raise(Risk::ConfigMutation, reason);
                     }
                     if let Some(value) = child.child_by_field_name("value") {
+                        // The command's environment: what it runs (`x=… bash -c '…'`) may evaluate
+                        // the value; in this shell the variable keeps coming from outside.
+                        let values: Vec<String> =
+                            self.word(value, src).values().into_iter().map(str::to_string).collect();
+                        self.set_var(&name, &values, None, false);
                         self.walk(value, src, depth + 1, &Stdin::default());
                     }
                 }
@@ -296,6 +376,7 @@ impl Analysis<'_> {
                 _ => self.walk(child, src, depth + 1, &Stdin::default()),
             }
         }
+        self.builtin_values(node, src, &input);
         let argv = self.words(node, src);
         self.run(&argv, &input);
     }
@@ -305,7 +386,7 @@ impl Analysis<'_> {
         self.words_at(command, src, 0)
     }
 
-    fn words_at(&self, command: Node<'_>, src: &str, depth: usize) -> Vec<Arg> {
+    pub(super) fn words_at(&self, command: Node<'_>, src: &str, depth: usize) -> Vec<Arg> {
         let mut argv = Vec::new();
         if let Some(name) = command.child_by_field_name("name") {
             let word = name.named_child(0).unwrap_or(name);
@@ -362,6 +443,10 @@ impl Analysis<'_> {
                             Some(Arg::Static(p)) if self.is_secret(p) => {
                                 self.raise_secret(Risk::Destructive, format!("reads secret material `{p}`"))
                             }
+                            Some(Arg::Static(p)) if self.is_credential(p) => self.raise_secret(
+                                Risk::Destructive,
+                                format!("reads `{p}`, which is named like a credential"),
+                            ),
                             Some(Arg::Static(p)) if self.may_be_secret(p) => self.raise(
                                 Risk::ConfigMutation,
                                 format!("reads `{p}` in a directory not known before it runs"),
@@ -394,7 +479,7 @@ impl Analysis<'_> {
                     "<&" | "<&-" => Input::Unknown,
                     _ => {
                         match &dest_arg {
-                            Some(arg) => self.write_target(arg, &format!("`{op}` redirection")),
+                            Some(arg) => self.write_target_as(arg, &format!("`{op}` redirection"), op == ">>"),
                             None => self.raise(Risk::ConfigMutation, format!("`{op}` redirection to an unknown place")),
                         }
                         if op == "<>" {

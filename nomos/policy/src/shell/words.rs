@@ -114,6 +114,58 @@ impl Analysis<'_> {
     }
 }
 
+/// A word computed at run time as the glob of what it may be: quotes removed, every expansion
+/// or substitution standing for any text (`/proc/$$/root/etc/shadow` is `/proc/*/root/etc/shadow`).
+pub(crate) fn as_glob(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' | b'"' => i += 1,
+            b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
+                let (open, close) = if b[i + 1] == b'(' { (b'(', b')') } else { (b'{', b'}') };
+                let mut depth = 0usize;
+                let mut j = i + 1;
+                while j < b.len() {
+                    if b[j] == open {
+                        depth += 1;
+                    } else if b[j] == close {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    j += 1;
+                }
+                out.push('*');
+                i = j + 1;
+            }
+            b'$' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric() || b"_@*#?-$!".contains(c)) => {
+                let mut j = i + 2;
+                if b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'_' {
+                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                        j += 1;
+                    }
+                }
+                out.push('*');
+                i = j;
+            }
+            b'`' => {
+                let end = text[i + 1..].find('`').map_or(b.len(), |e| i + 1 + e + 1);
+                out.push('*');
+                i = end;
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    out
+}
+
 /// `${NAME<op>WORD}` → (NAME, WORD) for the default/assign/alternative operators; `$NAME` → (NAME,
 /// None).
 pub(super) fn expansion_parts(raw: &str) -> (&str, Option<&str>) {
@@ -374,6 +426,13 @@ mod tests {
         assert_eq!(decode_ansi_c(r"$'r\x6d'"), "rm");
         assert_eq!(decode_ansi_c(r"$'\162\155'"), "rm");
         assert_eq!(decode_ansi_c(r"$'a\nb'"), "a\nb");
+    }
+
+    #[test]
+    fn computed_words_as_globs() {
+        assert_eq!(as_glob("/proc/$$/root/etc/shadow"), "/proc/*/root/etc/shadow");
+        assert_eq!(as_glob("\"/proc/${pid}/root/$(echo etc)/shadow\""), "/proc/*/root/*/shadow");
+        assert_eq!(as_glob("$HOME/.ssh/`id -un`"), "*/.ssh/*");
     }
 
     #[test]

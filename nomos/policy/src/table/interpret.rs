@@ -4,7 +4,7 @@
 
 use nomos_types::Risk;
 
-use super::{glob_matches, Arity, Effect, Entry, Operand, OptionSpec};
+use super::{glob_matches, Arity, Effect, Entry, Operand, OptionSpec, ANY_LATER};
 use crate::paths::is_block_device;
 use crate::rules::{is_identifier, reader, script_arg, Args};
 use crate::shell::{dangerous_variable, Analysis, Arg, Stdin};
@@ -232,28 +232,28 @@ impl Entry {
         (spec.arity != Arity::None).then_some((spec, value))
     }
 
-    /// The longest subcommand path the operands start with (the riskiest of equally long ones).
+    /// The longest subcommand path the operands start with (the riskiest of equally long ones). A
+    /// path with `...` matches up to the last operand.
     pub(super) fn subcommand(&self, operands: &[&Arg]) -> Option<(usize, Risk, bool)> {
         let words: Vec<Option<String>> = operands
             .iter()
             .map(|o| o.as_static().map(|w| if self.case_insensitive { w.to_lowercase() } else { w.to_string() }))
             .collect();
+        let word_matches = |p: &String, w: &Option<String>| {
+            w.as_deref().is_some_and(|w| {
+                p == "*" || if self.case_insensitive { glob_matches(&p.to_lowercase(), w) } else { glob_matches(p, w) }
+            })
+        };
+        let starts = |path: &[String]| path.len() <= words.len() && path.iter().zip(&words).all(|(p, w)| word_matches(p, w));
         self.subcommands
             .iter()
-            .filter(|s| {
-                s.path.len() <= words.len()
-                    && s.path.iter().zip(&words).all(|(p, w)| {
-                        w.as_deref().is_some_and(|w| {
-                            p == "*"
-                                || if self.case_insensitive {
-                                    glob_matches(&p.to_lowercase(), w)
-                                } else {
-                                    glob_matches(p, w)
-                                }
-                        })
-                    })
-            })
-            .map(|s| (s.path.len(), s.risk, s.secret))
+            .filter_map(|s| match s.path.iter().position(|w| w == ANY_LATER) {
+                None => starts(&s.path).then_some(s.path.len()),
+                Some(k) => (starts(&s.path[..k])
+                    && s.path.last().is_some_and(|last| words[k..].iter().any(|w| word_matches(last, w))))
+                .then_some(words.len()),
+            }
+            .map(|len| (len, s.risk, s.secret)))
             .max()
     }
 

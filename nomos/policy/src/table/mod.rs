@@ -135,7 +135,8 @@ impl Operand {
 /// What a subcommand path does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Subcommand {
-    /// Words; `*` stands for any one word, and a word may be a glob (`list*`).
+    /// Words; `*` stands for any one word, and a word may be a glob (`list*`). `...` before the
+    /// last word: that word may be any of the words from there on (`config get ... *pass*`).
     pub(crate) path: Vec<String>,
     pub(crate) risk: Risk,
     pub(crate) secret: bool,
@@ -308,11 +309,16 @@ pub(crate) fn glob_matches(glob: &str, text: &str) -> bool {
             None => t.is_empty(),
             Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
             Some((b'?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            // `\*` is a literal `*` (a word that is itself a pattern, `CONFIG GET *`).
+            Some((b'\\', [c, rest @ ..])) => t.first() == Some(c) && go(rest, &t[1..]),
             Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
         }
     }
     go(glob.as_bytes(), text.as_bytes())
 }
+
+/// In a subcommand path, before its last word: the last word matches any word from there on.
+pub(crate) const ANY_LATER: &str = "...";
 
 /// Effect names that `says` may use besides the levels.
 const SAYABLE: &[&str] =
@@ -414,6 +420,11 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
             let path: Vec<String> = p.split_whitespace().map(str::to_string).collect();
             if path.is_empty() {
                 return Err(err("an empty subcommand".into()));
+            }
+            if let Some(k) = path.iter().position(|w| w == ANY_LATER) {
+                if k == 0 || k + 2 != path.len() {
+                    return Err(err(format!("`{p}`: `{ANY_LATER}` comes after a word and before the last one")));
+                }
             }
             subcommands.push(Subcommand { path, risk, secret });
         }

@@ -1,0 +1,240 @@
+//! The Proxmox VE API, through `pvesh` or over HTTP (`curl …/api2/json/…`): a call is rated as the
+//! command-line action it stands for — a snapshot rollback as `qm rollback`, stopping `sshd`
+//! through the services endpoint as `systemctl stop ssh`, a firewall rule dropping SSH as the
+//! `iptables` rule — and files it reads out of a backup or a guest are judged as secrets.
+
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
+
+use super::firewall::includes_ssh_port;
+use super::links::guest_interface;
+use super::systemd::cuts_access;
+use super::Args;
+use super::{ro, script_arg};
+use crate::shell::{Analysis, Arg, Stdin};
+
+/// A call's parameters: name and value (empty for a flag given without one).
+type Params = Vec<(String, String)>;
+
+/// `pvesh METHOD PATH [--param value …]`.
+pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // pvesh's own options; the flags among them take no value.
+    const OWN: &[&str] = &["output-format", "noproxy", "quiet", "human-readable", "noborder", "noheader"];
+    const FLAGS: &[&str] = &["quiet", "human-readable", "noborder", "noheader"];
+    let mut positional: Vec<String> = Vec::new();
+    let mut params = Params::new();
+    let mut i = 0;
+    while i < a.all.len() {
+        let word = a.all[i].shown();
+        i += 1;
+        let Some(option) = word.strip_prefix("--") else {
+            positional.push(word.to_string());
+            continue;
+        };
+        let (name, value) = match option.split_once('=') {
+            Some((n, v)) => (n, v.to_string()),
+            None => match a.all.get(i).map(Arg::shown) {
+                Some(v) if !v.starts_with("--") && !FLAGS.contains(&option) => {
+                    i += 1;
+                    (option, v.to_string())
+                }
+                _ => (option, String::new()),
+            },
+        };
+        if !OWN.contains(&name) {
+            params.push((name.to_string(), value));
+        }
+    }
+    match positional.first().map(String::as_str) {
+        None | Some("usage" | "help") => ro(an, "`pvesh` without a call prints help"),
+        Some(method) => api_call(an, "pvesh", method, positional.get(1).map_or("", String::as_str), &params),
+    }
+}
+
+/// The API behind an HTTP URL, if it is one: `https://pve:8006/api2/json/nodes/…?k=v`.
+pub(super) fn api_url(url: &str) -> Option<(String, Params)> {
+    let at = url.find("/api2/json/").or_else(|| url.find("/api2/extjs/"))?;
+    let rest = &url[at..];
+    let rest = rest.trim_start_matches("/api2/json").trim_start_matches("/api2/extjs");
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    Some((path.to_string(), form_params(query)))
+}
+
+/// `a=1&b=x` (or one `a=1` per option) as parameters.
+pub(super) fn form_params(text: &str) -> Params {
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (k.to_string(), v.replace("%2F", "/").replace("%2f", "/").replace("%3D", "=").replace("%3d", "="))
+        })
+        .collect()
+}
+
+/// One API call. `method` is pvesh's word (`get`, `create`, `set`, `delete`) or an HTTP method.
+pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &str, params: &Params) {
+    let method = match method.to_ascii_lowercase().as_str() {
+        "get" | "ls" | "head" => "get",
+        "create" | "post" => "create",
+        "set" | "put" => "set",
+        "delete" => "delete",
+        _ => "other",
+    };
+    file_reads(an, who, path, params);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match method {
+        "get" => return ro(an, format!("`{who}` GET only reads the API")),
+        "delete" => return an.raise(DE, format!("`{who}` DELETE removes cluster objects (guests, storage, users)")),
+        _ => {}
+    }
+    an.raise(CM, format!("`{who}` changes cluster configuration"));
+    // A guest agent runs the command it is given, as `qm guest exec` does.
+    if segments.ends_with(&["agent", "exec"]) {
+        let command = params.iter().filter(|(n, _)| n == "command").map(|(_, v)| v.as_str()).collect::<Vec<_>>();
+        script_arg(an, &format!("`{who}` agent exec"), Some(&Arg::Static(command.join(" "))));
+    }
+    if segments.ends_with(&["execute"]) {
+        for (m, p) in batch_calls(param(params, "commands").unwrap_or("")) {
+            api_call(an, who, &m, &p, &Params::new());
+        }
+    }
+    if let Some(reason) = outage(&segments, params) {
+        an.raise(DE, format!("`{who}` {reason}"));
+    }
+}
+
+/// A parameter's value.
+fn param<'p>(params: &'p Params, name: &str) -> Option<&'p str> {
+    params.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+/// What an API write stands for when it destroys data or cuts access.
+fn outage(s: &[&str], params: &Params) -> Option<String> {
+    let param = |k: &str| param(params, k);
+    let truthy = |k: &str| param(k).is_some_and(|v| !matches!(v, "0" | "false" | "no" | "off"));
+    let drops = |k: &str| param(k).is_some_and(|v| matches!(v.to_ascii_uppercase().as_str(), "DROP" | "REJECT"));
+    match s {
+        [.., "qemu" | "lxc", _, "snapshot", _, "rollback"] => {
+            Some("rolls a guest back to a snapshot, losing what changed since".into())
+        }
+        ["nodes", _, "qemu", _, "unlink"] => Some("deletes a guest's disks".into()),
+        ["nodes", _, "qemu", _, "move_disk"] | ["nodes", _, "lxc", _, "move_volume"] if truthy("delete") => {
+            Some("deletes the disk it moved from".into())
+        }
+        ["nodes", _, "qemu", _, "config"] if param("delete").is_some() && truthy("force") => {
+            Some("removes a disk for good".into())
+        }
+        ["nodes", _, "qemu" | "lxc"] if truthy("force") && (param("archive").is_some() || truthy("restore")) => {
+            Some("restores a backup over an existing guest".into())
+        }
+        ["nodes", _, "status"] if param("command").is_some_and(|c| matches!(c, "reboot" | "shutdown" | "poweroff")) => {
+            Some("takes a node down".into())
+        }
+        ["nodes", _, "disks", "zfs" | "lvm" | "lvmthin" | "directory" | "initgpt" | "wipedisk"] => {
+            Some("wipes or initialises a disk".into())
+        }
+        ["nodes", _, "ceph", "osd"] => Some("makes a disk a Ceph OSD, wiping it".into()),
+        ["nodes", _, "services", service, "stop"] if cuts_access("stop", service) => {
+            Some(format!("stops {service}, which cuts off access or the cluster"))
+        }
+        [.., "firewall", "options"] if truthy("enable") || drops("policy_in") || drops("policy_out") => {
+            Some("turns on a firewall whose policy or rules can cut SSH".into())
+        }
+        [.., "firewall", "rules"]
+        | [.., "firewall", "rules", _]
+        | [.., "firewall", "groups", _]
+        | [.., "firewall", "groups", _, _]
+            if drops("action")
+                && param("source").is_none()
+                && param("dport").is_none_or(includes_ssh_port)
+                && param("macro").is_none_or(|m| m.eq_ignore_ascii_case("ssh"))
+                && param("proto").is_none_or(|p| p == "tcp")
+                && param("iface").is_none_or(|i| !guest_interface(i) && i != "lo") =>
+        {
+            Some("adds a firewall rule that drops SSH".into())
+        }
+        _ => None,
+    }
+}
+
+/// The calls of a batch (`/nodes/N/execute --commands '[{"method":"DELETE","path":…}]'`).
+fn batch_calls(json: &str) -> Vec<(String, String)> {
+    let field = |object: &str, key: &str| -> Option<String> {
+        let at = object.find(&format!("\"{key}\""))?;
+        let rest = object[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+        rest.split('"').next().map(str::to_string)
+    };
+    json.split('}')
+        .filter_map(|object| Some((field(object, "method").unwrap_or_else(|| "create".into()), field(object, "path")?)))
+        .collect()
+}
+
+/// Files the API reads out of a backup or a guest: a file-restore download names its file in
+/// base64 (`--filepath L2V0Yy9zaGFkb3c=` is `/etc/shadow`; a directory comes as an archive), the
+/// guest agent's file-read names it plainly.
+fn file_reads(an: &mut Analysis<'_>, who: &str, path: &str, params: &Params) {
+    let mut files: Vec<String> = Vec::new();
+    if path.contains("file-restore/download") {
+        for (_, v) in params.iter().filter(|(n, _)| n == "filepath") {
+            match decode_base64(v) {
+                Some(decoded) => files.push(decoded),
+                None => an.raise(CM, format!("`{who}` restores a file whose path cannot be read (`{v}`)")),
+            }
+        }
+    }
+    if path.contains("agent/file-read") {
+        files.extend(params.iter().filter(|(n, _)| n == "file").map(|(_, v)| v.clone()));
+    }
+    for file in files {
+        if an.is_secret(&file) || an.is_credential(&file) || crate::secrets::holds_secrets(&file) {
+            an.raise_secret(DE, format!("`{who}` reads `{file}` out of a backup or a guest, which holds secrets"));
+        }
+    }
+}
+
+/// Standard or URL-safe base64, padded or not, as text.
+fn decode_base64(text: &str) -> Option<String> {
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in text.trim().trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push(((bits >> count) & 0xff) as u8);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_paths() {
+        assert_eq!(decode_base64("L2V0Yy9zaGFkb3c=").as_deref(), Some("/etc/shadow"));
+        assert_eq!(decode_base64("L2V0Yy9zaGFkb3c").as_deref(), Some("/etc/shadow"));
+        assert_eq!(decode_base64("L3Jvb3QucHhhci5kaWR4L2V0Yw==").as_deref(), Some("/root.pxar.didx/etc"));
+        assert_eq!(decode_base64("not base64!"), None);
+    }
+
+    #[test]
+    fn urls_and_batches() {
+        let (path, params) = api_url("https://pve:8006/api2/json/nodes/pve1/status?command=reboot").unwrap();
+        assert_eq!(path, "/nodes/pve1/status");
+        assert_eq!(params, [("command".to_string(), "reboot".to_string())]);
+        assert_eq!(
+            batch_calls(r#"[{"method":"DELETE","path":"/nodes/n/qemu/100"},{"path":"/nodes/n/stopall"}]"#),
+            [("DELETE".into(), "/nodes/n/qemu/100".into()), ("create".into(), "/nodes/n/stopall".into())]
+        );
+    }
+}
