@@ -35,6 +35,13 @@ pub fn is_block_device(path: &str) -> bool {
         || (dev.contains('/') && !dev.starts_with("fd/") && !dev.starts_with("shm/") && !dev.starts_with("pts/"))
 }
 
+/// A disk, volume or memory device, or the kernel's memory image: its raw bytes hold every file
+/// and key stored in it.
+pub fn is_raw_storage(path: &str) -> bool {
+    let p = normalise(path);
+    is_block_device(&p) || p == "/proc/kcore" || p.starts_with("/proc/kcore")
+}
+
 /// Where writing changes nothing that persists. Exact names only: `/dev/fd/../..` is not a sink.
 pub fn is_harmless_sink(path: &str) -> bool {
     let p = path.trim();

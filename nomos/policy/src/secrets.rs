@@ -166,6 +166,11 @@ const SECRET_FILES: &[&str] = &[
     "~/.my.cnf",
     "~/.mylogin.cnf",
     "/etc/mysql/debian.cnf",
+    // Shell and client histories: passwords typed on command lines and at prompts.
+    "~/.*_history",
+    "~/.*history",
+    "~/.local/share/fish/fish_history",
+    "~/.config/fish/fish_history",
 ];
 
 /// Public files that live among secrets.
@@ -192,6 +197,39 @@ pub const SECRET_DIRS: &[&str] = &[
     "/var/lib/tailscale",
     "~/.aws",
 ];
+
+/// Directories kept for credentials alone: reading one whole reads them out. (`/etc/ssh` and
+/// `/etc/ceph` are left out: they are mostly configuration an operator greps routinely.)
+const KEY_STORES: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.password-store",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.docker",
+    "/root/.ssh",
+    "/etc/pve/priv",
+    "/etc/ssl/private",
+    "/etc/wireguard",
+    "/etc/openvpn",
+    "/etc/ipsec.d/private",
+    "/etc/swanctl/private",
+    "/etc/NetworkManager/system-connections",
+    "/var/lib/tailscale",
+    "/etc/letsencrypt/live",
+    "/etc/letsencrypt/archive",
+];
+
+/// Whether `path` is a credential store itself (`~/.aws`, `/etc/pve/priv`), seen directly or
+/// through another root. Files inside are judged one by one by [`is_secret`], which knows the
+/// public ones (`known_hosts`).
+pub fn is_secret_location(path: &str) -> bool {
+    let p = normalise(path);
+    let p = p.trim_end_matches('/');
+    views(p).iter().any(|v| KEY_STORES.iter().any(|d| matches_pattern(v, d)))
+}
 
 /// Components at which a root filesystem seen under a prefix (a container's rootfs, a subvolume,
 /// a mounted image, `/proc/PID/cwd`) can be read as the system's own.

@@ -293,6 +293,15 @@ const NOT_READING: &[&str] = &[
     "setfacl", "truncate", "systemctl", "journalctl",
 ];
 
+/// Programs that print or copy a file's bytes as they are: given a disk or memory device, they
+/// read every secret stored on it (where `lsblk` or `smartctl` only ask the device about itself).
+#[rustfmt::skip]
+const RAW_READERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "dd", "xxd", "od", "hexdump", "hd", "strings", "base64", "base32", "basenc",
+    "less", "more", "pv", "cp", "gzip", "pigz", "zstd", "xz", "bzip2", "lz4", "nc", "ncat", "socat", "curl", "tee",
+    "grep", "rg", "sed", "awk", "mbuffer", "dcfldd", "partclone.dd", "sha256sum", "md5sum",
+];
+
 /// Reading, copying or sending a secret is never routine, whatever the program.
 pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if METADATA_ONLY.contains(&base) {
@@ -349,6 +358,10 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .unwrap_or(path);
             if an.is_secret(path) {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if reads && crate::secrets::is_secret_location(path) {
+                an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));
+            } else if RAW_READERS.contains(&base) && super::paths::is_raw_storage(path) {
+                an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
             } else if reads && path.contains('/') && an.is_credential(path) {
                 credential_read(an, base, path);
             } else if an.may_be_secret(path) {
@@ -403,7 +416,12 @@ pub(super) fn unknown(an: &mut Analysis<'_>, base: &str) {
 pub(super) fn recursive_read(an: &mut Analysis<'_>, base: &str, paths: &[&Arg]) {
     for p in paths {
         for v in p.values() {
-            if an.resolve(v).iter().any(|r| holds_secrets(r)) {
+            let resolved = an.resolve(v);
+            // A secret location itself (`~/.aws`, `/etc/pve/priv`) is read out in full; a broad
+            // ancestor (`/etc`, `~`) holds secrets among much else and is judged less harshly.
+            if resolved.iter().any(|r| crate::secrets::is_secret_location(r)) {
+                an.raise_secret(DE, format!("`{base}` reads all of {v}, a place that keeps secrets"));
+            } else if resolved.iter().any(|r| holds_secrets(r)) {
                 an.raise_secret(CM, format!("`{base}` reads the whole of {v}, which holds secrets"));
             }
         }

@@ -421,6 +421,10 @@ pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         .iter()
         .map(|o| o.shown())
         .collect();
+    // `device wifi show-password` prints the Wi-Fi passphrase (and a QR code of it).
+    if words.contains(&"show-password") {
+        an.raise_secret(DE, "`nmcli device wifi show-password` prints the Wi-Fi passphrase");
+    }
     if let Some(reason) = nmcli_outage(&words) {
         return an.raise(DE, reason);
     }

@@ -244,16 +244,19 @@ impl Entry {
                 p == "*" || if self.case_insensitive { glob_matches(&p.to_lowercase(), w) } else { glob_matches(p, w) }
             })
         };
-        let starts = |path: &[String]| path.len() <= words.len() && path.iter().zip(&words).all(|(p, w)| word_matches(p, w));
+        let starts =
+            |path: &[String]| path.len() <= words.len() && path.iter().zip(&words).all(|(p, w)| word_matches(p, w));
         self.subcommands
             .iter()
-            .filter_map(|s| match s.path.iter().position(|w| w == ANY_LATER) {
-                None => starts(&s.path).then_some(s.path.len()),
-                Some(k) => (starts(&s.path[..k])
-                    && s.path.last().is_some_and(|last| words[k..].iter().any(|w| word_matches(last, w))))
-                .then_some(words.len()),
-            }
-            .map(|len| (len, s.risk, s.secret)))
+            .filter_map(|s| {
+                match s.path.iter().position(|w| w == ANY_LATER) {
+                    None => starts(&s.path).then_some(s.path.len()),
+                    Some(k) => (starts(&s.path[..k])
+                        && s.path.last().is_some_and(|last| words[k..].iter().any(|w| word_matches(last, w))))
+                    .then_some(words.len()),
+                }
+                .map(|len| (len, s.risk, s.secret))
+            })
             .max()
     }
 
@@ -503,6 +506,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         (risk, format!("`{base}` {}", entry.say("idle", "runs no command")))
     } else if let Some(risk) = entry.bare.filter(|_| parsed.operands.is_empty() && !has_command) {
         (risk, format!("`{base}` {}", entry.says_level(risk)))
+    } else if entry.default_secret {
+        an.raise_secret(Risk::Destructive, format!("`{base}` {}", entry.say("secret", "prints secret material")));
+        return;
     } else {
         (entry.default, format!("`{base}` {}", entry.says_level(entry.default)))
     };

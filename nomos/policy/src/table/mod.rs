@@ -146,6 +146,9 @@ pub(crate) struct Subcommand {
 pub(crate) struct Entry {
     pub(crate) programs: Vec<String>,
     pub(crate) default: Risk,
+    /// `default: secret`: what it prints by default is secret material (`pg_dumpall`'s role
+    /// password hashes).
+    pub(crate) default_secret: bool,
     /// With no operands (and no option selecting a mode).
     pub(crate) bare: Option<Risk>,
     /// An option the entry does not list raises the verdict to this, if given.
@@ -453,9 +456,14 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
     }
     let index =
         options.iter().enumerate().filter(|(_, o)| !o.name.ends_with('*')).map(|(i, o)| (o.name.clone(), i)).collect();
+    let (default, default_secret) = match raw.default.as_str() {
+        "secret" => (Risk::Destructive, true),
+        level => (level.parse::<Risk>().map_err(|e| err(e.to_string()))?, false),
+    };
     let mut entry = Entry {
         programs,
-        default: raw.default,
+        default,
+        default_secret,
         bare: raw.bare,
         unknown: raw.unknown,
         idle: raw.idle,

@@ -11,7 +11,8 @@ use super::Operand;
 #[serde(deny_unknown_fields)]
 pub(super) struct EntryFile {
     pub(super) program: OneOrMany,
-    pub(super) default: Risk,
+    /// A level, or `secret`: what it prints is secret material unless a mode says otherwise.
+    pub(super) default: String,
     #[serde(default)]
     pub(super) bare: Option<Risk>,
     #[serde(default)]

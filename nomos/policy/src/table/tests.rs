@@ -56,7 +56,7 @@ fn malformed_entries_are_rejected() {
     for (yaml, expect) in [
         ("- {program: x, default: read_only}", "missing field `examples`"),
         ("- {program: x, default: read_only, examples: {}}", "needs examples"),
-        ("- {program: x, default: maybe, examples: {read_only: [x]}}", "unknown variant"),
+        ("- {program: x, default: maybe, examples: {read_only: [x]}}", "unknown Risk `maybe`"),
         ("- {program: x, default: read_only, colour: red, examples: {read_only: [x]}}", "unknown field"),
         ("- {program: /bin/x, default: read_only, examples: {read_only: [x]}}", "bare programs"),
         ("- {program: x, default: read_only, options: {plain: [o]}, examples: {read_only: [x]}}", "not an option name"),
