@@ -63,6 +63,24 @@ fn could_be_a_name(word: &str) -> bool {
         && !WITHHOLDING.contains(&word)
         && !PHRASES.iter().any(|(p, _)| p.split(' ').any(|w| w == word))
         && !CONFIRM_WORDS.iter().any(|c| c.contains(&word))
+        && !says_how_or_when(word)
+}
+
+/// Classes of words that say how, when, how often or who rather than which: adverbs (`manually`,
+/// `afterwards`, `otherwise`), reflexives (`yourself`, `themselves`), and times, durations and counts
+/// (`5pm`, `10min`, `2h`, `2x`, `x2`, `1st`, `3rd`). A host or guest so named is confirmed by its slug
+/// or id, or against its real target.
+fn says_how_or_when(word: &str) -> bool {
+    let alpha = word.chars().all(char::is_alphabetic);
+    let suffix = |s: &str| word.len() > s.len() + 2 && word.ends_with(s);
+    let adverb = alpha && (suffix("ly") || suffix("wards") || suffix("ward") || suffix("wise"));
+    let reflexive = alpha && (word.ends_with("self") || word.ends_with("selves"));
+    let digits = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    let count = word.strip_prefix('x').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let unit =
+        ["am", "pm", "h", "hr", "hrs", "m", "min", "mins", "s", "sec", "secs", "d", "w", "x", "st", "nd", "rd", "th"];
+    let timed = digits.len() < word.len() && unit.contains(&digits);
+    adverb || reflexive || count || timed
 }
 
 /// The verb bases of [`CONFIRM_VERBS`] that `command` names as words.

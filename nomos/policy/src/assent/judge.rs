@@ -1,5 +1,6 @@
 //! Plain assent: a reply made only of the assent vocabulary, in an order that reads as a go-ahead.
 
+use super::confirm::CONFIRM_WORDS;
 use super::lexicon::{Kind, CONFIRM_VERBS, PHRASES, TARGET_PREPOSITIONS, WITHHOLDING};
 use super::text::{contains_phrase, doubtful, fold, squeeze, words_only};
 use super::ConfirmTarget;
@@ -18,7 +19,47 @@ pub(super) fn assent(message: &str, target: Option<&ConfirmTarget>) -> bool {
     let Some(kinds) = cover(&words, target, &targets) else { return false };
     !withheld(&words, &kinds)
         && reads_as_go_ahead(&kinds)
+        && keeps_to_the_plan(&words, &kinds, target)
+        && confirm_stands_alone(&words, &kinds, target)
         && target.is_none_or(|t| verbs_are_its_own(&words, &kinds, t))
+}
+
+/// The words of a phrase, spaced.
+fn phrase(words: &[String], c: &Covered) -> String {
+    words[c.start..c.start + c.len].join(" ")
+}
+
+/// A verb of the plan approves the step only when it acts on it: a verb with nothing after it adds
+/// a step ("yes; reboot") unless it is the step's own ("yes, destroy" to `pct destroy`); a verb that
+/// discards ([`CONFIRM_VERBS`], "clean up") on the plan itself cancels it ("ok, delete the plan");
+/// any verb on "all" or "everything" widens the step ("yes, destroy everything").
+fn keeps_to_the_plan(words: &[String], covered: &[Covered], target: Option<&ConfirmTarget>) -> bool {
+    covered.iter().enumerate().filter(|(_, c)| c.kind == Kind::Verb).all(|(i, c)| {
+        let verb = phrase(words, c);
+        let discards = verb == "clean up" || CONFIRM_VERBS.iter().any(|forms| forms.contains(&verb.as_str()));
+        match covered.get(i + 1).map(|n| n.kind) {
+            Some(Kind::Object | Kind::Target) => true,
+            Some(Kind::Plan) => !discards,
+            Some(Kind::All) => false,
+            _ => target.is_some_and(|t| t.accepts_verb(&verb)),
+        }
+    })
+}
+
+/// "confirm" (an order, unlike the statement "confirmed") approves only alone ("yes, confirm") or
+/// as the typed form for the step ("confirm caddy", "confirm destroy 101"); followed by anything
+/// else it asks for or states something ("confirm pls", "confirm asap", "confirm caddy backup").
+fn confirm_stands_alone(words: &[String], covered: &[Covered], target: Option<&ConfirmTarget>) -> bool {
+    let is_confirm = |c: &Covered| c.kind == Kind::Do && CONFIRM_WORDS.iter().any(|w| w.join(" ") == phrase(words, c));
+    covered.iter().enumerate().filter(|(_, c)| is_confirm(c)).all(|(i, _)| {
+        let rest: Vec<Kind> = covered[i + 1..].iter().map(|c| c.kind).collect();
+        let its_verb = || target.is_some_and(|t| t.accepts_verb(&words[covered[i + 1].start]));
+        match rest.as_slice() {
+            [] | [Kind::Target] => true,
+            [Kind::Verb, Kind::Target] => its_verb(),
+            _ => false,
+        }
+    })
 }
 
 /// A reply that names an action of the confirmation verbs names the step's own: "yes, reboot it"
@@ -101,14 +142,15 @@ fn reads_as_go_ahead(kinds: &[Covered]) -> bool {
             let before = kind(i.checked_sub(1));
             let after = kind(Some(i + 1));
             match c.kind {
-                Kind::Object => matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
-                Kind::DoWith => matches!(after, Some(Kind::Object | Kind::Target)),
+                Kind::Object | Kind::Plan | Kind::All => matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
+                Kind::DoWith => matches!(after, Some(Kind::Object | Kind::Plan | Kind::All | Kind::Target)),
                 Kind::Just => matches!(after, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
                 Kind::Now => {
-                    matches!(before, Some(Kind::Do | Kind::Verb | Kind::Object | Kind::Target))
+                    matches!(before, Some(Kind::Do | Kind::Verb | Kind::Object | Kind::Plan | Kind::All | Kind::Target))
                         || matches!(after, Some(Kind::Do | Kind::DoWith | Kind::Verb))
                 }
                 Kind::Link => after.is_some(),
+                Kind::Vocative => before.is_some() && after.is_none(),
                 _ => true,
             }
         })

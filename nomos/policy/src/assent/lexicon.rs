@@ -41,8 +41,14 @@ pub(super) enum Kind {
     DoWith,
     /// A verb of the plan ("restart", "apply"): no consent by itself.
     Verb,
-    /// What a verb or an order acts on ("it", "the plan", "the remaining steps").
+    /// What a verb or an order acts on, by pronoun ("it", "them").
     Object,
+    /// The plan itself or its parts ("the plan", "the remaining steps"): a verb that discards
+    /// ([`CONFIRM_VERBS`], "clean up") cancels the plan rather than approving it.
+    Plan,
+    /// Everything ("all", "everything"): after an order it is every step ("do all"); after a verb
+    /// it widens the step's scope ("destroy everything").
+    All,
     /// Timing that means at once; only next to an order, a verb or its object.
     Now,
     /// "just": only right before an order or a verb ("just do it"); before an object it narrows the
@@ -52,6 +58,9 @@ pub(super) enum Kind {
     Link,
     /// Politeness and filler.
     Filler,
+    /// The agent addressed by its name, only last and after consent ("go ahead, nomos"); first it
+    /// reads as a transcript's speaker ("nomos: go ahead").
+    Vocative,
     /// The step's own target, by slug, name or Proxmox id (only when the target is known).
     Target,
 }
@@ -85,6 +94,14 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("that works", Kind::Yes), ("that works for me", Kind::Yes), ("that's fine", Kind::Yes),
     ("thats fine", Kind::Yes), ("that is fine", Kind::Yes), ("no objections", Kind::Yes),
     ("no objection", Kind::Yes), ("no objections from me", Kind::Yes),
+    ("surely", Kind::Yes), ("\u{2705}", Kind::Yes), ("\u{2714}", Kind::Yes), ("\u{2611}", Kind::Yes),
+    ("green light", Kind::Yes), ("you have my approval", Kind::Yes), ("you have my blessing", Kind::Yes),
+    ("you have my go-ahead", Kind::Yes), ("i say yes", Kind::Yes), ("i say go", Kind::Yes),
+    ("plan looks good", Kind::Yes), ("the plan looks good", Kind::Yes), ("plan looks fine", Kind::Yes),
+    ("the plan looks fine", Kind::Yes), ("looks correct", Kind::Yes), ("looks right", Kind::Yes),
+    ("looks alright", Kind::Yes), ("looks ok", Kind::Yes), ("looks okay", Kind::Yes),
+    // Typos one key or one letter away, where no other word is spelled.
+    ("yez", Kind::Yes), ("ues", Kind::Yes), ("tes", Kind::Yes), ("lgmt", Kind::Yes), ("lgtn", Kind::Yes),
     // Orders to go ahead.
     ("go", Kind::Do), ("go ahead", Kind::Do), ("goahead", Kind::Do), ("go-ahead", Kind::Do), ("go on", Kind::Do),
     ("go for it", Kind::Do), ("go ahead with", Kind::DoWith), ("proceed", Kind::Do), ("proceed with", Kind::DoWith),
@@ -97,6 +114,8 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("let's go", Kind::Do), ("lets go", Kind::Do), ("let's proceed", Kind::Do), ("lets proceed", Kind::Do),
     ("you may proceed", Kind::Do), ("you can proceed", Kind::Do), ("you may go ahead", Kind::Do),
     ("you can go ahead", Kind::Do), ("feel free", Kind::Do),
+    ("proced", Kind::Do), ("procede", Kind::Do), ("procced", Kind::Do), ("go ahed", Kind::Do),
+    ("go ahaed", Kind::Do), ("go ahea", Kind::Do), ("goahed", Kind::Do), ("do itt", Kind::Do), ("doit", Kind::Do),
     // Verbs of a plan.
     ("restart", Kind::Verb), ("reboot", Kind::Verb), ("start", Kind::Verb), ("apply", Kind::Verb),
     ("update", Kind::Verb), ("upgrade", Kind::Verb), ("install", Kind::Verb), ("run", Kind::Verb),
@@ -108,17 +127,17 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("carry out", Kind::Verb),
     // What they act on.
     ("it", Kind::Object), ("that", Kind::Object), ("this", Kind::Object), ("them", Kind::Object),
-    ("those", Kind::Object), ("these", Kind::Object), ("all", Kind::Object), ("all of it", Kind::Object),
-    ("all of them", Kind::Object), ("everything", Kind::Object), ("the plan", Kind::Object),
-    ("the whole plan", Kind::Object), ("this plan", Kind::Object), ("that plan", Kind::Object),
-    ("the steps", Kind::Object), ("these steps", Kind::Object), ("all steps", Kind::Object),
-    ("all the steps", Kind::Object), ("all of the steps", Kind::Object), ("the step", Kind::Object),
-    ("this step", Kind::Object), ("the next step", Kind::Object), ("the remaining steps", Kind::Object),
-    ("the rest", Kind::Object), ("the rest of it", Kind::Object), ("the rest of the steps", Kind::Object),
-    ("the rest of the plan", Kind::Object), ("the change", Kind::Object), ("the changes", Kind::Object),
-    ("this change", Kind::Object), ("these changes", Kind::Object), ("the fix", Kind::Object),
-    ("the update", Kind::Object), ("the updates", Kind::Object), ("the upgrade", Kind::Object),
-    ("the upgrades", Kind::Object),
+    ("those", Kind::Object), ("these", Kind::Object), ("all", Kind::All), ("all of it", Kind::All),
+    ("all of them", Kind::All), ("everything", Kind::All), ("the plan", Kind::Plan),
+    ("the whole plan", Kind::Plan), ("this plan", Kind::Plan), ("that plan", Kind::Plan),
+    ("the steps", Kind::Plan), ("these steps", Kind::Plan), ("all steps", Kind::Plan),
+    ("all the steps", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Plan),
+    ("this step", Kind::Plan), ("the next step", Kind::Plan), ("the remaining steps", Kind::Plan),
+    ("the rest", Kind::Plan), ("the rest of it", Kind::Plan), ("the rest of the steps", Kind::Plan),
+    ("the rest of the plan", Kind::Plan), ("the change", Kind::Plan), ("the changes", Kind::Plan),
+    ("this change", Kind::Plan), ("these changes", Kind::Plan), ("the fix", Kind::Plan),
+    ("the update", Kind::Plan), ("the updates", Kind::Plan), ("the upgrade", Kind::Plan),
+    ("the upgrades", Kind::Plan),
     // Timing that means at once.
     ("now", Kind::Now), ("right now", Kind::Now), ("right away", Kind::Now), ("asap", Kind::Now),
     ("immediately", Kind::Now),
@@ -126,13 +145,13 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     // Politeness and filler.
     ("please", Kind::Filler), ("pls", Kind::Filler), ("plz", Kind::Filler), ("thanks", Kind::Filler),
     ("thank you", Kind::Filler), ("thanks a lot", Kind::Filler), ("many thanks", Kind::Filler),
-    ("thx", Kind::Filler), ("ty", Kind::Filler), ("tysm", Kind::Filler), ("tyvm", Kind::Filler),
+    ("thx", Kind::Filler), ("ty", Kind::Filler), ("tysm", Kind::Filler), ("tyvm", Kind::Filler), ("ta", Kind::Filler),
     ("cheers", Kind::Filler), ("and", Kind::Link), ("so", Kind::Link), ("then", Kind::Filler),
     ("great", Kind::Filler), ("perfect", Kind::Filler), ("cool", Kind::Filler), ("nice", Kind::Filler),
     ("awesome", Kind::Filler), ("excellent", Kind::Filler), ("good", Kind::Filler), ("fine", Kind::Filler),
     ("hi", Kind::Filler), ("hey", Kind::Filler), ("hello", Kind::Filler), ("sir", Kind::Filler),
     ("as planned", Kind::Filler), ("as proposed", Kind::Filler), ("as suggested", Kind::Filler),
-    ("as described", Kind::Filler), ("as discussed", Kind::Filler),
+    ("as described", Kind::Filler), ("as discussed", Kind::Filler), ("nomos", Kind::Vocative),
 ];
 
 /// Words that may stand before a step's own target in a reply ("yes, for caddy").
@@ -150,11 +169,42 @@ pub(super) const CONFIRM_VERBS: &[&[&str]] = &[
     &["mask", "masking"], &["truncate", "truncating"], &["migrate", "migrating"],
 ];
 
-/// Words that are no name of a target when a message is judged without one: pronouns, articles,
-/// and words that say when or how much.
+/// Words that are no name of a target when a message is judged without one: pronouns (personal,
+/// reflexive, indefinite and negative), articles and quantifiers, and words that say when, where,
+/// how or how often. Whole classes are refused by shape too (see `confirm::could_be_a_name`):
+/// adverbs in -ly, -wards and -wise, reflexives in -self and -selves, times and counts (`5pm`,
+/// `2x`, `1st`).
 #[rustfmt::skip]
 pub(super) const NOT_A_NAME: &[&str] = &[
-    "i", "me", "my", "you", "your", "we", "us", "our", "they", "them", "their", "he", "him", "his", "she", "her",
-    "it", "its", "it's", "that", "this", "these", "those", "the", "a", "an", "all", "any", "anything",
-    "everything", "something", "here", "there", "now", "today", "again", "everyone", "receipt", "pending",
+    // Pronouns, articles and quantifiers.
+    "i", "me", "my", "mine", "you", "your", "yours", "u", "ur", "we", "us", "our", "ours", "they", "them", "their",
+    "theirs", "he", "him", "his", "she", "her", "hers", "it", "its", "it's", "that", "this", "these", "those",
+    "the", "a", "an", "all", "any", "anything", "everything", "something", "nothing", "each", "every", "both",
+    "either", "neither", "some", "most", "many", "much", "few", "several", "whole", "rest", "other", "others",
+    "another", "same", "such", "one", "ones", "everyone", "everybody", "someone", "somebody", "anyone", "anybody",
+    "nobody", "noone", "no-one", "whoever", "whatever", "oneself", "thyself", "yall", "y'all", "folks", "team",
+    // Where: directions and pointers to other text.
+    "here", "there", "elsewhere", "everywhere", "somewhere", "anywhere", "nowhere", "below", "above", "up",
+    "down", "left", "right", "ahead", "behind", "inside", "outside", "upstairs", "downstairs", "over", "under",
+    "beneath", "beside", "nearby", "away", "abroad", "home", "offline", "online", "onsite", "offsite", "remote",
+    "remotely", "locally", "in-person", "in-line", "inline", "attached", "thread", "channel", "chat", "email",
+    "mail", "ticket", "phone", "call", "slack", "irc", "dm", "pm", "sms", "text", "verbal", "written", "writing",
+    "in-writing",
+    // When and how often.
+    "now", "today", "tonight", "tomorrow", "yesterday", "again", "already", "still", "then", "soon", "soonish",
+    "earlier", "afterward", "afterwards", "later", "next", "last", "first", "second", "third", "final", "finally",
+    "once", "twice", "thrice", "always", "often", "sometimes", "anytime", "anyway", "anyways", "too", "also",
+    "as", "well", "asap", "eod", "eow", "eom", "cob", "eta", "tbd", "tba", "morning", "afternoon", "evening",
+    "night", "midnight", "noon", "midday", "weekend", "weekday", "week", "month", "year", "hour", "minute",
+    "moment", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+    "sep", "sept", "oct", "nov", "dec", "january", "february", "march", "april", "may", "june", "july",
+    "august", "september", "october", "november", "december", "2day", "2moro", "2morrow", "2nite", "b4",
+    // How: manner, speed, and what is asked of whom.
+    "fast", "quick", "slow", "hard", "soft", "properly", "manual", "automatic", "auto", "alone", "together",
+    "personally", "individually", "directly", "first-hand", "pls", "plz", "please", "thanks", "thx",
+    "ty", "receipt", "pending", "done", "received", "seen", "read", "noted", "ack", "ok", "okay", "yes",
+    // Modal and auxiliary verbs.
+    "will", "would", "shall", "should", "can", "could", "might", "must", "did", "do", "does", "am",
+    "is", "are", "was", "were", "be", "been", "have", "has", "had", "to",
 ];

@@ -5,14 +5,19 @@
 //!
 //! - **Assent** ([`is_assent`], [`is_assent_to`]) approves a plan or a change. The reply must be
 //!   made only of the assent vocabulary (whole words, Unicode look-alikes folded): consent ("yes",
-//!   "go ahead", "looks good to me", "no objections", 👍), the plan's verbs and objects ("restart
-//!   it", "the remaining steps"), politeness, and — when known — the step's own target. Any other
-//!   word, sign or emoji is ambiguity, and ambiguity is not assent: so are reports ("Bob said
-//!   yes"), quotes, prefixes ("SYSTEM: approved"), questions (with any question mark, or without
-//!   one: "are you sure"), doubt ("ok..."), conditions, delays, retractions, plan edits and jokes.
-//!   Withholding words ("not", "wait", "later", "only", "make sure", "please confirm"…) win
-//!   wherever they stand, so a go-ahead carrying a reassurance with a negation ("do it, nothing
-//!   here is dangerous") is asked again.
+//!   "go ahead", "looks good to me", "no objections", 👍, ✅), the plan's verbs and objects
+//!   ("restart it", "the remaining steps"), politeness, the agent's name last ("go ahead, nomos"),
+//!   and — when known — the step's own target. Any other word, sign or emoji is ambiguity, and
+//!   ambiguity is not assent: so are reports ("Bob said yes"), quotes, prefixes ("SYSTEM:
+//!   approved"), questions (with any question mark, or without one: "are you sure"), doubt
+//!   ("ok..."), conditions, delays, retractions, plan edits and jokes. A verb must act on the step:
+//!   with nothing after it, it adds a step ("yes; reboot") unless it is the step's own; a verb that
+//!   discards, on the plan, cancels it ("ok, delete the plan"); any verb on "all" or "everything"
+//!   widens it ("yes, destroy everything"). "confirm" approves alone or as the typed form, never
+//!   followed by anything else ("confirm pls", "confirm caddy backup"). Withholding words ("not",
+//!   "wait", "later", "only", "make sure", "please confirm"…) win wherever they stand, so a
+//!   go-ahead carrying a reassurance with a negation ("do it, nothing here is dangerous") is asked
+//!   again.
 //! - **Typed confirmation** ([`typed_confirmation`]) is the only chat message that approves a
 //!   destructive action. It is a form, like typing a repository's name to delete it:
 //!   `CONFIRM [VERB] TARGET`, nothing else, punctuation (`, . ! : ; -`) and case aside. CONFIRM is
@@ -96,9 +101,12 @@ pub fn typed_confirmation(message: &str, target: &ConfirmTarget) -> bool {
 }
 
 /// Whether the message has the form of a typed confirmation for some target, judged without one:
-/// the confirm word, optionally a verb of the fixed list, and one word that could name a target (a
-/// slug, an id, or a word that is no pronoun, article, verb, refusal or assent word). What the
-/// gate accepts is always judged against the real target with [`typed_confirmation`].
+/// the confirm word, optionally a verb of the fixed list, and one word that could name a target —
+/// a slug, an id, or a name-shaped word (letters, digits, `.`, `-`, `_`) that is no pronoun,
+/// article, quantifier, verb, refusal or assent word, and no word of time, place, manner or
+/// frequency, listed (`monday`, `offline`, `twice`, `nobody`) or by shape (`-ly`, `-wards`,
+/// `-wise`, `-self`, `5pm`, `2x`). What the gate accepts is always judged against the real target
+/// with [`typed_confirmation`], where the name is matched exactly.
 pub fn is_typed_confirmation(message: &str) -> bool {
     confirm::typed_for_some_target(message)
 }

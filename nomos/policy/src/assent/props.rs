@@ -59,6 +59,9 @@ const WRAPPERS: &[&str] = &[
     "{}... actually no", "{} — wait", "{}. wait", "{}, no wait", "{} — scratch that", "{}, never mind",
     "{} jk", "{} lol", "{}, just kidding", "{} /s", "{} 😜", "{} 🙃", "{}, but change the plan first",
     "{} with the other host", "{}, hmm", "{}, actually don't", "{}. no.", "{} not",
+    // The plan discarded, the step widened, a step added.
+    "{}, delete the plan", "{}, remove the whole plan", "{}, purge the remaining steps", "{}, drop the changes",
+    "{}, destroy everything", "{}, purge all", "{}, wipe all of them", "{}; reboot", "{}, and shutdown",
 ];
 
 fn wrapped() -> impl Strategy<Value = String> {
@@ -101,8 +104,71 @@ fn spaces() -> impl Strategy<Value = Vec<&'static str>> {
     prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t", "\u{A0}", " \u{200B}"]), 1..4)
 }
 
+/// Words that say when, where, how, how often or who, by class: never a target's name in a typed
+/// confirmation judged without one.
+fn not_a_name() -> impl Strategy<Value = String> {
+    let listed = prop::sample::select(vec![
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "may",
+        "october",
+        "afterwards",
+        "elsewhere",
+        "offline",
+        "below",
+        "above",
+        "twice",
+        "nobody",
+        "everyone",
+        "someone",
+        "all",
+        "none",
+        "later",
+        "tonight",
+        "asap",
+        "again",
+        "here",
+        "there",
+        "weekend",
+        "anyway",
+        "yourself",
+    ])
+    .prop_map(String::from);
+    prop_oneof![listed, "[a-z]{3,8}ly", "[a-z]{3,6}wards", "[a-z]{1,6}sel(f|ves)", "[0-9]{1,2}(am|pm|h|min|x|th)"]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn without_a_target_a_word_of_time_place_manner_or_person_names_nothing(
+        word in not_a_name(), verb in prop::sample::select(vec!["", "destroy ", "stop "]),
+        lead in prop::sample::select(vec!["confirm", "Confirmed,", "I confirm"]),
+    ) {
+        let message = format!("{lead} {verb}{word}");
+        prop_assert!(!is_typed_confirmation(&message), "{message:?}");
+        prop_assert!(!is_assent(&message), "{message:?}");
+    }
+
+    #[test]
+    fn confirm_followed_by_more_than_the_form_is_no_assent(
+        t in target(), extra in prop::sample::select(PHRASES.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
+        by_slug in any::<bool>(),
+    ) {
+        let message = format!("confirm {extra}");
+        prop_assert!(!is_assent(&message), "{message:?}");
+        prop_assert!(!is_assent_to(&message, &t), "{message:?}");
+        let name = if by_slug { t.slug.clone() } else { t.name.clone() };
+        let message = format!("confirm {name} {extra}");
+        prop_assert!(!is_assent_to(&message, &t), "{message:?}");
+        prop_assert!(!typed_confirmation(&message, &t), "{message:?}");
+    }
 
     #[test]
     fn a_wrapped_go_ahead_is_never_consent(message in wrapped(), t in target()) {

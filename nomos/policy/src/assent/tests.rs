@@ -475,3 +475,211 @@ fn a_yes_may_name_the_steps_own_target() {
     assert!(!is_assent_to("yes, wait", &wait));
     assert!(is_assent_to("yes, lxc:wait", &wait));
 }
+
+/// A step whose action is known: `pct destroy 101 --purge` on lxc:caddy.
+fn caddy_destroy() -> ConfirmTarget {
+    caddy().for_command("pct destroy 101 --purge")
+}
+
+/// Replies that discard the plan, widen the step or add one are no approval of it, with or
+/// without the target.
+#[test]
+fn cancelling_widening_or_adding_a_step_is_not_assent() {
+    for m in [
+        // The plan itself discarded.
+        "sure, delete the plan",
+        "ok, delete the plan",
+        "yes, delete the whole plan",
+        "yes, remove the plan",
+        "sure, purge the plan",
+        "ok, drop the changes",
+        "yes, wipe the remaining steps",
+        "sure, clean up the plan",
+        "yes, reset the changes",
+        // The step widened to everything.
+        "yes, destroy everything",
+        "yes, destroy all",
+        "yes, purge everything",
+        "ok, purge all",
+        "sure, delete everything",
+        "yes, wipe all of them",
+        "ok, restart all",
+        "yes, remove all of it",
+        // A step added: a verb acting on nothing named.
+        "yes; reboot",
+        "yes; shutdown",
+        "ok, restart",
+        "sure, install",
+        "go ahead and update",
+        "yes, reboot now",
+    ] {
+        assert!(!is_assent(m), "{m:?}");
+        assert!(!is_assent_to(m, &caddy_destroy()), "{m:?}");
+        assert!(!typed_confirmation(m, &caddy_destroy()), "{m:?}");
+    }
+    // The step's own verb may stand alone, and any verb may act on the step.
+    for m in ["yes, destroy", "yes, destroy it", "ok, purge caddy", "go ahead with everything", "do all"] {
+        assert!(is_assent_to(m, &caddy_destroy()), "{m:?}");
+    }
+    for m in ["yes, restart it", "yes, apply the plan", "ok, carry out the plan", "go ahead with all of them"] {
+        assert!(is_assent(m), "{m:?}");
+    }
+}
+
+/// "confirm" followed by anything but the typed form asks for or states something.
+#[test]
+fn confirm_with_more_than_the_form_is_not_assent() {
+    for m in [
+        "confirm pls",
+        "confirm asap",
+        "confirm now",
+        "confirm quickly",
+        "confirm caddy backup",
+        "confirm caddy uptime",
+        "confirm it",
+        "confirm that",
+        "confirm all",
+        "confirm destroy everything",
+        "confirm destroy caddy please",
+        "confirm destroy caddy thanks",
+        "confirm caddy destroy",
+        "i confirm the backup",
+    ] {
+        assert!(!is_assent(m), "{m:?}");
+        assert!(!is_assent_to(m, &caddy_destroy()), "{m:?}");
+        assert!(!typed_confirmation(m, &caddy_destroy()), "{m:?}");
+    }
+    for m in ["confirm", "yes, confirm", "I confirm", "confirmed", "confirmed, go"] {
+        assert!(is_assent(m), "{m:?}");
+    }
+    for m in ["confirm caddy", "confirm destroy 101", "i confirm lxc:caddy"] {
+        assert!(is_assent_to(m, &caddy_destroy()), "{m:?}");
+        assert!(typed_confirmation(m, &caddy_destroy()), "{m:?}");
+    }
+}
+
+/// Without a target, the name in the form must be able to name one: never a word that says when,
+/// where, how, how often or who.
+#[test]
+fn without_a_target_the_name_must_be_able_to_name_one() {
+    for name in [
+        "afterwards",
+        "afterward",
+        "monday",
+        "sunday",
+        "friday",
+        "march",
+        "december",
+        "separately",
+        "manually",
+        "verbally",
+        "quickly",
+        "urgently",
+        "personally",
+        "offline",
+        "elsewhere",
+        "somewhere",
+        "yourself",
+        "myself",
+        "themselves",
+        "ourselves",
+        "twice",
+        "once",
+        "thrice",
+        "below",
+        "above",
+        "nobody",
+        "everyone",
+        "everybody",
+        "someone",
+        "all",
+        "none",
+        "nothing",
+        "later",
+        "tonight",
+        "tomorrow",
+        "asap",
+        "eod",
+        "5pm",
+        "10am",
+        "2h",
+        "30min",
+        "2x",
+        "x2",
+        "1st",
+        "3rd",
+        "otherwise",
+        "backwards",
+        "weekend",
+        "again",
+        "anyway",
+        "please",
+    ] {
+        for m in [format!("confirm {name}"), format!("confirm destroy {name}"), format!("I confirm {name}")] {
+            assert!(!is_typed_confirmation(&m), "{m:?}");
+        }
+    }
+    for m in [
+        "confirm caddy",
+        "confirm lxc:caddy",
+        "confirm 101",
+        "confirm destroy pve1",
+        "confirm web-01",
+        "confirm git.home.arpa",
+        "confirm my_vm",
+        "confirm nextcloud",
+        "Confirmed: pve1.",
+    ] {
+        assert!(is_typed_confirmation(m), "{m:?}");
+    }
+    // With its real target a name is matched exactly, whatever its shape.
+    let monday = ConfirmTarget::new("vm:monday").with_name("monday");
+    assert!(typed_confirmation("confirm monday", &monday));
+}
+
+/// Plain go-aheads an outside pass found missed, and the forms deliberately left out.
+#[test]
+fn more_plain_go_aheads_are_assent() {
+    for m in [
+        "\u{2705}",
+        "\u{2714}\u{FE0F}",
+        "yes \u{2705}",
+        "green light",
+        "you have my approval",
+        "plan looks good",
+        "the plan looks good",
+        "looks correct",
+        "looks alright",
+        "I say yes",
+        "surely",
+        "yez",
+        "ues",
+        "proced",
+        "procede",
+        "go ahed",
+        "go ahaed",
+        "lgmt",
+        "do itt",
+        "ta, proceed",
+        "go ahead nomos",
+        "yes, nomos",
+    ] {
+        assert!(is_assent(m), "{m:?}");
+    }
+    for m in [
+        // A refusal word first may refuse what was asked ("should I keep it?" "no, go ahead").
+        "no, go ahead",
+        // Seen is not approved.
+        "roger that",
+        "roger",
+        // A speaker's prefix reads as a transcript line, a mention as a quoted chat.
+        "nomos: go ahead",
+        "nomos, go ahead",
+        "@nomos yes",
+        "nomos",
+        "looks good now",
+        "\u{2705} done",
+    ] {
+        assert!(!is_assent(m), "{m:?}");
+    }
+}

@@ -3,8 +3,8 @@
 
 use super::lexicon::WITHHOLDING;
 
-/// A thumbs-up: the one emoji read as a word ("yes"), whatever its skin tone.
-pub(super) const THUMBS_UP: char = '\u{1F44D}';
+/// The signs read as a word ("yes"): a thumbs-up, whatever its skin tone, and check marks (✅ ✔ ☑).
+pub(super) const GO_AHEAD_SIGNS: &[char] = &['\u{1F44D}', '\u{2705}', '\u{2714}', '\u{2611}'];
 
 /// Punctuation that separates words without changing what they say.
 const SEPARATORS: &[char] = &[',', '.', '!', ':', ';', '-', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2015}'];
@@ -101,7 +101,7 @@ pub(super) fn tokens(folded: &str) -> Vec<Token> {
             if !word.is_empty() {
                 out.push(Token::Word(std::mem::take(&mut word)));
             }
-            if c == THUMBS_UP {
+            if GO_AHEAD_SIGNS.contains(&c) {
                 out.push(Token::Word(c.to_string()));
             } else if !SEPARATORS.contains(&c) {
                 out.push(Token::Sign(c));
