@@ -64,6 +64,15 @@ fn could_be_a_name(word: &str) -> bool {
         && !PHRASES.iter().any(|(p, _)| p.split(' ').any(|w| w == word))
         && !CONFIRM_WORDS.iter().any(|c| c.contains(&word))
         && !says_how_or_when(word)
+        && !a_compound_of_non_names(word)
+}
+
+/// A compound (`after-lunch`, `not-now`, `next-week`, `end-of-day`) with a withholding part, or
+/// made only of words that name nothing; a host name's parts (`git.home.arpa`, `web-01`) are not.
+fn a_compound_of_non_names(word: &str) -> bool {
+    let parts: Vec<&str> = word.split(['-', '.', '_']).filter(|p| !p.is_empty()).collect();
+    let names_nothing = |p: &&str| NOT_A_NAME.contains(p) || says_how_or_when(p);
+    parts.len() > 1 && (parts.iter().any(|p| WITHHOLDING.contains(p)) || parts.iter().all(names_nothing))
 }
 
 /// Classes of words that say how, when, how often or who rather than which: adverbs (`manually`,

@@ -1,7 +1,7 @@
 //! Plain assent: a reply made only of the assent vocabulary, in an order that reads as a go-ahead.
 
 use super::confirm::CONFIRM_WORDS;
-use super::lexicon::{Kind, CONFIRM_VERBS, PHRASES, TARGET_PREPOSITIONS, WITHHOLDING};
+use super::lexicon::{Kind, CARRY_OUT, CONFIRM_VERBS, PHRASES, TARGET_PREPOSITIONS, WITHHOLDING};
 use super::text::{contains_phrase, doubtful, fold, squeeze, words_only};
 use super::ConfirmTarget;
 
@@ -30,16 +30,16 @@ fn phrase(words: &[String], c: &Covered) -> String {
 }
 
 /// A verb of the plan approves the step only when it acts on it: a verb with nothing after it adds
-/// a step ("yes; reboot") unless it is the step's own ("yes, destroy" to `pct destroy`); a verb that
-/// discards ([`CONFIRM_VERBS`], "clean up") on the plan itself cancels it ("ok, delete the plan");
-/// any verb on "all" or "everything" widens the step ("yes, destroy everything").
+/// a step ("yes; reboot") unless it is the step's own ("yes, destroy" to `pct destroy`); on the
+/// plan itself or its parts only a verb that carries it out ([`CARRY_OUT`]) approves it — any other
+/// edits or cancels it ("ok, update the plan", "sure, delete the plan"); any verb on "all" or
+/// "everything" widens the step ("yes, destroy everything").
 fn keeps_to_the_plan(words: &[String], covered: &[Covered], target: Option<&ConfirmTarget>) -> bool {
     covered.iter().enumerate().filter(|(_, c)| c.kind == Kind::Verb).all(|(i, c)| {
         let verb = phrase(words, c);
-        let discards = verb == "clean up" || CONFIRM_VERBS.iter().any(|forms| forms.contains(&verb.as_str()));
         match covered.get(i + 1).map(|n| n.kind) {
             Some(Kind::Object | Kind::Target) => true,
-            Some(Kind::Plan) => !discards,
+            Some(Kind::Plan) => CARRY_OUT.contains(&verb.as_str()),
             Some(Kind::All) => false,
             _ => target.is_some_and(|t| t.accepts_verb(&verb)),
         }

@@ -154,6 +154,11 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("as described", Kind::Filler), ("as discussed", Kind::Filler), ("nomos", Kind::Vocative),
 ];
 
+/// The verbs of the vocabulary that carry a plan out: the only ones that approve it when they act on
+/// the plan or its parts ("apply the changes", "run the remaining steps"). Any other verb there
+/// edits or discards it ("update the plan", "delete the plan", "move the next step").
+pub(super) const CARRY_OUT: &[&str] = &["apply", "run", "start", "launch", "deploy", "install", "retry", "carry out"];
+
 /// Words that may stand before a step's own target in a reply ("yes, for caddy").
 pub(super) const TARGET_PREPOSITIONS: &[&str] = &["on", "for"];
 
@@ -204,7 +209,11 @@ pub(super) const NOT_A_NAME: &[&str] = &[
     "fast", "quick", "slow", "hard", "soft", "properly", "manual", "automatic", "auto", "alone", "together",
     "personally", "individually", "directly", "first-hand", "pls", "plz", "please", "thanks", "thx",
     "ty", "receipt", "pending", "done", "received", "seen", "read", "noted", "ack", "ok", "okay", "yes",
+    // Prepositions and conjunctions.
+    "of", "in", "on", "at", "by", "for", "from", "with", "via", "per", "into", "onto", "to", "or", "nor", "and",
+    "so", "than", "off", "out", "about", "around", "across", "through", "during", "within", "end", "day",
+    "days", "weeks", "hours", "minutes", "mins", "secs",
     // Modal and auxiliary verbs.
     "will", "would", "shall", "should", "can", "could", "might", "must", "did", "do", "does", "am",
-    "is", "are", "was", "were", "be", "been", "have", "has", "had", "to",
+    "is", "are", "was", "were", "be", "been", "have", "has", "had",
 ];

@@ -62,6 +62,7 @@ const WRAPPERS: &[&str] = &[
     // The plan discarded, the step widened, a step added.
     "{}, delete the plan", "{}, remove the whole plan", "{}, purge the remaining steps", "{}, drop the changes",
     "{}, destroy everything", "{}, purge all", "{}, wipe all of them", "{}; reboot", "{}, and shutdown",
+    "{}, update the plan", "{}, fix the remaining steps", "{}, move the next step",
 ];
 
 fn wrapped() -> impl Strategy<Value = String> {
@@ -140,7 +141,11 @@ fn not_a_name() -> impl Strategy<Value = String> {
         "yourself",
     ])
     .prop_map(String::from);
-    prop_oneof![listed, "[a-z]{3,8}ly", "[a-z]{3,6}wards", "[a-z]{1,6}sel(f|ves)", "[0-9]{1,2}(am|pm|h|min|x|th)"]
+    let one =
+        prop_oneof![listed, "[a-z]{3,8}ly", "[a-z]{3,6}wards", "[a-z]{1,6}sel(f|ves)", "[0-9]{1,2}(am|pm|h|min|x|th)"];
+    // Compounds of such words name nothing either.
+    (one.clone(), prop::option::of((prop::sample::select(vec!["-", ".", "_"]), one)))
+        .prop_map(|(a, b)| b.map_or_else(|| a.clone(), |(sep, b)| format!("{a}{sep}{b}")))
 }
 
 proptest! {

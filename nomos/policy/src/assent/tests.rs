@@ -496,6 +496,12 @@ fn cancelling_widening_or_adding_a_step_is_not_assent() {
         "yes, wipe the remaining steps",
         "sure, clean up the plan",
         "yes, reset the changes",
+        // The plan edited: only a verb that carries it out approves it.
+        "ok, update the plan",
+        "yes, fix the plan",
+        "sure, move the next step",
+        "yes, rebuild the plan",
+        "ok, create the remaining steps",
         // The step widened to everything.
         "yes, destroy everything",
         "yes, destroy all",
@@ -521,7 +527,14 @@ fn cancelling_widening_or_adding_a_step_is_not_assent() {
     for m in ["yes, destroy", "yes, destroy it", "ok, purge caddy", "go ahead with everything", "do all"] {
         assert!(is_assent_to(m, &caddy_destroy()), "{m:?}");
     }
-    for m in ["yes, restart it", "yes, apply the plan", "ok, carry out the plan", "go ahead with all of them"] {
+    for m in [
+        "yes, restart it",
+        "yes, apply the plan",
+        "ok, carry out the plan",
+        "sure, run the remaining steps",
+        "yes, install the updates",
+        "go ahead with all of them",
+    ] {
         assert!(is_assent(m), "{m:?}");
     }
 }
@@ -628,6 +641,8 @@ fn without_a_target_the_name_must_be_able_to_name_one() {
         "confirm git.home.arpa",
         "confirm my_vm",
         "confirm nextcloud",
+        "confirm caddy-old",
+        "confirm home-assistant",
         "Confirmed: pve1.",
     ] {
         assert!(is_typed_confirmation(m), "{m:?}");
