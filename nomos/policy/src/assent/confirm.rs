@@ -51,8 +51,9 @@ fn any_verb(word: &str) -> bool {
     CONFIRM_VERBS.iter().any(|forms| forms.contains(&word))
 }
 
+/// A number as ids are written: no leading zero (`0900` is a time).
 fn is_pve_id(word: &str) -> bool {
-    !word.is_empty() && word.len() <= 10 && word.bytes().all(|b| b.is_ascii_digit())
+    !word.is_empty() && word.len() <= 10 && word.bytes().all(|b| b.is_ascii_digit()) && !word.starts_with('0')
 }
 
 fn could_be_a_name(word: &str) -> bool {
@@ -80,6 +81,9 @@ fn a_compound_of_non_names(word: &str) -> bool {
 /// (`5pm`, `10min`, `2h`, `2x`, `x2`, `1st`, `3rd`). A host or guest so named is confirmed by its slug
 /// or id, or against its real target.
 fn says_how_or_when(word: &str) -> bool {
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit()) {
+        return word.starts_with('0');
+    }
     let alpha = word.chars().all(char::is_alphabetic);
     let suffix = |s: &str| word.len() > s.len() + 2 && word.ends_with(s);
     let adverb = alpha && (suffix("ly") || suffix("wards") || suffix("ward") || suffix("wise"));

@@ -188,6 +188,8 @@ pub(super) const NOT_A_NAME: &[&str] = &[
     "either", "neither", "some", "most", "many", "much", "few", "several", "whole", "rest", "other", "others",
     "another", "same", "such", "one", "ones", "everyone", "everybody", "someone", "somebody", "anyone", "anybody",
     "nobody", "noone", "no-one", "whoever", "whatever", "oneself", "thyself", "yall", "y'all", "folks", "team",
+    "else", "boss", "manager", "mgmt", "management", "supervisor", "colleague", "colleagues", "coworker", "oncall",
+    "on-call",
     // Where: directions and pointers to other text.
     "here", "there", "elsewhere", "everywhere", "somewhere", "anywhere", "nowhere", "below", "above", "up",
     "down", "left", "right", "ahead", "behind", "inside", "outside", "upstairs", "downstairs", "over", "under",
@@ -198,7 +200,8 @@ pub(super) const NOT_A_NAME: &[&str] = &[
     // When and how often.
     "now", "today", "tonight", "tomorrow", "yesterday", "again", "already", "still", "then", "soon", "soonish",
     "earlier", "afterward", "afterwards", "later", "next", "last", "first", "second", "third", "final", "finally",
-    "once", "twice", "thrice", "always", "often", "sometimes", "anytime", "anyway", "anyways", "too", "also",
+    "once", "twice", "thrice", "always", "often", "forever", "thereafter", "hereafter", "overnight", "meantime",
+    "anyhow", "somehow", "upon", "sometimes", "anytime", "anyway", "anyways", "too", "also",
     "as", "well", "asap", "eod", "eow", "eom", "cob", "eta", "tbd", "tba", "morning", "afternoon", "evening",
     "night", "midnight", "noon", "midday", "weekend", "weekday", "week", "month", "year", "hour", "minute",
     "moment", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",

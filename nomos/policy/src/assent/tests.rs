@@ -627,6 +627,20 @@ fn without_a_target_the_name_must_be_able_to_name_one() {
         "again",
         "anyway",
         "please",
+        "on",
+        "in",
+        "0900",
+        "forever",
+        "overnight",
+        "boss",
+        "mgmt",
+        "everyone-else",
+        "after-lunch",
+        "not-now",
+        "next-week",
+        "end-of-day",
+        "tomorrow-morning",
+        "later.today",
     ] {
         for m in [format!("confirm {name}"), format!("confirm destroy {name}"), format!("I confirm {name}")] {
             assert!(!is_typed_confirmation(&m), "{m:?}");
