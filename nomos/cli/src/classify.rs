@@ -24,7 +24,8 @@ pub struct ClassifyArgs {
 pub struct AssentArgs {
     /// Judge against this target (its slug, e.g. lxc:caddy): assent may then name it, and a typed
     /// confirmation must be `confirm [VERB] TARGET` for it. Without it, a typed confirmation is
-    /// that form with any word that could name a target
+    /// that form with a slug, an id or a name-shaped word (never a time, place, manner or person
+    /// word such as `monday`, `below`, `manually`, `myself`; see the README)
     #[arg(long, value_name = "SLUG")]
     target: Option<String>,
     /// The target's name, which a confirmation may use instead of the slug
