@@ -16,6 +16,7 @@
 //! `nomos-cli`; the simulated Proxmox hosts are `nomos-lab`.
 
 pub mod actuate;
+pub mod agent;
 pub mod clock;
 pub mod events;
 pub mod graph;

@@ -1,0 +1,8 @@
+//! Nomos, the agent: it takes an operator's goal, researches the graph and the knowledge base,
+//! proposes one plan, and carries it out through the gate once the operator approves.
+//!
+//! - [`chat`]: the conversation as a provider sees it (shared types);
+//! - [`tools`]: what Nomos may call, checked against each tool's schema.
+
+pub mod chat;
+pub mod tools;
