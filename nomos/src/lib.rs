@@ -22,9 +22,12 @@ pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
+pub mod plan;
 pub mod runtime;
 pub mod store;
 pub mod tasks;
+#[doc(hidden)]
+pub mod testing_hooks;
 
 #[cfg(test)]
 pub(crate) mod testing;

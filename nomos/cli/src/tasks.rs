@@ -27,8 +27,17 @@ pub enum TasksCommand {
     Delete { id: String },
 }
 
+/// `waiting` says for what (`waiting:plan`); an end says how it went (`done:success`).
+fn status(t: &Task) -> String {
+    match (t.waiting_for, t.outcome) {
+        (Some(w), _) => format!("{}:{}", t.status, w),
+        (None, Some(o)) => format!("{}:{}", t.status, o),
+        (None, None) => t.status.to_string(),
+    }
+}
+
 fn line(t: &Task) -> String {
-    format!("{}  {:<10} {}", t.id, t.status.as_str(), t.title)
+    format!("{}  {:<17} {}", t.id, status(t), t.title)
 }
 
 pub async fn tasks(engine: &Engine, command: TasksCommand, out: Out) -> Outcome {

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod task;
+
 /// What a tool call leads to for the task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
