@@ -121,5 +121,8 @@ pub enum Delta {
     Text(String),
     Reasoning(String),
     /// The model started a tool call (its name is known).
-    ToolCall { index: usize, name: String },
+    ToolCall {
+        index: usize,
+        name: String,
+    },
 }
