@@ -180,6 +180,7 @@ string_enum!(
     /// How much a shell command can change, in increasing order. The gate lets `read_only` run at
     /// once, needs the operator's assent for `reversible_low` and `config_mutation`, and a typed
     /// confirmation naming the target for `destructive`.
+    #[derive(schemars::JsonSchema)]
     Risk {
         ReadOnly => "read_only",
         ReversibleLow => "reversible_low",

@@ -52,7 +52,7 @@ fn cut_back(text: &str, at: usize) -> usize {
 fn cut_forward(text: &str, at: usize, floor: usize) -> usize {
     let at = (at.max(floor)..=text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
     match text[at..].find('\n') {
-        Some(nl) if nl < 200 && at + nl + 1 <= text.len() => at + nl + 1,
+        Some(nl) if nl < 200 => at + nl + 1,
         _ => at,
     }
 }
