@@ -106,6 +106,7 @@ string_enum!(
 );
 
 string_enum!(
+    #[derive(schemars::JsonSchema)]
     KnowledgeKind {
         Investigation => "investigation",
         Document => "document",

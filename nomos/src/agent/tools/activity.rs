@@ -24,19 +24,24 @@ fn walk(value: &Json, out: &mut Vec<String>) {
     match value {
         Json::Object(map) => {
             for (k, v) in map {
+                let named = ENTITY_KEYS.contains(&k.as_str());
                 match v {
-                    Json::String(s) if ENTITY_KEYS.contains(&k.as_str()) => {
-                        let s = s.trim();
-                        if !s.is_empty() && out.len() < MAX_NAMED && !out.iter().any(|o| o == s) {
-                            out.push(s.to_string());
-                        }
-                    }
+                    Json::String(s) if named => push(out, s),
+                    // `about: ["host:pve1", "lxc:caddy"]`
+                    Json::Array(items) if named => items.iter().filter_map(Json::as_str).for_each(|s| push(out, s)),
                     _ => walk(v, out),
                 }
             }
         }
         Json::Array(items) => items.iter().for_each(|v| walk(v, out)),
         _ => {}
+    }
+}
+
+fn push(out: &mut Vec<String>, s: &str) {
+    let s = s.trim();
+    if !s.is_empty() && out.len() < MAX_NAMED && !out.iter().any(|o| o == s) {
+        out.push(s.to_string());
     }
 }
 
@@ -123,7 +128,7 @@ mod tests {
             "target": "lxc:caddy",
             "command": "host:pve1",
             "steps": [{"title": "a", "target": "host:pve1"}, {"target": "lxc:caddy"}],
-            "about": " host:pve2 ",
+            "about": [" host:pve2 ", "lxc:caddy"],
         });
         let mut got = named_entities(&args);
         got.sort();

@@ -18,6 +18,8 @@ mod gate;
 mod graph;
 mod knowledge;
 mod task;
+#[cfg(test)]
+mod tests;
 
 use std::future::Future;
 use std::pin::Pin;
