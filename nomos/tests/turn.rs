@@ -11,7 +11,7 @@ use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, Role, T
 use nomos::agent::send_message;
 use nomos::agent::tools::ToolResult;
 use nomos::agent::transcript::{CallState, Transcript};
-use nomos::agent::turn::{Model, ModelError, NoTools, Tools, TurnConfig, TurnEnd};
+use nomos::agent::turn::{Model, ModelError, TaskToolsOnly, Tools, TurnConfig, TurnEnd};
 use nomos::types::{TaskOutcome, TaskStatus, WaitingFor};
 use nomos::Engine;
 use tokio_util::sync::CancellationToken;
@@ -82,8 +82,8 @@ fn calls(list: &[(&str, &str, &str)]) -> ChatResponse {
     }
 }
 
-/// Stand-in for the tools registry: one read-only tool (`look`) that counts how often it really
-/// ran, and one that always fails (`break`).
+/// Stand-in for the tools registry: the task tools, one read-only tool (`look`) that counts how
+/// often it really ran, and one that always fails (`break`).
 #[derive(Default)]
 struct CountingTools {
     looks: AtomicUsize,
@@ -91,21 +91,28 @@ struct CountingTools {
 
 impl Tools for CountingTools {
     fn specs(&self) -> Vec<ToolSpec> {
-        vec![]
+        TaskToolsOnly.specs()
     }
 
     fn is_read_only(&self, name: &str, _: &serde_json::Value) -> bool {
         name == "look"
     }
 
-    async fn call(&self, _: &Engine, _: &str, _: &str, call: &ToolCall, _: &CancellationToken) -> ToolResult {
+    async fn call(
+        &self,
+        engine: &Engine,
+        task: &str,
+        turn: &str,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
         match call.name.as_str() {
             "look" => {
                 self.looks.fetch_add(1, Ordering::SeqCst);
                 ToolResult::ok("pve1 is up")
             }
             "break" => ToolResult::error("exit code 1: no such file"),
-            other => ToolResult::error(format!("unknown tool `{other}`")),
+            _ => TaskToolsOnly.call(engine, task, turn, call, cancel).await,
         }
     }
 }
@@ -128,7 +135,7 @@ async fn a_plain_answer_completes_the_task_with_the_answer_as_summary() {
     let (task, end) = send_message(
         &eng,
         &model,
-        &NoTools,
+        &TaskToolsOnly,
         &config(),
         None,
         "how many containers on pve1?",
@@ -154,16 +161,24 @@ async fn a_plan_waits_for_approval_and_a_second_proposal_appends() {
     let plan = r#"{"steps":[{"title":"stop web","target":"lxc:web"},{"title":"resize disk"}]}"#;
     let model = ScriptedModel::new(vec![calls(&[("p1", "propose_plan", plan)])]);
     let (task, end) =
-        send_message(&eng, &model, &NoTools, &config(), None, "grow web's disk", &CancellationToken::new())
+        send_message(&eng, &model, &TaskToolsOnly, &config(), None, "grow web's disk", &CancellationToken::new())
             .await
             .unwrap();
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Plan));
     assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Plan)));
 
     let model = ScriptedModel::new(vec![calls(&[("p2", "propose_plan", r#"{"steps":[{"title":"start web"}]}"#)])]);
-    send_message(&eng, &model, &NoTools, &config(), Some(&task.id), "also start it again", &CancellationToken::new())
-        .await
-        .unwrap();
+    send_message(
+        &eng,
+        &model,
+        &TaskToolsOnly,
+        &config(),
+        Some(&task.id),
+        "also start it again",
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     let steps: Vec<(i64, String)> = eng.plan(&task.id).await.unwrap().into_iter().map(|s| (s.seq, s.title)).collect();
     assert_eq!(steps, [(1, "stop web".into()), (2, "resize disk".into()), (3, "start web".into())]);
 }
@@ -246,8 +261,9 @@ async fn malformed_output_is_a_tool_error_or_a_retry_never_a_crash() {
         calls(&[("m1", "propose_plan", r#"{"steps": [oops"#), ("m2", "no_such_tool", "{}")]),
         text("I could not plan that."),
     ]);
-    let (task, _) =
-        send_message(&eng, &model, &NoTools, &config(), None, "plan it", &CancellationToken::new()).await.unwrap();
+    let (task, _) = send_message(&eng, &model, &TaskToolsOnly, &config(), None, "plan it", &CancellationToken::new())
+        .await
+        .unwrap();
     assert_eq!(task.status, TaskStatus::Done);
     let recorded = Transcript::new(&eng, &task.id).calls().await.unwrap();
     assert!(recorded.iter().all(|c| c.is_error && c.state == CallState::Completed));
@@ -259,7 +275,7 @@ async fn malformed_output_is_a_tool_error_or_a_retry_never_a_crash() {
     let (_dir, eng) = engine().await;
     let model = ScriptedModel::new(vec![text("")]);
     let (task, _) =
-        send_message(&eng, &model, &NoTools, &config(), None, "hello?", &CancellationToken::new()).await.unwrap();
+        send_message(&eng, &model, &TaskToolsOnly, &config(), None, "hello?", &CancellationToken::new()).await.unwrap();
     assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Message)));
 }
 

@@ -68,21 +68,63 @@ pub trait Tools: Send + Sync {
     ) -> impl Future<Output = ToolResult> + Send;
 }
 
-/// No tools beyond the task tools.
+/// Only the task tools (a conversation that may plan and ask but touches nothing).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct NoTools;
+pub struct TaskToolsOnly;
 
-impl Tools for NoTools {
+impl Tools for TaskToolsOnly {
     fn specs(&self) -> Vec<ToolSpec> {
-        Vec::new()
+        tools::task::specs()
     }
 
     fn is_read_only(&self, _: &str, _: &serde_json::Value) -> bool {
         false
     }
 
-    async fn call(&self, _: &Engine, _: &str, _: &str, call: &ToolCall, _: &CancellationToken) -> ToolResult {
-        ToolResult::error(format!("unknown tool `{}`; the tools are: {}", call.name, tools::task::NAMES.join(", ")))
+    async fn call(&self, engine: &Engine, task: &str, _: &str, call: &ToolCall, _: &CancellationToken) -> ToolResult {
+        match tools::task::call(engine, task, call).await {
+            Some(result) => result,
+            None => ToolResult::error(format!(
+                "unknown tool `{}`; the tools are: {}. Nothing was run.",
+                call.name,
+                tools::task::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// Every tool, through the registry and the gate.
+pub struct GatedTools {
+    pub registry: tools::Registry,
+    pub actuator: crate::actuate::Actuator,
+}
+
+impl Tools for GatedTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.registry.specs()
+    }
+
+    fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool {
+        self.registry.is_read_only(name, args)
+    }
+
+    async fn call(
+        &self,
+        engine: &Engine,
+        task: &str,
+        turn: &str,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let ctx = tools::ToolContext {
+            engine,
+            actuator: &self.actuator,
+            task_id: task,
+            turn_id: turn,
+            call_id: &call.id,
+            cancel,
+        };
+        self.registry.call(&ctx, call).await
     }
 }
 
@@ -287,8 +329,7 @@ async fn drive<M: Model, T: Tools>(
     cancel: &CancellationToken,
 ) -> Result<(StatusChange, String)> {
     let transcript = Transcript::new(engine, task);
-    let mut specs = tools::task::specs();
-    specs.extend(tools.specs());
+    let specs = tools.specs();
     let mut guards = Guards::default();
     let mut empty_replies = 0;
     let on_delta = |d: Delta| publish_delta(engine, task, turn_id, &d);
@@ -354,10 +395,7 @@ async fn drive<M: Model, T: Tools>(
             }
             transcript.mark_started(&call.id, Some(turn_id)).await?;
             crate::testing_hooks::pause_at("after_start");
-            let result = match tools::task::call(engine, task, call).await {
-                Some(r) => r,
-                None => tools.call(engine, task, turn_id, call, cancel).await,
-            };
+            let result = tools.call(engine, task, turn_id, call, cancel).await;
             crate::testing_hooks::pause_at("before_result");
             transcript.mark_completed(&call.id, &result).await?;
             guards.record(call, sig, read_only, &result);

@@ -103,6 +103,8 @@ events! {
     HostKeyTrusted = "host_key.trusted",
     /// A host presented a key other than the trusted one; the connection was refused.
     HostKeyMismatch = "host_key.mismatch",
+    /// Nomos, the agent, named an entity in a tool call (the UI highlights it).
+    EntityTouched = "entity.touched",
 }
 
 /// An event of a kind this build does not know, kept as it was written.
@@ -309,6 +311,18 @@ pub struct AgentDelta {
     pub kind: DeltaKind,
     #[serde(default)]
     pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityTouched {
+    /// The task the call belongs to.
+    pub task_id: Option<String>,
+    /// The tool's wire name (`get_entity`, `run`).
+    pub tool: String,
+    /// The provider's id of the call.
+    pub call_id: String,
+    /// Whether the call succeeded.
+    pub success: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

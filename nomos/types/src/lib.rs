@@ -106,6 +106,7 @@ string_enum!(
 );
 
 string_enum!(
+    #[derive(schemars::JsonSchema)]
     KnowledgeKind {
         Investigation => "investigation",
         Document => "document",
@@ -199,6 +200,7 @@ string_enum!(
     /// How much a shell command can change, in increasing order. The gate lets `read_only` run at
     /// once, needs the operator's assent for `reversible_low` and `config_mutation`, and a typed
     /// confirmation naming the target for `destructive`.
+    #[derive(schemars::JsonSchema)]
     Risk {
         ReadOnly => "read_only",
         ReversibleLow => "reversible_low",

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Next, ToolResult, WaitingFor};
+use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
 use crate::agent::chat::{ToolCall, ToolSpec};
 use crate::agent::transcript::{CallState, Transcript};
 use crate::plan::NewStep;
@@ -69,6 +69,74 @@ struct CompleteTask {
     evidence: Vec<String>,
 }
 
+/// One task tool as the registry holds it: its spec, and [`call`] to run it.
+struct TaskTool {
+    name: &'static str,
+    description: &'static str,
+    parameters: serde_json::Value,
+}
+
+impl Tool for TaskTool {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.description
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        self.parameters.clone()
+    }
+
+    fn is_read_only(&self, _: &serde_json::Value) -> bool {
+        false
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: serde_json::Value) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let call =
+                ToolCall { id: ctx.call_id.to_string(), name: self.name.to_string(), arguments: args.to_string() };
+            match self::call(ctx.engine, ctx.task_id, &call).await {
+                Some(result) => result,
+                None => ToolResult::error(format!("`{}` is not a task tool", self.name)),
+            }
+        })
+    }
+}
+
+/// The task-lifecycle tools, in the order offered.
+pub(super) fn tools() -> Vec<Box<dyn Tool>> {
+    specs()
+        .into_iter()
+        .filter_map(|spec| {
+            let name = NAMES.iter().copied().find(|n| *n == spec.name)?;
+            let description = DESCRIPTIONS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)?;
+            Some(Box::new(TaskTool { name, description, parameters: spec.parameters }) as Box<dyn Tool>)
+        })
+        .collect()
+}
+
+const DESCRIPTIONS: &[(&str, &str)] = &[
+    (SET_GOAL, "State the task's goal in one sentence (what done looks like)."),
+    (
+        PROPOSE_PLAN,
+        "Propose the whole plan in one call, after researching. The task then waits for the operator to approve \
+         it. Proposing again later appends steps; it never replaces the plan.",
+    ),
+    (UPDATE_PLAN_STEP, "Move a plan step to a new status, citing the execution that did it."),
+    (ASK_OPERATOR, "Ask the operator a question only they can answer; the task waits for the answer."),
+    (
+        COMPLETE_TASK,
+        "End the task. A success must cite evidence: ids of tool calls that succeeded or executions that completed \
+         with exit code 0. Every plan step must be done, skipped or failed first.",
+    ),
+];
+
+fn describe(name: &str) -> &'static str {
+    DESCRIPTIONS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d).unwrap_or_default()
+}
+
 /// The task tools as offered to the model.
 pub fn specs() -> Vec<ToolSpec> {
     let spec = |name: &str, description: &str, parameters: serde_json::Value| ToolSpec {
@@ -79,7 +147,7 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         spec(
             SET_GOAL,
-            "State the task's goal in one sentence (what done looks like).",
+            describe(SET_GOAL),
             json!({
                 "type": "object", "additionalProperties": false, "required": ["goal"],
                 "properties": {"goal": {"type": "string"}}
@@ -87,8 +155,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             PROPOSE_PLAN,
-            "Propose the whole plan in one call, after researching. The task then waits for the operator to \
-             approve it. Proposing again later appends steps; it never replaces the plan.",
+            describe(PROPOSE_PLAN),
             json!({
                 "type": "object", "additionalProperties": false, "required": ["steps"],
                 "properties": {"steps": {"type": "array", "minItems": 1, "items": {
@@ -103,7 +170,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             UPDATE_PLAN_STEP,
-            "Move a plan step to a new status, citing the execution that did it.",
+            describe(UPDATE_PLAN_STEP),
             json!({
                 "type": "object", "additionalProperties": false, "required": ["seq", "status"],
                 "properties": {
@@ -115,7 +182,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             ASK_OPERATOR,
-            "Ask the operator a question only they can answer; the task waits for the answer.",
+            describe(ASK_OPERATOR),
             json!({
                 "type": "object", "additionalProperties": false, "required": ["prompt"],
                 "properties": {"prompt": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}}}
@@ -123,8 +190,7 @@ pub fn specs() -> Vec<ToolSpec> {
         ),
         spec(
             COMPLETE_TASK,
-            "End the task. A success must cite evidence: ids of tool calls that succeeded or executions that \
-             completed with exit code 0. Every plan step must be done, skipped or failed first.",
+            describe(COMPLETE_TASK),
             json!({
                 "type": "object", "additionalProperties": false, "required": ["outcome", "summary"],
                 "properties": {
