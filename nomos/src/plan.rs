@@ -52,6 +52,18 @@ pub struct TaskExecution {
     pub exit_code: Option<i64>,
 }
 
+/// Everything about a task, for `nomos tasks show` and the UI.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskDetail {
+    #[serde(flatten)]
+    pub task: nomos_types::Task,
+    pub plan: Vec<PlanStep>,
+    pub questions: Vec<Question>,
+    pub messages: Vec<crate::agent::transcript::MessageRecord>,
+    pub tool_calls: Vec<crate::agent::transcript::CallRecord>,
+    pub executions: Vec<TaskExecution>,
+}
+
 async fn plan_updated(tx: &mut WriteTx, task: &str) -> Result<()> {
     let steps: i64 =
         sqlx::query_scalar("SELECT count(*) FROM plan_steps WHERE task_id = ?").bind(task).fetch_one(&mut **tx).await?;
@@ -61,6 +73,19 @@ async fn plan_updated(tx: &mut WriteTx, task: &str) -> Result<()> {
 }
 
 impl Engine {
+    pub async fn task_detail(&self, id: &str) -> Result<TaskDetail> {
+        let task = self.task(id).await?;
+        let transcript = crate::agent::transcript::Transcript::new(self, id);
+        Ok(TaskDetail {
+            plan: self.plan(id).await?,
+            questions: self.questions(id).await?,
+            messages: transcript.messages().await?,
+            tool_calls: transcript.calls().await?,
+            executions: self.task_executions(id).await?,
+            task,
+        })
+    }
+
     pub async fn plan(&self, task: &str) -> Result<Vec<PlanStep>> {
         let rows = sqlx::query(
             "SELECT seq, title, detail, status, execution_id, target_slug FROM plan_steps WHERE task_id = ? ORDER BY seq",
