@@ -177,7 +177,8 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> io::Result<()
                 return send_json(&mut stream, 400, &msg.to_string(), None).await;
             };
             let streamed = body.get("stream").and_then(Json::as_bool).unwrap_or(false);
-            let prompt_tokens = request.body.len() / 4;
+            // A rough count (4 bytes a token) of the messages alone, the same streamed or not.
+            let prompt_tokens = body.get("messages").map(|m| m.to_string().len() / 4).unwrap_or(0);
             answer(&mut stream, step, streamed, &model, prompt_tokens).await
         }
         _ => {

@@ -219,9 +219,13 @@ impl Provider {
             request = request.bearer_auth(key.expose());
         }
         let started = Instant::now();
-        let mut response = match request.send().await {
-            Ok(response) => response,
-            Err(e) => return Err(transport_error(&e, TimeoutPhase::Connect)),
+        // A non-streamed reply's headers come only when the whole answer is ready: for it the
+        // total timer is the one that applies.
+        let headers_limit = if self.config.stream { timeouts.first_byte } else { timeouts.total };
+        let mut response = match tokio::time::timeout(headers_limit, request.send()).await {
+            Err(_) => return Err(ProviderError::Timeout { phase: TimeoutPhase::FirstByte }),
+            Ok(Err(e)) => return Err(transport_error(&e, TimeoutPhase::Connect)),
+            Ok(Ok(response)) => response,
         };
         let status = response.status();
         if !status.is_success() {
