@@ -91,6 +91,7 @@ pub struct Runtime {
 struct Inner {
     engine: Engine,
     actuator: Actuator,
+    agent: crate::agent::Agent,
     sweep_every: Duration,
     follow_every: Duration,
     background: Mutex<Vec<JoinHandle<()>>>,
@@ -104,10 +105,12 @@ impl Runtime {
         let policy = config.policy.load()?;
         let engine = Engine::open_with_clock(&config.db, config.clock).await?;
         let actuator = Actuator::new(engine.clone(), Arc::new(policy), config.actuate);
+        let agent = crate::agent::Agent::new(engine.clone(), actuator.clone());
         Ok(Runtime {
             inner: Arc::new(Inner {
                 engine,
                 actuator,
+                agent,
                 sweep_every: config.sweep_every,
                 follow_every: config.follow_every,
                 background: Mutex::default(),
@@ -121,6 +124,11 @@ impl Runtime {
 
     pub fn actuator(&self) -> &Actuator {
         &self.inner.actuator
+    }
+
+    /// Nomos. Its provider is configured on first use; until then a missing one is no error.
+    pub fn agent(&self) -> &crate::agent::Agent {
+        &self.inner.agent
     }
 
     pub fn clock(&self) -> &Arc<dyn Clock> {

@@ -5,6 +5,7 @@
 
 mod action;
 mod approvals;
+mod ask;
 mod autonomy;
 mod classify;
 mod db;
@@ -67,6 +68,8 @@ enum Command {
     /// {"message", "assent", "typed_confirmation"}. A typed confirmation is `confirm [VERB] TARGET`
     /// and nothing else (CONFIRM: confirm, confirmed or "i confirm"; TARGET: slug, name or id)
     Assent(classify::AssentArgs),
+    /// Ask Nomos: a new task, or the next message to one (--task); runs in the foreground
+    Ask(ask::AskArgs),
     /// Tasks: what the agent (or you) works on; their windows let their changes run
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
@@ -153,6 +156,7 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Graph(c) => graph::graph(engine, c, out).await,
         Command::Knowledge(c) => knowledge::knowledge(engine, c, out).await,
         Command::Tasks(c) => tasks::tasks(engine, c, out).await,
+        Command::Ask(args) => ask::ask(swept(rt).await?, args, out).await,
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,

@@ -101,7 +101,7 @@ pub struct Usage {
 }
 
 /// What one completion returned, the same whether it was streamed or not.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatResponse {
     pub content: String,
     /// Reasoning text some servers send beside the answer (`reasoning_content`); shown, never
@@ -125,4 +125,7 @@ pub enum Delta {
         index: usize,
         name: String,
     },
+    /// The attempt failed and the completion starts again: everything streamed so far is void
+    /// (the operator's view clears its partial text). Sent before every retry.
+    Reset,
 }

@@ -132,6 +132,16 @@ pub(crate) async fn add_message_in(
     Ok(id)
 }
 
+/// A result's first non-empty line, at most 120 characters.
+fn preview(content: &str) -> String {
+    let first = content.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    let mut p: String = first.chars().take(120).collect();
+    if p.len() < first.len() {
+        p.push('…');
+    }
+    p
+}
+
 /// The transcript of one task.
 #[derive(Clone, Copy)]
 pub struct Transcript<'a> {
@@ -286,6 +296,7 @@ impl<'a> Transcript<'a> {
             state: state.as_str().into(),
             is_error,
             execution_id: execution_id.map(str::to_string),
+            preview: preview(content),
         };
         tx.emit(EventDraft::new(event).correlation(self.task)).await?;
         tx.commit().await?;

@@ -53,7 +53,22 @@ pub trait Model: Send + Sync {
     ) -> impl Future<Output = std::result::Result<ChatResponse, ModelError>> + Send;
 }
 
-/// What the loop needs of the tools other than the task tools (the registry implements it).
+impl Model for super::provider::Provider {
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_delta: &(dyn Fn(Delta) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> std::result::Result<ChatResponse, ModelError> {
+        match super::provider::Provider::complete(self, request, on_delta, cancel).await {
+            Ok(r) => Ok(r),
+            Err(super::provider::ProviderError::Cancelled) => Err(ModelError::Cancelled),
+            Err(e) => Err(ModelError::Failed(e.to_string())),
+        }
+    }
+}
+
+/// What the loop needs of the tools (every tool goes through it: [`GatedTools`] in the product).
 pub trait Tools: Send + Sync {
     fn specs(&self) -> Vec<ToolSpec>;
     /// Whether the call changes nothing (the dedupe guard only answers these from memory).
@@ -287,6 +302,7 @@ fn publish_delta(engine: &Engine, task: &str, turn: &str, delta: &Delta) {
     let (kind, text) = match delta {
         Delta::Text(t) => (DeltaKind::Text, t.clone()),
         Delta::Reasoning(t) => (DeltaKind::Reasoning, t.clone()),
+        Delta::Reset => (DeltaKind::Reset, String::new()),
         Delta::ToolCall { .. } => return,
     };
     let event = AgentDelta { turn_id: turn.to_string(), kind, text };

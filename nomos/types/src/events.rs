@@ -293,6 +293,9 @@ pub struct ToolCallFinished {
     pub state: String,
     pub is_error: bool,
     pub execution_id: Option<String>,
+    /// The result's first line, shortened (the whole result is in the transcript).
+    #[serde(default)]
+    pub preview: String,
 }
 
 /// What an [`AgentDelta`] carries.
