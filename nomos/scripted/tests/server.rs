@@ -43,7 +43,13 @@ async fn a_script_file_is_served_in_order_and_requests_are_recorded() {
     let (_dir, path) = script_file();
     let script = Script::from_file(&path).unwrap();
     assert_eq!(script.replies.len(), 5);
-    assert_eq!(script.replies[1].reply, Reply::ToolCalls { content: String::new(), calls: vec![ScriptedCall::new("get_entity", json!({ "id": "pve1" }))] });
+    assert_eq!(
+        script.replies[1].reply,
+        Reply::ToolCalls {
+            content: String::new(),
+            calls: vec![ScriptedCall::new("get_entity", json!({ "id": "pve1" }))]
+        }
+    );
     let server = ScriptedProvider::start(script).await.unwrap();
     let http = reqwest::Client::new();
     let url = format!("{}/chat/completions", server.base_url());
