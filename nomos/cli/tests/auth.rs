@@ -3,6 +3,8 @@
 //! stdout, stderr, logs or the keyring's database file, and is removed again. A locked keyring
 //! and a missing Secret Service each get a clear error.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 

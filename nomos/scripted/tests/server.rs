@@ -1,6 +1,8 @@
 //! The scripted server over real HTTP: a script file, `/v1/models`, streamed and plain replies,
 //! errors with Retry-After, a cut-off stream, recorded requests, and the binary.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
