@@ -6,6 +6,7 @@
 mod action;
 mod approvals;
 mod ask;
+mod auth;
 mod autonomy;
 mod classify;
 mod db;
@@ -92,6 +93,9 @@ enum Command {
     /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
     #[command(subcommand)]
     Lab(lab::LabCommand),
+    /// The model provider's API key (OS keychain) and settings
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
 }
 
 fn main() -> ExitCode {
@@ -125,11 +129,12 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Outcome {
     let out = Out { json: cli.json };
-    // The gate's judgement and the lab need no database.
+    // The gate's judgement, the lab and the key need no database.
     let command = match cli.command {
         Command::Classify(args) => return classify::classify(args),
         Command::Assent(args) => return classify::assent(args),
         Command::Lab(command) => return lab::lab(command, cli.json),
+        Command::Auth(command) => return auth::auth(command, out).await,
         other => other,
     };
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
@@ -163,6 +168,6 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,
         Command::Executions(c) => executions::executions(swept(rt).await?.actuator(), c, out).await,
         Command::Autonomy(c) => autonomy::autonomy(swept(rt).await?.actuator(), c, out).await,
-        Command::Classify(_) | Command::Assent(_) | Command::Lab(_) => Ok(Exit::Ok),
+        Command::Classify(_) | Command::Assent(_) | Command::Lab(_) | Command::Auth(_) => Ok(Exit::Ok),
     }
 }

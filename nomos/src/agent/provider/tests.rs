@@ -187,7 +187,8 @@ async fn retries_stop_at_the_policy_limit() {
 
 #[tokio::test]
 async fn auth_quota_context_and_bad_requests_are_not_retried() {
-    let cases: Vec<(Step, fn(&ProviderError) -> bool)> = vec![
+    type Expect = fn(&ProviderError) -> bool;
+    let cases: Vec<(Step, Expect)> = vec![
         (Step::http(401, r#"{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}"#), |e| {
             matches!(e, ProviderError::Auth { status: 401, .. })
         }),
