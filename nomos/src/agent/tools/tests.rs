@@ -69,6 +69,7 @@ fn every_tool_has_a_closed_object_schema_and_a_description() {
         "request_execution",
         "get_execution_status",
         "read_output",
+        "http_get",
     ] {
         let spec = specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name} missing"));
         assert_eq!(spec.parameters["type"], "object", "{name}");
@@ -234,7 +235,7 @@ async fn each_call_records_its_entities_in_one_row_each_and_announces_them() {
 #[tokio::test]
 async fn results_the_model_sees_are_capped() {
     let s = setup().await;
-    let registry = Registry::new(RegistryConfig { result_cap: 600 });
+    let registry = Registry::new(RegistryConfig { result_cap: 600, ..RegistryConfig::default() });
     let ctx = ToolContext {
         engine: &s.engine,
         actuator: &s.actuator,
