@@ -250,3 +250,14 @@ async fn results_the_model_sees_are_capped() {
     assert!(r.content.contains("bytes left out; ask for less"), "{}", r.content);
     assert!(r.content.contains(" entities (offset 0)\n"), "the head is kept: {}", r.content);
 }
+
+#[tokio::test]
+async fn http_get_refuses_local_targets_as_a_tool_error() {
+    let s = setup().await;
+    for url in ["http://127.0.0.1:9/", "http://localhost:9/x", "file:///etc/passwd"] {
+        let r = s.call("http_get", json!({"url": url})).await;
+        assert!(r.is_error, "{url}: {}", r.content);
+        assert!(r.content.starts_with("refused: "), "{url}: {}", r.content);
+    }
+    assert!(s.registry.is_read_only("http_get", &json!({"url": "https://example.com/"})));
+}
