@@ -6,10 +6,31 @@
 //! Text that arrives in a result (command output, web pages, knowledge) is data: whatever it says,
 //! the gate decides what runs.
 //!
-//! - [`args`]: the schema of an argument struct and the check of a call against it;
+//! - [`args`]: the schema of an argument struct and the check of a call against it (and, for
+//!   every tool module, the macros `parsed!` and `engine!` that end a call early with its error);
 //! - `cap`: head-and-tail capping of what the model sees;
 //! - `activity`: the `agent_activity` rows and `entity.touched` events of each call;
 //! - the groups of tools: `graph`, `knowledge`, `gate`, [`web`], and `task` (the task lifecycle).
+
+/// In a tool's `call`: the checked arguments as their struct, or return the tool error.
+macro_rules! parsed {
+    ($args:expr) => {
+        match $crate::agent::tools::args::parse($args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        }
+    };
+}
+
+/// In a tool's `call`: an engine result's value, or return its error as the tool error.
+macro_rules! engine {
+    ($result:expr) => {
+        match $result {
+            Ok(v) => v,
+            Err(e) => return $crate::agent::tools::ToolResult::from(e),
+        }
+    };
+}
 
 mod activity;
 pub mod args;

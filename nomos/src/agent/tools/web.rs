@@ -23,8 +23,7 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 
 use super::args::schema_of;
-use super::graph::parsed;
-use super::{args, Tool, ToolContext, ToolFuture, ToolResult};
+use super::{Tool, ToolContext, ToolFuture, ToolResult};
 
 /// The most redirects followed.
 pub const MAX_REDIRECTS: usize = 5;
