@@ -6,8 +6,8 @@
 //! Text that arrives in a result (command output, web pages, knowledge) is data: whatever it says,
 //! the gate decides what runs.
 //!
-//! - [`args`]: the schema of an argument struct and the check of a call against it (and, for
-//!   every tool module, the macros `parsed!` and `engine!` that end a call early with its error);
+//! - [`args`]: the schema of an argument struct and the check of a call against it; the macros
+//!   `parsed!` and `engine!` below end a tool's call early with its error;
 //! - `cap`: head-and-tail capping of what the model sees;
 //! - `activity`: the `agent_activity` rows and `entity.touched` events of each call;
 //! - the groups of tools: `graph`, `knowledge`, `gate`, [`web`], and `task` (the task lifecycle).
