@@ -68,10 +68,7 @@ impl Tool for Run {
 
     fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: Json) -> ToolFuture<'a> {
         Box::pin(async move {
-            let a: RunArgs = match args::parse(args) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+            let a: RunArgs = parsed!(args);
             let req = RunRequest {
                 target: a.target,
                 command: a.command,
@@ -265,10 +262,7 @@ impl Tool for RequestExecution {
 
     fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: Json) -> ToolFuture<'a> {
         Box::pin(async move {
-            let a: RequestArgs = match args::parse(args) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+            let a: RequestArgs = parsed!(args);
             let action = match Action::from_json(&a.action) {
                 Ok(action) => action,
                 Err(e) => return ToolResult::error(format!("invalid arguments: `action`: {e}. Nothing was run.")),
@@ -334,10 +328,7 @@ impl Tool for ExecutionStatusTool {
 
     fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: Json) -> ToolFuture<'a> {
         Box::pin(async move {
-            let a: StatusArgs = match args::parse(args) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+            let a: StatusArgs = parsed!(args);
             let x = match ctx.actuator.execution(&a.execution_id).await {
                 Ok(x) => x,
                 Err(e) => return e.into(),
@@ -406,10 +397,7 @@ impl Tool for ReadOutput {
 
     fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: Json) -> ToolFuture<'a> {
         Box::pin(async move {
-            let a: ReadArgs = match args::parse(args) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+            let a: ReadArgs = parsed!(args);
             let x = match ctx.actuator.execution(&a.execution_id).await {
                 Ok(x) => x,
                 Err(e) => return e.into(),

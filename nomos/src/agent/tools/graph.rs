@@ -7,34 +7,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
 
-use super::args::{self, schema_of};
+use super::args::schema_of;
 use super::{Tool, ToolContext, ToolFuture, ToolResult};
 
 pub(super) fn tools() -> Vec<Box<dyn Tool>> {
     vec![Box::new(ListEntities), Box::new(GetEntity), Box::new(GetRelations), Box::new(GetBlastRadius)]
 }
-
-/// Unwraps checked arguments, or returns the tool error.
-macro_rules! parsed {
-    ($args:expr) => {
-        match args::parse($args) {
-            Ok(a) => a,
-            Err(e) => return e,
-        }
-    };
-}
-pub(super) use parsed;
-
-/// Unwraps an engine result, or returns it as a tool error.
-macro_rules! engine {
-    ($result:expr) => {
-        match $result {
-            Ok(v) => v,
-            Err(e) => return ToolResult::from(e),
-        }
-    };
-}
-pub(super) use engine;
 
 /// The arguments of `list_entities`.
 #[derive(Deserialize, JsonSchema)]

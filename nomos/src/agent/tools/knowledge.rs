@@ -7,8 +7,7 @@ use serde::Deserialize;
 use serde_json::{json, Value as Json};
 
 use super::args::schema_of;
-use super::graph::{engine, parsed};
-use super::{args, Tool, ToolContext, ToolFuture, ToolResult, AGENT};
+use super::{Tool, ToolContext, ToolFuture, ToolResult, AGENT};
 
 pub(super) fn tools() -> Vec<Box<dyn Tool>> {
     vec![Box::new(SearchKnowledge), Box::new(GetKnowledge), Box::new(UpsertKnowledge)]
@@ -207,6 +206,7 @@ impl Tool for UpsertKnowledge {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::tools::args;
 
     #[test]
     fn snippets_read_as_plain_text() {

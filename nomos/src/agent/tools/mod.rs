@@ -6,10 +6,31 @@
 //! Text that arrives in a result (command output, web pages, knowledge) is data: whatever it says,
 //! the gate decides what runs.
 //!
-//! - [`args`]: the schema of an argument struct and the check of a call against it;
+//! - [`args`]: the schema of an argument struct and the check of a call against it; the macros
+//!   `parsed!` and `engine!` below end a tool's call early with its error;
 //! - `cap`: head-and-tail capping of what the model sees;
 //! - `activity`: the `agent_activity` rows and `entity.touched` events of each call;
-//! - the groups of tools: `graph`, `knowledge`, `gate`, `web`, and `task` (the task lifecycle).
+//! - the groups of tools: `graph`, `knowledge`, `gate`, [`web`], and `task` (the task lifecycle).
+
+/// In a tool's `call`: the checked arguments as their struct, or return the tool error.
+macro_rules! parsed {
+    ($args:expr) => {
+        match $crate::agent::tools::args::parse($args) {
+            Ok(a) => a,
+            Err(e) => return e,
+        }
+    };
+}
+
+/// In a tool's `call`: an engine result's value, or return its error as the tool error.
+macro_rules! engine {
+    ($result:expr) => {
+        match $result {
+            Ok(v) => v,
+            Err(e) => return $crate::agent::tools::ToolResult::from(e),
+        }
+    };
+}
 
 mod activity;
 pub mod args;
@@ -20,6 +41,7 @@ mod knowledge;
 pub mod task;
 #[cfg(test)]
 mod tests;
+pub mod web;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -153,11 +175,12 @@ pub trait Tool: Send + Sync {
 pub struct RegistryConfig {
     /// The most bytes of one result the model sees.
     pub result_cap: usize,
+    pub web: web::WebConfig,
 }
 
 impl Default for RegistryConfig {
     fn default() -> RegistryConfig {
-        RegistryConfig { result_cap: RESULT_CAP }
+        RegistryConfig { result_cap: RESULT_CAP, web: web::WebConfig::default() }
     }
 }
 
@@ -173,12 +196,15 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Every tool: the graph, knowledge, gate and web tools and the task lifecycle.
+    /// Every tool: the graph, knowledge, gate and web tools and the task lifecycle. `http_get`
+    /// resolves names with the system's resolver.
     pub fn new(config: RegistryConfig) -> Registry {
-        let mut tools = Vec::new();
+        let mut tools: Vec<Box<dyn Tool>> = Vec::new();
         tools.extend(graph::tools());
         tools.extend(knowledge::tools());
         tools.extend(gate::tools());
+        let fetcher = web::Fetcher::new(std::sync::Arc::new(web::SystemResolver), config.web.clone());
+        tools.push(Box::new(web::HttpGet::new(fetcher)));
         tools.extend(task::tools());
         Registry::with_tools(config, tools)
     }

@@ -69,6 +69,7 @@ fn every_tool_has_a_closed_object_schema_and_a_description() {
         "request_execution",
         "get_execution_status",
         "read_output",
+        "http_get",
     ] {
         let spec = specs.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name} missing"));
         assert_eq!(spec.parameters["type"], "object", "{name}");
@@ -234,7 +235,7 @@ async fn each_call_records_its_entities_in_one_row_each_and_announces_them() {
 #[tokio::test]
 async fn results_the_model_sees_are_capped() {
     let s = setup().await;
-    let registry = Registry::new(RegistryConfig { result_cap: 600 });
+    let registry = Registry::new(RegistryConfig { result_cap: 600, ..RegistryConfig::default() });
     let ctx = ToolContext {
         engine: &s.engine,
         actuator: &s.actuator,
@@ -248,4 +249,15 @@ async fn results_the_model_sees_are_capped() {
     assert!(r.content.len() <= 600, "{}", r.content.len());
     assert!(r.content.contains("bytes left out; ask for less"), "{}", r.content);
     assert!(r.content.contains(" entities (offset 0)\n"), "the head is kept: {}", r.content);
+}
+
+#[tokio::test]
+async fn http_get_refuses_local_targets_as_a_tool_error() {
+    let s = setup().await;
+    for url in ["http://127.0.0.1:9/", "http://localhost:9/x", "file:///etc/passwd"] {
+        let r = s.call("http_get", json!({"url": url})).await;
+        assert!(r.is_error, "{url}: {}", r.content);
+        assert!(r.content.starts_with("refused: "), "{url}: {}", r.content);
+    }
+    assert!(s.registry.is_read_only("http_get", &json!({"url": "https://example.com/"})));
 }
