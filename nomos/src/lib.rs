@@ -16,14 +16,18 @@
 //! `nomos-cli`; the simulated Proxmox hosts are `nomos-lab`.
 
 pub mod actuate;
+pub mod agent;
 pub mod clock;
 pub mod events;
 pub mod graph;
 pub mod inventory;
 pub mod knowledge;
+pub mod plan;
 pub mod runtime;
 pub mod store;
 pub mod tasks;
+#[doc(hidden)]
+pub mod testing_hooks;
 
 #[cfg(test)]
 pub(crate) mod testing;

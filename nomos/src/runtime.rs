@@ -91,6 +91,7 @@ pub struct Runtime {
 struct Inner {
     engine: Engine,
     actuator: Actuator,
+    agent: crate::agent::Agent,
     sweep_every: Duration,
     follow_every: Duration,
     background: Mutex<Vec<JoinHandle<()>>>,
@@ -104,10 +105,12 @@ impl Runtime {
         let policy = config.policy.load()?;
         let engine = Engine::open_with_clock(&config.db, config.clock).await?;
         let actuator = Actuator::new(engine.clone(), Arc::new(policy), config.actuate);
+        let agent = crate::agent::Agent::new(engine.clone(), actuator.clone());
         Ok(Runtime {
             inner: Arc::new(Inner {
                 engine,
                 actuator,
+                agent,
                 sweep_every: config.sweep_every,
                 follow_every: config.follow_every,
                 background: Mutex::default(),
@@ -121,6 +124,11 @@ impl Runtime {
 
     pub fn actuator(&self) -> &Actuator {
         &self.inner.actuator
+    }
+
+    /// Nomos. Its provider is configured on first use; until then a missing one is no error.
+    pub fn agent(&self) -> &crate::agent::Agent {
+        &self.inner.agent
     }
 
     pub fn clock(&self) -> &Arc<dyn Clock> {
@@ -142,10 +150,10 @@ impl Runtime {
         self.inner.engine.subscribe_transient()
     }
 
-    /// Housekeeping once: expires overdue approvals and fails executions whose process died.
-    /// Returns (expired, interrupted).
-    pub async fn sweep(&self) -> Result<(usize, usize)> {
-        self.inner.actuator.sweep().await
+    /// Housekeeping once: expires overdue approvals, fails executions whose process died, and
+    /// turns tasks whose worker stopped (an expired lease) into waiting.
+    pub async fn sweep(&self) -> Result<Swept> {
+        sweep_once(&self.inner.actuator, &self.inner.engine).await
     }
 
     /// Starts the background work on the current tokio runtime (call it from inside one): a
@@ -159,17 +167,16 @@ impl Runtime {
         let store = self.inner.engine.store().clone();
         tasks.push(tokio::spawn(events::watch_other_writers(store, self.inner.follow_every)));
         let act = self.inner.actuator.clone();
+        let engine = self.inner.engine.clone();
         let every = self.inner.sweep_every;
         tasks.push(tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
-                match act.sweep().await {
-                    Ok((0, 0)) => {}
-                    Ok((expired, interrupted)) => {
-                        tracing::info!(expired, interrupted, "swept approvals and executions")
-                    }
+                match sweep_once(&act, &engine).await {
+                    Ok(swept) if swept == Swept::default() => {}
+                    Ok(swept) => tracing::info!(?swept, "swept approvals, executions and tasks"),
                     Err(e) => tracing::warn!("sweep failed: {e}"),
                 }
             }
@@ -190,6 +197,20 @@ impl Runtime {
         }
         self.inner.engine.store().close().await;
     }
+}
+
+/// What one sweep changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub approvals_expired: usize,
+    pub executions_interrupted: usize,
+    pub tasks_interrupted: usize,
+}
+
+async fn sweep_once(actuator: &Actuator, engine: &Engine) -> Result<Swept> {
+    let (approvals_expired, executions_interrupted) = actuator.sweep().await?;
+    let tasks_interrupted = engine.sweep_task_leases().await?;
+    Ok(Swept { approvals_expired, executions_interrupted, tasks_interrupted })
 }
 
 #[cfg(test)]
@@ -231,7 +252,7 @@ mod tests {
         };
         let rt = Runtime::open(cfg.clone()).await.unwrap();
         assert_eq!(rt.clock().now(), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rt.sweep().await.unwrap(), (0, 0));
+        assert_eq!(rt.sweep().await.unwrap(), Swept::default());
         let mut rx = rt.subscribe();
         rt.start_background();
         rt.start_background();

@@ -118,12 +118,38 @@ impl Store {
     }
 
     /// Applies pending migrations. Already-applied migrations are skipped, so this is idempotent.
+    ///
+    /// Migrations run with foreign keys off, as SQLite prescribes for schema changes: a table
+    /// rebuilt to change a constraint (create new, copy, drop old, rename) must not cascade the
+    /// drop into the rows that reference it. The pragma only takes effect outside a transaction,
+    /// so it is set on the migrating connection around the migrations, and every reference is
+    /// checked before it is turned back on.
     pub async fn migrate(&self) -> Result<(), StoreError> {
-        MIGRATOR.run(&self.pool).await.map_err(|e| match e {
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("PRAGMA foreign_keys = OFF").execute(&mut *conn).await?;
+        let ran = MIGRATOR.run(&mut *conn).await;
+        let dangling: Result<Option<String>, sqlx::Error> =
+            sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1")
+                .fetch_optional(&mut *conn)
+                .await;
+        let restored = sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await;
+        if restored.is_err() {
+            // Never hand a connection without foreign keys back to the pool.
+            drop(conn.detach());
+        }
+        ran.map_err(|e| match e {
             MigrateError::VersionMissing(version) => StoreError::NewerSchema { path: self.path.clone(), version },
             MigrateError::Execute(err) => classify_open_error(&self.path, err),
             other => StoreError::Migrate { path: self.path.clone(), reason: other.to_string() },
-        })
+        })?;
+        restored?;
+        if let Some(table) = dangling? {
+            return Err(StoreError::Migrate {
+                path: self.path.clone(),
+                reason: format!("rows of `{table}` point at rows that do not exist"),
+            });
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -301,7 +327,7 @@ mod tests {
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
         assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
-        assert_eq!(latest_schema_version(), 10);
+        assert_eq!(latest_schema_version(), 11);
     }
 
     #[tokio::test]

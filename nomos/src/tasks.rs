@@ -1,23 +1,42 @@
 //! Task records: a task and its own `task:` entity are written together; deleting a task removes
 //! the task, its transcript, plan and questions, and its entity with that entity's edges — never the
 //! knowledge it produced, which stays in the knowledge base for later tasks.
+//!
+//! A task's status moves only through [`set_status_in`] (which emits `task.updated`):
+//!
+//! - `working` is held by a lease ([`Engine::claim_task`]) that the turn renews; the sweep
+//!   ([`Engine::sweep_task_leases`]) turns an expired lease into `waiting` for the operator's next
+//!   message, with a note in the transcript saying so — nothing is re-run;
+//! - `waiting` names what for (an answer, the plan, an approval, a message);
+//! - `done`, `failed`, `cancelled` end it, with an outcome and a summary. An operator's message may
+//!   reopen an ended task (a new claim).
 
-use nomos_types::events::{EntityDeleted, TaskCreated, TaskDeleted};
-use nomos_types::{Task, TaskStatus};
+use nomos_types::events::{EntityDeleted, TaskCreated, TaskDeleted, TaskUpdated};
+use nomos_types::{Task, TaskOutcome, TaskStatus, WaitingFor};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
 use crate::events::EventDraft;
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::new_id;
+use crate::store::WriteTx;
 use crate::{Engine, Error, Result};
 
-const TASK_SELECT: &str = "SELECT t.id, t.title, t.goal, t.status, t.outcome, t.summary, e.slug AS entity_slug,
-        t.completion_nudges, t.created_at, t.updated_at, t.last_active_at
+/// How long a claim on a task lasts unless renewed. The turn renews it well before (every third of
+/// it), so only a process that stopped lets it expire.
+pub const LEASE_TTL_MS: i64 = 60_000;
+
+/// The note the sweep leaves in the transcript of a task whose worker stopped.
+pub const INTERRUPTED_NOTE: &str =
+    "interrupted: the process working on this task stopped; nothing is re-run — send a message to continue";
+
+const TASK_SELECT: &str = "SELECT t.id, t.title, t.goal, t.status, t.waiting_for, t.outcome, t.summary,
+        e.slug AS entity_slug, t.completion_nudges, t.created_at, t.updated_at, t.last_active_at
    FROM tasks t LEFT JOIN entities e ON e.id = t.entity_id";
 
 fn task_from_row(row: &SqliteRow) -> Result<Task> {
     let status: String = row.try_get("status")?;
+    let waiting_for: Option<String> = row.try_get("waiting_for")?;
     let outcome: Option<String> = row.try_get("outcome")?;
     let nudges: i64 = row.try_get("completion_nudges")?;
     Ok(Task {
@@ -25,6 +44,10 @@ fn task_from_row(row: &SqliteRow) -> Result<Task> {
         title: row.try_get("title")?,
         goal: row.try_get("goal")?,
         status: status.parse::<TaskStatus>().map_err(|e| Error::Invalid(e.to_string()))?,
+        waiting_for: waiting_for
+            .map(|w| w.parse::<WaitingFor>())
+            .transpose()
+            .map_err(|e| Error::Invalid(e.to_string()))?,
         outcome: outcome.as_deref().map(nomos_types::TaskOutcome::lenient),
         summary: row.try_get("summary")?,
         entity_slug: row.try_get("entity_slug")?,
@@ -71,8 +94,9 @@ impl Engine {
                 .await?;
         let now = tx.now().to_string();
         sqlx::query(
-            "INSERT INTO tasks (id, title, goal, entity_id, created_at, updated_at, last_active_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (id, title, goal, status, waiting_for, entity_id, created_at, updated_at,
+                                last_active_at)
+             VALUES (?, ?, ?, 'waiting', 'message', ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(title.trim())
@@ -147,6 +171,187 @@ impl Engine {
     }
 }
 
+/// A task's status as [`set_status_in`] writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusChange {
+    /// Claimed by `owner` until `expires_at`.
+    Working {
+        owner: String,
+        expires_at: String,
+    },
+    Waiting(WaitingFor),
+    /// Done, failed or cancelled, with how it ended.
+    Ended {
+        status: TaskStatus,
+        outcome: Option<TaskOutcome>,
+        summary: String,
+    },
+}
+
+/// The one place a task's status changes: writes it and emits `task.updated`. `summary` says why
+/// (kept as the task's summary only for an end).
+pub(crate) async fn set_status_in(tx: &mut WriteTx, task: &str, change: &StatusChange, why: &str) -> Result<()> {
+    let now = tx.now().to_string();
+    let (status, waiting_for, owner, expires, outcome, summary) = match change {
+        StatusChange::Working { owner, expires_at } => {
+            (TaskStatus::Working, None, Some(owner.as_str()), Some(expires_at.as_str()), None, None)
+        }
+        StatusChange::Waiting(w) => (TaskStatus::Waiting, Some(*w), None, None, None, None),
+        StatusChange::Ended { status, outcome, summary } => {
+            if !status.is_end() {
+                return Err(Error::Invalid(format!("`{status}` is not an end of a task")));
+            }
+            (*status, None, None, None, *outcome, Some(summary.as_str()))
+        }
+    };
+    let done = sqlx::query(
+        "UPDATE tasks SET status = ?, waiting_for = ?, lease_owner = ?, lease_expires_at = ?,
+                outcome = ?,
+                summary = coalesce(?, summary), updated_at = ?, last_active_at = ?
+          WHERE id = ?",
+    )
+    .bind(status.as_str())
+    .bind(waiting_for.map(WaitingFor::as_str))
+    .bind(owner)
+    .bind(expires)
+    .bind(outcome.map(TaskOutcome::as_str))
+    .bind(summary)
+    .bind(&now)
+    .bind(&now)
+    .bind(task)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::not_found("task", task));
+    }
+    let event = TaskUpdated { status, waiting_for, outcome, summary: summary.unwrap_or(why).to_string() };
+    tx.emit(EventDraft::new(event).correlation(task)).await?;
+    Ok(())
+}
+
+/// The current holder of a task's lease, if it is live.
+async fn live_owner(tx: &mut WriteTx, task: &str) -> Result<Option<String>> {
+    let now = tx.now().to_string();
+    let row: Option<(String, Option<String>, Option<String>)> =
+        sqlx::query_as("SELECT status, lease_owner, lease_expires_at FROM tasks WHERE id = ?")
+            .bind(task)
+            .fetch_optional(&mut **tx)
+            .await?;
+    let Some((status, owner, expires)) = row else {
+        return Err(Error::not_found("task", task));
+    };
+    Ok(match (status.as_str(), owner, expires) {
+        ("working", Some(owner), Some(expires)) if expires.as_str() > now.as_str() => Some(owner),
+        _ => None,
+    })
+}
+
+impl Engine {
+    /// Claims a task for `owner` (a turn): it becomes `working` with a lease of `ttl_ms`. Refused
+    /// while someone else holds a live lease on it.
+    pub async fn claim_task(&self, task: &str, owner: &str, ttl_ms: i64) -> Result<()> {
+        let mut tx = self.store().begin_write().await?;
+        if let Some(other) = live_owner(&mut tx, task).await? {
+            if other != owner {
+                return Err(Error::Conflict(format!("task {task} is already being worked on ({other})")));
+            }
+        }
+        let expires_at = self.clock().after_ms(ttl_ms);
+        set_status_in(&mut tx, task, &StatusChange::Working { owner: owner.into(), expires_at }, "working").await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Extends `owner`'s lease. False when it no longer holds the task (the sweep or a cancel took
+    /// it): the turn must stop.
+    pub async fn renew_task_lease(&self, task: &str, owner: &str, ttl_ms: i64) -> Result<bool> {
+        let mut tx = self.store().begin_write().await?;
+        if live_owner(&mut tx, task).await?.as_deref() != Some(owner) {
+            return Ok(false);
+        }
+        let expires_at = self.clock().after_ms(ttl_ms);
+        sqlx::query("UPDATE tasks SET lease_expires_at = ? WHERE id = ?")
+            .bind(&expires_at)
+            .bind(task)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Releases `owner`'s claim with the task's next status (waiting or an end). When `owner` no
+    /// longer holds it (it was cancelled meanwhile), nothing changes and false is returned.
+    pub async fn release_task(&self, task: &str, owner: &str, next: &StatusChange, why: &str) -> Result<bool> {
+        let mut tx = self.store().begin_write().await?;
+        let holder: Option<(String, Option<String>)> =
+            sqlx::query_as("SELECT status, lease_owner FROM tasks WHERE id = ?")
+                .bind(task)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((status, holder)) = holder else {
+            return Err(Error::not_found("task", task));
+        };
+        // An expired lease still counts as ours until the sweep took it: the work did finish.
+        if status != "working" || holder.as_deref() != Some(owner) {
+            return Ok(false);
+        }
+        set_status_in(&mut tx, task, next, why).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Sets a task's status whoever holds it (the operator cancelling it, an answer arriving).
+    pub async fn set_task_status(&self, task: &str, change: &StatusChange, why: &str) -> Result<()> {
+        let mut tx = self.store().begin_write().await?;
+        set_status_in(&mut tx, task, change, why).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// States the task's goal (the agent's `set_goal`).
+    pub async fn set_task_goal(&self, task: &str, goal: &str) -> Result<()> {
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        let done = sqlx::query("UPDATE tasks SET goal = ?, updated_at = ? WHERE id = ?")
+            .bind(goal)
+            .bind(&now)
+            .bind(task)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::not_found("task", task));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Turns every `working` task whose lease expired (or that has none) into `waiting` for the
+    /// operator's message, with [`INTERRUPTED_NOTE`] in its transcript. Returns how many.
+    pub async fn sweep_task_leases(&self) -> Result<usize> {
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        let stale: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM tasks WHERE status = 'working' AND (lease_expires_at IS NULL OR lease_expires_at <= ?)",
+        )
+        .bind(&now)
+        .fetch_all(&mut *tx)
+        .await?;
+        for task in &stale {
+            crate::agent::transcript::add_message_in(
+                &mut tx,
+                task,
+                crate::agent::chat::Role::System,
+                INTERRUPTED_NOTE,
+                None,
+            )
+            .await?;
+            set_status_in(&mut tx, task, &StatusChange::Waiting(WaitingFor::Message), INTERRUPTED_NOTE).await?;
+        }
+        tx.commit().await?;
+        Ok(stale.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,7 +367,7 @@ mod tests {
         let task = eng.create_task("Deploy TypeType", "deploy TypeType as an LXC").await.unwrap();
         let task_slug = task.entity_slug.clone().unwrap();
         assert!(task_slug.starts_with("task:") && task_slug.len() == "task:".len() + 8);
-        assert_eq!(task.status, TaskStatus::Active);
+        assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Message)));
 
         eng.create_relationship("involves", &task_slug, "lxc:typetype", &json!({})).await.unwrap();
         let note = eng
@@ -195,5 +400,146 @@ mod tests {
         assert_eq!(eng.entity_knowledge("lxc:typetype").await.unwrap().len(), 1);
         assert_eq!(eng.search_knowledge("trixie", 5).await.unwrap().len(), 1);
         assert!(eng.delete_task(&task.id).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_lease_holds_working_until_it_expires_and_the_sweep_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = crate::clock::ManualClock::at(1_000_000);
+        let eng = Engine::open_with_clock(&dir.path().join("oikos.db"), clock.clone()).await.unwrap();
+        let task = eng.create_task("t", "g").await.unwrap().id;
+        let mut rx = eng.subscribe();
+
+        eng.claim_task(&task, "turn-a", 30_000).await.unwrap();
+        assert_eq!(eng.task(&task).await.unwrap().status, TaskStatus::Working);
+        assert!(matches!(eng.claim_task(&task, "turn-b", 30_000).await, Err(Error::Conflict(_))));
+        clock.advance_ms(20_000);
+        assert!(eng.renew_task_lease(&task, "turn-a", 30_000).await.unwrap());
+        assert!(!eng.renew_task_lease(&task, "turn-b", 30_000).await.unwrap());
+        clock.advance_ms(20_000);
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 0, "renewed: still live");
+
+        clock.advance_ms(30_000);
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 1);
+        let t = eng.task(&task).await.unwrap();
+        assert_eq!((t.status, t.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Message)));
+        // The worker that stopped cannot come back and write over it.
+        assert!(!eng.renew_task_lease(&task, "turn-a", 30_000).await.unwrap());
+        let done =
+            StatusChange::Ended { status: TaskStatus::Done, outcome: Some(TaskOutcome::Success), summary: "x".into() };
+        assert!(!eng.release_task(&task, "turn-a", &done, "x").await.unwrap());
+        let notes = crate::agent::transcript::Transcript::new(&eng, &task).messages().await.unwrap();
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].content, INTERRUPTED_NOTE);
+
+        let kinds: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok()).map(|e| e.kind().to_string()).collect();
+        assert_eq!(kinds, ["task.updated", "message.added", "task.updated"]);
+
+        // Someone else may claim it now, and end it with an outcome.
+        eng.claim_task(&task, "turn-b", 30_000).await.unwrap();
+        assert!(eng.release_task(&task, "turn-b", &done, "x").await.unwrap());
+        let t = eng.task(&task).await.unwrap();
+        assert_eq!((t.status, t.waiting_for, t.outcome), (TaskStatus::Done, None, Some(TaskOutcome::Success)));
+        assert_eq!(t.summary, "x");
+        let bad = StatusChange::Ended { status: TaskStatus::Working, outcome: None, summary: String::new() };
+        assert!(eng.set_task_status(&task, &bad, "x").await.is_err());
+    }
+
+    /// A database made before the task loop: its tasks keep their rows (messages, plan, questions,
+    /// executions are not cascaded away by the rebuild) and their statuses map onto the new ones.
+    #[tokio::test]
+    async fn the_rebuild_maps_old_statuses_and_keeps_every_row_that_points_at_a_task() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old-migrations");
+        std::fs::create_dir(&old).unwrap();
+        let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+        for entry in std::fs::read_dir(&all).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if name.as_str() < "0011" {
+                std::fs::copy(entry.path(), old.join(&name)).unwrap();
+            }
+        }
+        let path = dir.path().join("oikos.db");
+        {
+            let opts =
+                sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true).foreign_keys(true);
+            let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+            sqlx::migrate::Migrator::new(old.as_path()).await.unwrap().run(&pool).await.unwrap();
+            for (id, status) in [
+                ("t-active", "active"),
+                ("t-planning", "planning"),
+                ("t-exec", "executing"),
+                ("t-plan", "awaiting_approval"),
+                ("t-appr", "awaiting_approval"),
+                ("t-input", "awaiting_input"),
+                ("t-done", "done"),
+                ("t-gone", "abandoned"),
+            ] {
+                sqlx::query("INSERT INTO tasks (id, title, status) VALUES (?, ?, ?)")
+                    .bind(id)
+                    .bind(id)
+                    .bind(status)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+                sqlx::query("INSERT INTO messages (task_id, role, content) VALUES (?, 'user', 'hello')")
+                    .bind(id)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+                sqlx::query("INSERT INTO plan_steps (id, task_id, seq, title) VALUES (?, ?, 1, 'step')")
+                    .bind(format!("{id}-s1"))
+                    .bind(id)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            sqlx::query(
+                "INSERT INTO executions (id, task_id, target_slug, command, risk, status)
+                 VALUES ('e1', 't-appr', 'host:pve1', 'apt-get upgrade -y', 'config_mutation', 'pending_approval')",
+            )
+            .execute(&pool)
+            .await
+            .unwrap();
+            sqlx::query(
+                "INSERT INTO approvals (id, execution_id, task_id, expires_at) VALUES ('a1', 'e1', 't-appr', '9999')",
+            )
+            .execute(&pool)
+            .await
+            .unwrap();
+            pool.close().await;
+        }
+
+        let eng = Engine::open(&path).await.unwrap();
+        let status = |id: &'static str| {
+            let eng = eng.clone();
+            async move {
+                let t = eng.task(id).await.unwrap();
+                (t.status, t.waiting_for)
+            }
+        };
+        assert_eq!(status("t-active").await, (TaskStatus::Working, None));
+        assert_eq!(status("t-exec").await, (TaskStatus::Working, None));
+        assert_eq!(status("t-plan").await, (TaskStatus::Waiting, Some(WaitingFor::Plan)));
+        assert_eq!(status("t-appr").await, (TaskStatus::Waiting, Some(WaitingFor::Approval)));
+        assert_eq!(status("t-input").await, (TaskStatus::Waiting, Some(WaitingFor::Answer)));
+        assert_eq!(status("t-done").await, (TaskStatus::Done, None));
+        assert_eq!(status("t-gone").await, (TaskStatus::Cancelled, None));
+        let pool = eng.store().pool();
+        let count = |sql: &'static str| async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await.unwrap() };
+        assert_eq!(count("SELECT count(*) FROM messages").await, 8);
+        assert_eq!(count("SELECT count(*) FROM plan_steps").await, 8);
+        assert_eq!(count("SELECT count(*) FROM executions WHERE task_id = 't-appr'").await, 1);
+        assert_eq!(count("SELECT count(*) FROM approvals WHERE task_id = 't-appr'").await, 1);
+        assert_eq!(count("SELECT count(*) FROM pragma_foreign_key_check").await, 0);
+        assert_eq!(count("PRAGMA foreign_keys").await, 1, "foreign keys are back on");
+
+        // The three busy ones had no lease: the first sweep says they were interrupted.
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 3);
+        assert_eq!(status("t-planning").await, (TaskStatus::Waiting, Some(WaitingFor::Message)));
+        // And deleting a task still cascades as before.
+        eng.delete_task("t-done").await.unwrap();
+        assert_eq!(count("SELECT count(*) FROM messages WHERE task_id = 't-done'").await, 0);
     }
 }

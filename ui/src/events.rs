@@ -74,6 +74,8 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         Event::ApprovalRequested(_) | Event::ApprovalDecided(_) => Topics::of(&[Approvals, Executions]),
         Event::WindowOpened(_) | Event::WindowRevoked(_) | Event::AutonomyChanged(_) => Topics::of(&[Windows]),
         Event::HostKeySeen(_) | Event::HostKeyTrusted(_) | Event::HostKeyMismatch(_) => Topics::of(&[HostKeys]),
+        // A highlight only: nothing read before is stale.
+        Event::EntityTouched(_) => Topics::of(&[]),
         // Written by a newer version, or a payload this build cannot read: it may concern
         // anything, and re-reading is cheap.
         Event::Other(_) => Topics::of(&Topic::ALL),

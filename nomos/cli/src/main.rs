@@ -5,6 +5,8 @@
 
 mod action;
 mod approvals;
+mod ask;
+mod auth;
 mod autonomy;
 mod classify;
 mod db;
@@ -67,6 +69,8 @@ enum Command {
     /// {"message", "assent", "typed_confirmation"}. A typed confirmation is `confirm [VERB] TARGET`
     /// and nothing else (CONFIRM: confirm, confirmed or "i confirm"; TARGET: slug, name or id)
     Assent(classify::AssentArgs),
+    /// Ask Nomos: a new task, or the next message to one (--task); runs in the foreground
+    Ask(ask::AskArgs),
     /// Tasks: what the agent (or you) works on; their windows let their changes run
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
@@ -89,6 +93,9 @@ enum Command {
     /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
     #[command(subcommand)]
     Lab(lab::LabCommand),
+    /// The model provider's API key (OS keychain) and settings
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
 }
 
 fn main() -> ExitCode {
@@ -122,11 +129,12 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Outcome {
     let out = Out { json: cli.json };
-    // The gate's judgement and the lab need no database.
+    // The gate's judgement, the lab and the key need no database.
     let command = match cli.command {
         Command::Classify(args) => return classify::classify(args),
         Command::Assent(args) => return classify::assent(args),
         Command::Lab(command) => return lab::lab(command, cli.json),
+        Command::Auth(command) => return auth::auth(command, out).await,
         other => other,
     };
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;
@@ -153,12 +161,13 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Graph(c) => graph::graph(engine, c, out).await,
         Command::Knowledge(c) => knowledge::knowledge(engine, c, out).await,
         Command::Tasks(c) => tasks::tasks(engine, c, out).await,
+        Command::Ask(args) => ask::ask(swept(rt).await?, args, out).await,
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,
         Command::Executions(c) => executions::executions(swept(rt).await?.actuator(), c, out).await,
         Command::Autonomy(c) => autonomy::autonomy(swept(rt).await?.actuator(), c, out).await,
-        Command::Classify(_) | Command::Assent(_) | Command::Lab(_) => Ok(Exit::Ok),
+        Command::Classify(_) | Command::Assent(_) | Command::Lab(_) | Command::Auth(_) => Ok(Exit::Ok),
     }
 }

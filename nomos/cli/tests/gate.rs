@@ -124,6 +124,13 @@ async fn the_command_line_tells_ran_failed_and_queued_apart() {
     let next = nomos(&["run", "pve1", "--task", &task, "--", &format!("echo r >> {mark}")]);
     assert_eq!(next.status.code(), Some(0));
     assert_eq!(w.read_marks("cli"), ["q", "r"]);
+    // The task shows what it waits for and the executions it asked for.
+    let shown = String::from_utf8(nomos(&["tasks", "show", &task]).stdout).unwrap();
+    assert!(shown.contains("waiting:message") && shown.contains("executions:"), "{shown}");
+    assert_eq!(shown.matches(" completed ").count(), 2, "{shown}");
+    let json: serde_json::Value = serde_json::from_slice(&nomos(&["--json", "tasks", "show", &task]).stdout).unwrap();
+    assert_eq!((json["status"].as_str(), json["waiting_for"].as_str()), (Some("waiting"), Some("message")));
+    assert_eq!(json["executions"].as_array().unwrap().len(), 2);
 
     // A destructive request shows the exact words that confirm it, and the gate accepts them.
     let victim = w.tmp.path().join("victim");

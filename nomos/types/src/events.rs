@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApprovalStatus, Channel, EntityState, ExecutionStatus, Health, ImportReport, Json, KnowledgeKind, Risk, WindowKind,
+    ApprovalStatus, Channel, EntityState, ExecutionStatus, Health, ImportReport, Json, KnowledgeKind, Risk,
+    TaskOutcome, TaskStatus, WaitingFor, WindowKind,
 };
 
 /// Declares [`Event`] from a table of `Variant = "kind"` rows: the payload struct of a variant
@@ -72,6 +73,20 @@ events! {
     HealthChanged = "health.changed",
     TaskCreated = "task.created",
     TaskDeleted = "task.deleted",
+    /// A task's status changed (working, waiting for something, or ended with an outcome).
+    TaskUpdated = "task.updated",
+    /// A message joined a task's transcript (operator, agent, or a note from the engine).
+    MessageAdded = "message.added",
+    /// The plan was proposed, extended, or a step changed.
+    PlanUpdated = "plan.updated",
+    QuestionAsked = "question.asked",
+    QuestionAnswered = "question.answered",
+    /// A tool call is about to have its effect.
+    ToolCallStarted = "tool_call.started",
+    /// A tool call ended: completed, interrupted (outcome unknown) or skipped.
+    ToolCallFinished = "tool_call.finished",
+    /// Transient: a piece of an answer being written (never stored).
+    AgentDelta = "agent.delta",
     ExecutionCreated = "execution.created",
     ExecutionStarted = "execution.started",
     ExecutionFinished = "execution.finished",
@@ -88,6 +103,8 @@ events! {
     HostKeyTrusted = "host_key.trusted",
     /// A host presented a key other than the trusted one; the connection was refused.
     HostKeyMismatch = "host_key.mismatch",
+    /// Nomos, the agent, named an entity in a tool call (the UI highlights it).
+    EntityTouched = "entity.touched",
 }
 
 /// An event of a kind this build does not know, kept as it was written.
@@ -225,6 +242,90 @@ pub struct TaskCreated {
 pub struct TaskDeleted {
     /// Notes the task produced, which stay.
     pub knowledge_kept: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskUpdated {
+    pub status: TaskStatus,
+    pub waiting_for: Option<WaitingFor>,
+    pub outcome: Option<TaskOutcome>,
+    /// Why it changed, in a few words (the summary for an end).
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageAdded {
+    pub message_id: i64,
+    /// user, assistant or system.
+    pub role: String,
+    pub turn_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanUpdated {
+    /// How many steps the plan has now.
+    pub steps: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionAsked {
+    pub question_id: String,
+    pub prompt: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionAnswered {
+    pub question_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallStarted {
+    pub call_id: String,
+    pub name: String,
+    pub turn_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCallFinished {
+    pub call_id: String,
+    pub name: String,
+    /// completed, interrupted or skipped.
+    pub state: String,
+    pub is_error: bool,
+    pub execution_id: Option<String>,
+    /// The result's first line, shortened (the whole result is in the transcript).
+    #[serde(default)]
+    pub preview: String,
+}
+
+/// What an [`AgentDelta`] carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeltaKind {
+    Text,
+    Reasoning,
+    /// Forget what this turn streamed so far (the completion is being retried).
+    Reset,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentDelta {
+    pub turn_id: String,
+    pub kind: DeltaKind,
+    #[serde(default)]
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityTouched {
+    /// The task the call belongs to.
+    pub task_id: Option<String>,
+    /// The tool's wire name (`get_entity`, `run`).
+    pub tool: String,
+    /// The provider's id of the call.
+    pub call_id: String,
+    /// Whether the call succeeded.
+    pub success: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -106,6 +106,7 @@ string_enum!(
 );
 
 string_enum!(
+    #[derive(schemars::JsonSchema)]
     KnowledgeKind {
         Investigation => "investigation",
         Document => "document",
@@ -130,16 +131,33 @@ string_enum!(
 );
 
 string_enum!(
-    /// Where a task is in its life.
+    /// Where a task is in its life. `working` holds only while a live lease says something is
+    /// working on it; `waiting` says for what in [`WaitingFor`]; the last three are ends.
     TaskStatus {
-        Active => "active",
-        Planning => "planning",
-        AwaitingApproval => "awaiting_approval",
-        Executing => "executing",
-        AwaitingInput => "awaiting_input",
+        Working => "working",
+        Waiting => "waiting",
         Done => "done",
         Failed => "failed",
-        Abandoned => "abandoned",
+        Cancelled => "cancelled",
+    }
+);
+
+impl TaskStatus {
+    /// Done, failed or cancelled (an operator's message may still reopen it).
+    pub fn is_end(self) -> bool {
+        matches!(self, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Cancelled)
+    }
+}
+
+string_enum!(
+    /// What a waiting task waits for: an answer to a question the agent asked, approval of the
+    /// proposed plan, a decision on a queued execution, or simply the operator's next message (the
+    /// work was interrupted, or stopped at its limit).
+    WaitingFor {
+        Answer => "answer",
+        Plan => "plan",
+        Approval => "approval",
+        Message => "message",
     }
 );
 
@@ -166,6 +184,8 @@ pub struct Task {
     pub title: String,
     pub goal: String,
     pub status: TaskStatus,
+    /// Set exactly when the task is waiting.
+    pub waiting_for: Option<WaitingFor>,
     pub outcome: Option<TaskOutcome>,
     pub summary: String,
     /// The task's own entity (`task:<short id>`).
@@ -180,6 +200,7 @@ string_enum!(
     /// How much a shell command can change, in increasing order. The gate lets `read_only` run at
     /// once, needs the operator's assent for `reversible_low` and `config_mutation`, and a typed
     /// confirmation naming the target for `destructive`.
+    #[derive(schemars::JsonSchema)]
     Risk {
         ReadOnly => "read_only",
         ReversibleLow => "reversible_low",

@@ -1,0 +1,143 @@
+//! `nomos ask [--task T] MESSAGE`: one message to Nomos, run in the foreground to the end of its
+//! turn, printing the answer as it streams, each tool call and a one-line result.
+
+use std::io::Write;
+
+use clap::Args;
+use nomos::agent::turn::TurnEnd;
+use nomos::types::{EngineEvent, Event, Task, TaskStatus, TransientEvent};
+use nomos::Runtime;
+use serde_json::json;
+
+use crate::exit::{Exit, Outcome};
+use crate::out::{line, Out};
+
+#[derive(Args, Debug)]
+#[command(after_help = "Exit status: 0 the task is done, 3 it waits for you (an answer, the plan's approval, \
+an approval, or your next message), 1 it failed or was cancelled.
+
+With --json, one JSON object per line, as the turn goes:
+  {\"kind\": KIND, \"task\": TASK_ID, \"payload\": {...}}
+where KIND is an event of the task (message.added, tool_call.started {call_id, name, turn_id},
+tool_call.finished {call_id, name, state, is_error, execution_id, preview}, plan.updated {steps},
+question.asked {question_id, prompt}, task.updated {status, waiting_for, outcome, summary},
+agent.delta {turn_id, kind: text|reasoning|reset, text}, ...); the last line is
+  {\"kind\": \"ask.finished\", \"task\": TASK_ID, \"payload\": TASK}
+with the task as `nomos --json tasks show` prints its first fields.
+
+The provider comes from NOMOS_LLM_BASE_URL, NOMOS_MODEL and the key (nomos auth set-key, or NOMOS_API_KEY).")]
+pub struct AskArgs {
+    /// Send the message to this task (its next message; answers its open question) instead of
+    /// starting a new one
+    #[arg(long)]
+    task: Option<String>,
+    /// The message (words are joined with spaces)
+    #[arg(required = true)]
+    message: Vec<String>,
+}
+
+/// What the printer follows: stored events and streamed text of one task.
+enum Seen {
+    Stored(EngineEvent),
+    Streamed(TransientEvent),
+}
+
+fn print_event(task: &str, seen: &Seen, out: Out) {
+    let (event, correlation) = match seen {
+        Seen::Stored(e) => (&e.event, e.correlation_id.as_deref()),
+        Seen::Streamed(e) => (&e.event, e.correlation_id.as_deref()),
+    };
+    if correlation != Some(task) {
+        return;
+    }
+    if out.json {
+        let value = serde_json::to_value(event).unwrap_or_default();
+        let payload = value.get("payload").cloned().unwrap_or_default();
+        line(&json!({"kind": event.kind(), "task": task, "payload": payload}).to_string());
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = match event {
+        Event::AgentDelta(d) => match d.kind {
+            nomos::types::events::DeltaKind::Text => write!(stdout, "{}", d.text),
+            nomos::types::events::DeltaKind::Reasoning => Ok(()),
+            nomos::types::events::DeltaKind::Reset => writeln!(stdout, "\n[the reply restarts]"),
+        },
+        Event::ToolCallStarted(c) => writeln!(stdout, "\n→ {}", c.name),
+        Event::ToolCallFinished(c) => {
+            let mark = match (c.state.as_str(), c.is_error) {
+                ("completed", false) => "ok",
+                ("completed", true) => "error",
+                (other, _) => other,
+            };
+            writeln!(stdout, "  {mark}: {}", c.preview)
+        }
+        Event::QuestionAsked(q) => writeln!(stdout, "\n? {}", q.prompt),
+        _ => Ok(()),
+    };
+    let _ = stdout.flush();
+}
+
+fn verdict(task: &Task) -> String {
+    match (task.status, task.waiting_for) {
+        (TaskStatus::Waiting, Some(w)) => format!("task {}: waiting for {w}", task.id),
+        _ => {
+            let outcome = task.outcome.map(|o| format!(" ({o})")).unwrap_or_default();
+            format!("task {}: {}{outcome}", task.id, task.status)
+        }
+    }
+}
+
+pub async fn ask(rt: &Runtime, args: AskArgs, out: Out) -> Outcome {
+    let agent = rt.agent();
+    let mut stored = rt.subscribe();
+    let mut streamed = rt.subscribe_transient();
+    let id = agent.add_message(args.task.as_deref(), &args.message.join(" ")).await?;
+
+    let printer = {
+        let id = id.clone();
+        tokio::spawn(async move {
+            loop {
+                let seen = tokio::select! {
+                    e = stored.recv() => match e {
+                        Ok(e) => Seen::Stored(e),
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(_) => return,
+                    },
+                    e = streamed.recv() => match e {
+                        Ok(e) => Seen::Streamed(e),
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(_) => return,
+                    },
+                };
+                print_event(&id, &seen, out);
+            }
+        })
+    };
+    let run = agent.run(&id);
+    tokio::pin!(run);
+    let result = tokio::select! {
+        r = &mut run => r,
+        _ = tokio::signal::ctrl_c() => {
+            agent.cancel(&id);
+            run.await
+        }
+    };
+    // Let the printer catch up with the last events before it stops.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    printer.abort();
+    let (task, end) = result?;
+    if out.json {
+        let payload = serde_json::to_value(&task)?;
+        line(&json!({"kind": "ask.finished", "task": task.id, "payload": payload}).to_string());
+    } else {
+        line("");
+        line(&verdict(&task));
+    }
+    Ok(match (end, task.status) {
+        (_, TaskStatus::Done) => Exit::Ok,
+        (_, TaskStatus::Waiting) => Exit::Waiting,
+        (TurnEnd::LostClaim, TaskStatus::Working) => Exit::Waiting,
+        _ => Exit::Failed,
+    })
+}

@@ -1,0 +1,148 @@
+//! `nomos auth`: the provider's API key in the OS keychain, and what the agent would use. The key
+//! is read from stdin or a prompt that does not echo — never from the command line (it would
+//! land in shell history and the process list) — and never printed.
+
+use std::io::{IsTerminal, Read};
+
+use clap::Subcommand;
+use nomos::agent::provider::{KeySource, ProviderConfig};
+use nomos::agent::secrets;
+use serde::Serialize;
+
+use crate::exit::{Exit, Outcome};
+use crate::out::{line, Out};
+
+#[derive(Subcommand, Debug)]
+pub enum AuthCommand {
+    /// Store the API key in the OS keychain: read from stdin, or asked for without echo on a terminal
+    SetKey,
+    /// Remove the stored API key
+    DeleteKey,
+    /// The provider URL, the model, and where the key comes from (never the key)
+    Status,
+}
+
+pub async fn auth(command: AuthCommand, out: Out) -> Outcome {
+    // The keychain calls block on D-Bus (or the OS service): keep them off the async workers.
+    tokio::task::spawn_blocking(move || auth_blocking(command, out))
+        .await
+        .map_err(|e| format!("the keychain call failed: {e}"))?
+}
+
+fn auth_blocking(command: AuthCommand, out: Out) -> Outcome {
+    match command {
+        AuthCommand::SetKey => {
+            let key = read_key()?;
+            secrets::set_api_key(&key).map_err(|e| e.to_string())?;
+            line("API key stored in the OS keychain");
+            Ok(Exit::Ok)
+        }
+        AuthCommand::DeleteKey => {
+            let removed = secrets::delete_api_key().map_err(|e| e.to_string())?;
+            line(if removed { "API key removed from the OS keychain" } else { "no API key was stored" });
+            Ok(Exit::Ok)
+        }
+        AuthCommand::Status => status(out),
+    }
+}
+
+fn read_key() -> Result<String, String> {
+    let key = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("API key (not shown): ").map_err(|e| format!("reading the key: {e}"))?
+    } else {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| format!("reading the key from stdin: {e}"))?;
+        // The first line: `echo KEY |` and a file with a trailing newline both work.
+        text.lines().next().unwrap_or_default().to_string()
+    };
+    let key = key.trim().to_string();
+    if key.is_empty() {
+        return Err("no API key given (pipe it on stdin or type it at the prompt)".into());
+    }
+    Ok(key)
+}
+
+#[derive(Serialize)]
+struct Status {
+    base_url: Option<String>,
+    model: Option<String>,
+    context_tokens: Option<u32>,
+    /// `env`, `keychain` or `none`.
+    key_source: &'static str,
+    /// Whether the keychain holds a key (also when the environment's key wins).
+    keychain: KeychainState,
+    /// What keeps the agent from running, if anything.
+    problem: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "detail")]
+enum KeychainState {
+    Stored,
+    Empty,
+    Unavailable(String),
+}
+
+fn status(out: Out) -> Outcome {
+    let keychain = match secrets::get_api_key() {
+        Ok(Some(_)) => KeychainState::Stored,
+        Ok(None) => KeychainState::Empty,
+        Err(e) => KeychainState::Unavailable(e.to_string()),
+    };
+    let stored = matches!(keychain, KeychainState::Stored);
+    let env = |name: &str| std::env::var(name).ok();
+    let config =
+        ProviderConfig::from_lookup(env, || Ok(stored.then(|| nomos::agent::provider::Secret::new("present"))));
+    let status = match config {
+        Ok((config, source)) => Status {
+            base_url: Some(config.base_url),
+            model: Some(config.model),
+            context_tokens: Some(config.context_tokens),
+            key_source: match source {
+                KeySource::Env => "env",
+                KeySource::Keychain => "keychain",
+                KeySource::None => "none",
+            },
+            keychain,
+            problem: None,
+        },
+        Err(e) => Status {
+            base_url: std::env::var("NOMOS_LLM_BASE_URL").ok(),
+            model: std::env::var("NOMOS_MODEL").ok(),
+            context_tokens: None,
+            key_source: if std::env::var("NOMOS_API_KEY").is_ok_and(|k| !k.trim().is_empty()) {
+                "env"
+            } else if stored {
+                "keychain"
+            } else {
+                "none"
+            },
+            keychain,
+            problem: Some(e.to_string()),
+        },
+    };
+    out.print(&status, |s| {
+        let mut text = format!(
+            "provider: {}\nmodel:    {}\n",
+            s.base_url.as_deref().unwrap_or("(not set: NOMOS_LLM_BASE_URL)"),
+            s.model.as_deref().unwrap_or("(not set: NOMOS_MODEL)")
+        );
+        if let Some(tokens) = s.context_tokens {
+            text.push_str(&format!("context:  {tokens} tokens\n"));
+        }
+        text.push_str(match s.key_source {
+            "env" => "key:      from NOMOS_API_KEY\n",
+            "keychain" => "key:      stored in the OS keychain\n",
+            _ => "key:      none (fine for a local server)\n",
+        });
+        text.push_str(&match &s.keychain {
+            KeychainState::Stored => "keychain: a key is stored\n".to_string(),
+            KeychainState::Empty => "keychain: no key stored\n".to_string(),
+            KeychainState::Unavailable(why) => format!("keychain: unavailable — {why}\n"),
+        });
+        if let Some(problem) = &s.problem {
+            text.push_str(&format!("problem:  {problem}\n"));
+        }
+        text
+    })
+}

@@ -1,0 +1,362 @@
+//! The task tools: how Nomos states the goal, proposes its one plan, moves its steps, asks the
+//! operator, and ends the task — honestly: `complete_task` with a success must cite evidence that
+//! holds (a call that completed without error, an execution that succeeded), and is refused while a
+//! cited call failed or its outcome is unknown, or a step is still open.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
+use crate::agent::chat::{ToolCall, ToolSpec};
+use crate::agent::transcript::{CallState, Transcript};
+use crate::plan::NewStep;
+use crate::Engine;
+
+pub const SET_GOAL: &str = "set_goal";
+pub const PROPOSE_PLAN: &str = "propose_plan";
+pub const UPDATE_PLAN_STEP: &str = "update_plan_step";
+pub const ASK_OPERATOR: &str = "ask_operator";
+pub const COMPLETE_TASK: &str = "complete_task";
+
+/// The task tools' names.
+pub const NAMES: &[&str] = &[SET_GOAL, PROPOSE_PLAN, UPDATE_PLAN_STEP, ASK_OPERATOR, COMPLETE_TASK];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetGoal {
+    goal: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepArg {
+    title: String,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default)]
+    target: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProposePlan {
+    steps: Vec<StepArg>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateStep {
+    seq: i64,
+    status: String,
+    #[serde(default)]
+    execution_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AskOperator {
+    prompt: String,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompleteTask {
+    outcome: String,
+    summary: String,
+    #[serde(default)]
+    evidence: Vec<String>,
+}
+
+/// One task tool as the registry holds it: its spec, and [`call`] to run it.
+struct TaskTool {
+    name: &'static str,
+    description: &'static str,
+    parameters: serde_json::Value,
+}
+
+impl Tool for TaskTool {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn description(&self) -> &'static str {
+        self.description
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        self.parameters.clone()
+    }
+
+    fn is_read_only(&self, _: &serde_json::Value) -> bool {
+        false
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: serde_json::Value) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let call =
+                ToolCall { id: ctx.call_id.to_string(), name: self.name.to_string(), arguments: args.to_string() };
+            match self::call(ctx.engine, ctx.task_id, &call).await {
+                Some(result) => result,
+                None => ToolResult::error(format!("`{}` is not a task tool", self.name)),
+            }
+        })
+    }
+}
+
+/// The task-lifecycle tools, in the order offered.
+pub(super) fn tools() -> Vec<Box<dyn Tool>> {
+    specs()
+        .into_iter()
+        .filter_map(|spec| {
+            let name = NAMES.iter().copied().find(|n| *n == spec.name)?;
+            let description = DESCRIPTIONS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)?;
+            Some(Box::new(TaskTool { name, description, parameters: spec.parameters }) as Box<dyn Tool>)
+        })
+        .collect()
+}
+
+const DESCRIPTIONS: &[(&str, &str)] = &[
+    (SET_GOAL, "State the task's goal in one sentence (what done looks like)."),
+    (
+        PROPOSE_PLAN,
+        "Propose the whole plan in one call, after researching. The task then waits for the operator to approve \
+         it. Proposing again later appends steps; it never replaces the plan.",
+    ),
+    (UPDATE_PLAN_STEP, "Move a plan step to a new status, citing the execution that did it."),
+    (ASK_OPERATOR, "Ask the operator a question only they can answer; the task waits for the answer."),
+    (
+        COMPLETE_TASK,
+        "End the task. A success must cite evidence: ids of tool calls that succeeded or executions that completed \
+         with exit code 0. Every plan step must be done, skipped or failed first.",
+    ),
+];
+
+fn describe(name: &str) -> &'static str {
+    DESCRIPTIONS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d).unwrap_or_default()
+}
+
+/// The task tools as offered to the model.
+pub fn specs() -> Vec<ToolSpec> {
+    let spec = |name: &str, description: &str, parameters: serde_json::Value| ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters,
+    };
+    vec![
+        spec(
+            SET_GOAL,
+            describe(SET_GOAL),
+            json!({
+                "type": "object", "additionalProperties": false, "required": ["goal"],
+                "properties": {"goal": {"type": "string"}}
+            }),
+        ),
+        spec(
+            PROPOSE_PLAN,
+            describe(PROPOSE_PLAN),
+            json!({
+                "type": "object", "additionalProperties": false, "required": ["steps"],
+                "properties": {"steps": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "additionalProperties": false, "required": ["title"],
+                    "properties": {
+                        "title": {"type": "string"},
+                        "detail": {"type": "string", "description": "the commands or actions, briefly"},
+                        "target": {"type": "string", "description": "the entity slug it changes, e.g. lxc:web"}
+                    }
+                }}}
+            }),
+        ),
+        spec(
+            UPDATE_PLAN_STEP,
+            describe(UPDATE_PLAN_STEP),
+            json!({
+                "type": "object", "additionalProperties": false, "required": ["seq", "status"],
+                "properties": {
+                    "seq": {"type": "integer", "minimum": 1},
+                    "status": {"type": "string", "enum": crate::plan::STEP_STATES},
+                    "execution_id": {"type": "string"}
+                }
+            }),
+        ),
+        spec(
+            ASK_OPERATOR,
+            describe(ASK_OPERATOR),
+            json!({
+                "type": "object", "additionalProperties": false, "required": ["prompt"],
+                "properties": {"prompt": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}}}
+            }),
+        ),
+        spec(
+            COMPLETE_TASK,
+            describe(COMPLETE_TASK),
+            json!({
+                "type": "object", "additionalProperties": false, "required": ["outcome", "summary"],
+                "properties": {
+                    "outcome": {"type": "string", "enum": ["success", "failure", "partial"]},
+                    "summary": {"type": "string"},
+                    "evidence": {"type": "array", "items": {"type": "string"}}
+                }
+            }),
+        ),
+    ]
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(call: &ToolCall) -> Result<T, ToolResult> {
+    let text = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
+    serde_json::from_str(text)
+        .map_err(|e| ToolResult::error(format!("{}: the arguments do not fit its schema: {e}", call.name)))
+}
+
+/// Runs a task tool; `None` when `call` is not one.
+pub async fn call(engine: &Engine, task: &str, call: &ToolCall) -> Option<ToolResult> {
+    let result = match call.name.as_str() {
+        SET_GOAL => set_goal(engine, task, call).await,
+        PROPOSE_PLAN => propose_plan(engine, task, call).await,
+        UPDATE_PLAN_STEP => update_step(engine, task, call).await,
+        ASK_OPERATOR => ask(engine, task, call).await,
+        COMPLETE_TASK => complete(engine, task, call).await,
+        _ => return None,
+    };
+    Some(result.unwrap_or_else(|e| e))
+}
+
+/// How a `complete_task` call ends the task: its outcome and summary (the call already passed).
+pub fn completion_of(call: &ToolCall) -> Option<(nomos_types::TaskOutcome, String)> {
+    if call.name != COMPLETE_TASK {
+        return None;
+    }
+    let args: CompleteTask = parse(call).ok()?;
+    Some((nomos_types::TaskOutcome::lenient(&args.outcome), args.summary.trim().to_string()))
+}
+
+fn engine_error(e: crate::Error) -> ToolResult {
+    ToolResult::error(e.to_string())
+}
+
+async fn set_goal(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
+    let args: SetGoal = parse(call)?;
+    if args.goal.trim().is_empty() {
+        return Err(ToolResult::error("set_goal: the goal is empty"));
+    }
+    engine.set_task_goal(task, args.goal.trim()).await.map_err(engine_error)?;
+    Ok(ToolResult::ok(format!("goal set: {}", args.goal.trim())))
+}
+
+async fn propose_plan(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
+    let args: ProposePlan = parse(call)?;
+    let steps: Vec<NewStep> = args
+        .steps
+        .into_iter()
+        .map(|s| NewStep { title: s.title, detail: s.detail.unwrap_or_default(), target: s.target })
+        .collect();
+    let before = engine.plan(task).await.map_err(engine_error)?.len();
+    let plan = engine.append_plan(task, &steps).await.map_err(engine_error)?;
+    let mut text = if before == 0 {
+        String::from("plan proposed; the task waits for the operator's approval:\n")
+    } else {
+        format!(
+            "{} step(s) appended after the existing {before}; the task waits for the operator's approval:\n",
+            steps.len()
+        )
+    };
+    for s in &plan {
+        text.push_str(&format!("{}. [{}] {}\n", s.seq, s.status, s.title));
+    }
+    Ok(ToolResult { next: Next::Wait(WaitingFor::Plan), ..ToolResult::ok(text) })
+}
+
+async fn update_step(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
+    let args: UpdateStep = parse(call)?;
+    if args.status == "done" {
+        if let Some(exec) = &args.execution_id {
+            if let Some(why) = execution_problem(engine, task, exec).await {
+                return Err(ToolResult::error(format!("step {} cannot be done on {exec}: {why}", args.seq)));
+            }
+        }
+    }
+    let step = engine
+        .update_plan_step(task, args.seq, &args.status, args.execution_id.as_deref())
+        .await
+        .map_err(engine_error)?;
+    Ok(ToolResult::ok(format!("step {}: {} — {}", step.seq, step.status, step.title)))
+}
+
+async fn ask(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
+    let args: AskOperator = parse(call)?;
+    if args.prompt.trim().is_empty() {
+        return Err(ToolResult::error("ask_operator: the question is empty"));
+    }
+    engine.ask_question(task, &args.prompt, &args.options).await.map_err(engine_error)?;
+    Ok(ToolResult { next: Next::Wait(WaitingFor::Answer), ..ToolResult::ok("asked; the task waits for the answer") })
+}
+
+/// Why an execution is no evidence of success, if it is not.
+async fn execution_problem(engine: &Engine, task: &str, id: &str) -> Option<String> {
+    let row: Option<(Option<String>, String, Option<i64>)> =
+        sqlx::query_as("SELECT task_id, status, exit_code FROM executions WHERE id = ?")
+            .bind(id)
+            .fetch_optional(engine.store().pool())
+            .await
+            .ok()?;
+    match row {
+        None => Some("no such execution".into()),
+        Some((owner, _, _)) if owner.as_deref() != Some(task) => Some("it belongs to another task".into()),
+        Some((_, status, Some(0))) if status == "completed" => None,
+        Some((_, status, code)) => {
+            Some(format!("it is {status}{}", code.map(|c| format!(" with exit code {c}")).unwrap_or_default()))
+        }
+    }
+}
+
+async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
+    let args: CompleteTask = parse(call)?;
+    let outcome = nomos_types::TaskOutcome::lenient(&args.outcome);
+    if args.summary.trim().is_empty() {
+        return Err(ToolResult::error("complete_task: the summary is empty; say what was done and found"));
+    }
+    if outcome == nomos_types::TaskOutcome::Success {
+        let mut problems = Vec::new();
+        if args.evidence.is_empty() {
+            problems.push("a success must cite evidence (tool call ids or execution ids)".to_string());
+        }
+        let calls = Transcript::new(engine, task).calls().await.map_err(engine_error)?;
+        for item in &args.evidence {
+            if let Some(c) = calls.iter().find(|c| &c.call.id == item) {
+                match c.state {
+                    CallState::Completed if !c.is_error => {}
+                    CallState::Completed => problems.push(format!("{item} ({}) failed", c.call.name)),
+                    CallState::Interrupted => {
+                        problems.push(format!("{item} ({}) was interrupted: its outcome is unknown", c.call.name))
+                    }
+                    other => problems.push(format!("{item} ({}) is {}", c.call.name, other.as_str())),
+                }
+            } else if let Some(why) = execution_problem(engine, task, item).await {
+                problems.push(format!("{item}: {why}"));
+            }
+        }
+        for step in engine.plan(task).await.map_err(engine_error)? {
+            match step.status.as_str() {
+                "done" | "skipped" => {}
+                other => problems.push(format!("step {} ({}) is {other}", step.seq, step.title)),
+            }
+            if let (Some(exec), "done") = (&step.execution_id, step.status.as_str()) {
+                if let Some(why) = execution_problem(engine, task, exec).await {
+                    problems.push(format!("step {} cites {exec}: {why}", step.seq));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ToolResult::error(format!(
+                "complete_task refused — not a verified success yet:\n- {}\nVerify (re-check, or finish the \
+                 steps), or report outcome partial or failure.",
+                problems.join("\n- ")
+            )));
+        }
+    }
+    Ok(ToolResult {
+        next: Next::Finish,
+        ..ToolResult::ok(format!("task {}: {}", outcome.as_str(), args.summary.trim()))
+    })
+}

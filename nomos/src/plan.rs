@@ -1,0 +1,282 @@
+//! A task's plan and its questions to the operator: what `nomos tasks show` and the task tools
+//! read and write. A plan is proposed once; proposing again while it runs appends steps, never
+//! replaces the ones already there (their states and executions are history).
+
+use nomos_types::events::{PlanUpdated, QuestionAnswered, QuestionAsked};
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::events::EventDraft;
+use crate::graph::new_id;
+use crate::store::WriteTx;
+use crate::{Engine, Error, Result};
+
+/// The states a plan step may be in.
+pub const STEP_STATES: &[&str] = &["pending", "running", "done", "failed", "skipped", "blocked"];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanStep {
+    pub seq: i64,
+    pub title: String,
+    pub detail: String,
+    pub status: String,
+    pub execution_id: Option<String>,
+    pub target: Option<String>,
+}
+
+/// A step as the agent proposes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewStep {
+    pub title: String,
+    pub detail: String,
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Question {
+    pub id: String,
+    pub prompt: String,
+    pub options: Vec<String>,
+    pub status: String,
+    pub answer: Option<String>,
+    pub created_at: String,
+}
+
+/// An execution a task asked for, as `nomos tasks show` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskExecution {
+    pub id: String,
+    pub target: String,
+    pub command: String,
+    pub status: String,
+    pub exit_code: Option<i64>,
+}
+
+/// Everything about a task, for `nomos tasks show` and the UI.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskDetail {
+    #[serde(flatten)]
+    pub task: nomos_types::Task,
+    pub plan: Vec<PlanStep>,
+    pub questions: Vec<Question>,
+    pub messages: Vec<crate::agent::transcript::MessageRecord>,
+    pub tool_calls: Vec<crate::agent::transcript::CallRecord>,
+    pub executions: Vec<TaskExecution>,
+}
+
+async fn plan_updated(tx: &mut WriteTx, task: &str) -> Result<()> {
+    let steps: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM plan_steps WHERE task_id = ?").bind(task).fetch_one(&mut **tx).await?;
+    let steps = u32::try_from(steps.max(0)).unwrap_or(u32::MAX);
+    tx.emit(EventDraft::new(PlanUpdated { steps }).correlation(task)).await?;
+    Ok(())
+}
+
+impl Engine {
+    pub async fn task_detail(&self, id: &str) -> Result<TaskDetail> {
+        let task = self.task(id).await?;
+        let transcript = crate::agent::transcript::Transcript::new(self, id);
+        Ok(TaskDetail {
+            plan: self.plan(id).await?,
+            questions: self.questions(id).await?,
+            messages: transcript.messages().await?,
+            tool_calls: transcript.calls().await?,
+            executions: self.task_executions(id).await?,
+            task,
+        })
+    }
+
+    pub async fn plan(&self, task: &str) -> Result<Vec<PlanStep>> {
+        let rows = sqlx::query(
+            "SELECT seq, title, detail, status, execution_id, target_slug FROM plan_steps WHERE task_id = ? ORDER BY seq",
+        )
+        .bind(task)
+        .fetch_all(self.store().pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(PlanStep {
+                    seq: r.try_get("seq")?,
+                    title: r.try_get("title")?,
+                    detail: r.try_get("detail")?,
+                    status: r.try_get("status")?,
+                    execution_id: r.try_get("execution_id")?,
+                    target: r.try_get("target_slug")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Appends steps after the last one; returns the plan as it is now.
+    pub async fn append_plan(&self, task: &str, steps: &[NewStep]) -> Result<Vec<PlanStep>> {
+        if steps.is_empty() {
+            return Err(Error::Invalid("a plan needs at least one step".into()));
+        }
+        let mut tx = self.store().begin_write().await?;
+        crate::tasks::require_task(&mut tx, task).await?;
+        let last: i64 = sqlx::query_scalar("SELECT coalesce(max(seq), 0) FROM plan_steps WHERE task_id = ?")
+            .bind(task)
+            .fetch_one(&mut *tx)
+            .await?;
+        let now = tx.now().to_string();
+        for (i, step) in steps.iter().enumerate() {
+            if step.title.trim().is_empty() {
+                return Err(Error::Invalid(format!("step {} has no title", i + 1)));
+            }
+            sqlx::query(
+                "INSERT INTO plan_steps (id, task_id, seq, title, detail, target_slug, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(new_id())
+            .bind(task)
+            .bind(last + 1 + i as i64)
+            .bind(step.title.trim())
+            .bind(step.detail.trim())
+            .bind(step.target.as_deref())
+            .bind(&now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        plan_updated(&mut tx, task).await?;
+        tx.commit().await?;
+        self.plan(task).await
+    }
+
+    /// Moves a step to `status` (one of [`STEP_STATES`]), with the execution that did it.
+    pub async fn update_plan_step(
+        &self,
+        task: &str,
+        seq: i64,
+        status: &str,
+        execution: Option<&str>,
+    ) -> Result<PlanStep> {
+        if !STEP_STATES.contains(&status) {
+            return Err(Error::Invalid(format!("unknown step status `{status}`; one of {}", STEP_STATES.join(", "))));
+        }
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        let done = sqlx::query(
+            "UPDATE plan_steps SET status = ?, execution_id = coalesce(?, execution_id),
+                    started_at = CASE WHEN ? = 'running' THEN coalesce(started_at, ?) ELSE started_at END,
+                    finished_at = CASE WHEN ? IN ('done', 'failed', 'skipped') THEN ? ELSE NULL END
+              WHERE task_id = ? AND seq = ?",
+        )
+        .bind(status)
+        .bind(execution)
+        .bind(status)
+        .bind(&now)
+        .bind(status)
+        .bind(&now)
+        .bind(task)
+        .bind(seq)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::not_found("plan step", seq.to_string()));
+        }
+        plan_updated(&mut tx, task).await?;
+        tx.commit().await?;
+        self.plan(task)
+            .await?
+            .into_iter()
+            .find(|s| s.seq == seq)
+            .ok_or_else(|| Error::not_found("plan step", seq.to_string()))
+    }
+
+    pub async fn ask_question(&self, task: &str, prompt: &str, options: &[String]) -> Result<Question> {
+        let mut tx = self.store().begin_write().await?;
+        crate::tasks::require_task(&mut tx, task).await?;
+        let id = new_id();
+        let now = tx.now().to_string();
+        let context = serde_json::json!({ "options": options }).to_string();
+        sqlx::query("INSERT INTO questions (id, task_id, prompt, context, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&id)
+            .bind(task)
+            .bind(prompt.trim())
+            .bind(&context)
+            .bind(&now)
+            .execute(&mut *tx)
+            .await?;
+        tx.emit(
+            EventDraft::new(QuestionAsked { question_id: id.clone(), prompt: prompt.trim().into() }).correlation(task),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(Question {
+            id,
+            prompt: prompt.trim().into(),
+            options: options.to_vec(),
+            status: "open".into(),
+            answer: None,
+            created_at: now,
+        })
+    }
+
+    /// The operator's message answers every open question of the task. Returns how many.
+    pub async fn answer_questions(&self, task: &str, answer: &str) -> Result<usize> {
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        let ids: Vec<String> = sqlx::query_scalar(
+            "UPDATE questions SET status = 'answered', answer = ?, answered_at = ?
+              WHERE task_id = ? AND status = 'open' RETURNING id",
+        )
+        .bind(answer)
+        .bind(&now)
+        .bind(task)
+        .fetch_all(&mut *tx)
+        .await?;
+        for id in &ids {
+            tx.emit(EventDraft::new(QuestionAnswered { question_id: id.clone() }).correlation(task)).await?;
+        }
+        tx.commit().await?;
+        Ok(ids.len())
+    }
+
+    pub async fn questions(&self, task: &str) -> Result<Vec<Question>> {
+        let rows = sqlx::query(
+            "SELECT id, prompt, context, status, answer, created_at FROM questions WHERE task_id = ? ORDER BY created_at, id",
+        )
+        .bind(task)
+        .fetch_all(self.store().pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let context: String = r.try_get("context")?;
+                let options = serde_json::from_str::<serde_json::Value>(&context)
+                    .ok()
+                    .and_then(|v| v.get("options").cloned())
+                    .and_then(|o| serde_json::from_value::<Vec<String>>(o).ok())
+                    .unwrap_or_default();
+                Ok(Question {
+                    id: r.try_get("id")?,
+                    prompt: r.try_get("prompt")?,
+                    options,
+                    status: r.try_get("status")?,
+                    answer: r.try_get("answer")?,
+                    created_at: r.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The executions a task asked for, oldest first.
+    pub async fn task_executions(&self, task: &str) -> Result<Vec<TaskExecution>> {
+        let rows = sqlx::query(
+            "SELECT id, target_slug, command, status, exit_code FROM executions WHERE task_id = ? ORDER BY created_at, id",
+        )
+        .bind(task)
+        .fetch_all(self.store().pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(TaskExecution {
+                    id: r.try_get("id")?,
+                    target: r.try_get("target_slug")?,
+                    command: r.try_get("command")?,
+                    status: r.try_get("status")?,
+                    exit_code: r.try_get("exit_code")?,
+                })
+            })
+            .collect()
+    }
+}
