@@ -126,12 +126,21 @@ impl ProviderConfig {
     }
 
     /// `NOMOS_LLM_BASE_URL`, `NOMOS_MODEL`, `NOMOS_CONTEXT_TOKENS`, and the key from
-    /// `NOMOS_API_KEY` or else the OS keychain (none stored → no key, for a local server).
+    /// `NOMOS_API_KEY` or else the OS keychain (none stored, or no keychain service at all → no
+    /// key, for a local server). Blocks on the keychain: from async code, `spawn_blocking`.
     pub fn from_env() -> Result<ProviderConfig, ProviderError> {
-        let (config, _) = ProviderConfig::from_lookup(
-            |name| std::env::var(name).ok(),
-            || crate::agent::secrets::get_api_key().map_err(|e| ProviderError::Config(e.to_string())),
-        )?;
+        use crate::agent::secrets::{self, SecretsError};
+        let keychain = || match secrets::get_api_key() {
+            Ok(key) => Ok(key),
+            // A machine without a keychain (a headless server next to a local model) simply has
+            // no stored key; a locked or failing one is worth saying.
+            Err(SecretsError::NoService(why)) => {
+                tracing::debug!(%why, "no OS keychain; using no stored API key");
+                Ok(None)
+            }
+            Err(e) => Err(ProviderError::Config(e.to_string())),
+        };
+        let (config, _) = ProviderConfig::from_lookup(|name| std::env::var(name).ok(), keychain)?;
         Ok(config)
     }
 
