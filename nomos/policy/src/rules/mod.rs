@@ -174,6 +174,7 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "date" => coreutils::date,
         "kill" => signals::kill,
         "pkill" | "killall" | "skill" => signals::pkill,
+        "fuser" => signals::fuser,
         // Text tools with a script of their own.
         "sed" | "gsed" => text::sed,
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,

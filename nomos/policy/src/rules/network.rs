@@ -46,7 +46,11 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     if "netns".starts_with(object) && object.len() >= 3 {
         match words.get(1) {
             Some(&"exec") => {
-                let index = a.all.iter().position(|x| std::ptr::eq(x, ops[2.min(ops.len() - 1)])).map(|i| i + 1);
+                // With `-all` (any prefix of it) there is no namespace name: the command comes
+                // right after `exec` and runs in every namespace.
+                let every = a.options().any(|o| o.len() >= 2 && "-all".starts_with(o));
+                let at = |k: usize| a.all.iter().position(|x| std::ptr::eq(x, ops[k.min(ops.len() - 1)]));
+                let index = if every { at(2) } else { at(2).map(|i| i + 1) };
                 return wrapped(an, "ip netns exec", a, index, stdin);
             }
             None | Some(&("list" | "ls" | "show" | "identify" | "pids" | "list-id" | "monitor")) => {
