@@ -65,10 +65,16 @@ pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
 /// `zfs`: queries (and `send` to standard output) read; destroy and rollback destroy.
 pub(super) fn zfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     match a.sub(&[]).map(|(_, s)| s) {
+        // A send stream holds the dataset's files (a container's /etc/shadow, the host's keys); a
+        // dry run (`-n`) only estimates its size.
+        Some("send") if !a.short('n') && !a.long("--dryrun") => {
+            an.raise_secret(DE, "`zfs send` streams a dataset's files, secrets too")
+        }
         Some(
             "list" | "get" | "holds" | "diff" | "userspace" | "groupspace" | "projectspace" | "version" | "help"
             | "send",
         ) => ro(an, "`zfs list` only reports"),
+        Some("upgrade") if a.short('v') || a.operands(&[]).len() == 1 => ro(an, "`zfs upgrade -v` only lists versions"),
         Some("destroy" | "rollback") => an.raise(DE, "`zfs destroy`/`rollback` deletes data"),
         Some("receive" | "recv") if a.short('F') => an.raise(DE, "`zfs receive -F` rolls a dataset back"),
         None => ro(an, "`zfs` without a command prints help"),
