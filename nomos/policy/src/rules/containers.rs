@@ -215,7 +215,7 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
         an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
     }
     // Files kubectl writes besides its output: the discovery cache, logs, a profile.
-    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output"]) {
+    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output", "--output-directory"]) {
         an.write_target(&out, &format!("`{base}`"));
     }
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();

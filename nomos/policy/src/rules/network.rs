@@ -449,7 +449,9 @@ pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
                     | "sh"
             )
         })
-        || matches!(words.as_slice(), [_] | ["general" | "g", "status" | "permissions" | "hostname"]);
+        || matches!(words.as_slice(), [_] | ["general" | "g", "status" | "permissions" | "hostname"])
+        // `connection show NAME…` names what it shows (secrets only with `-s`, judged above).
+        || matches!(words.as_slice(), ["connection" | "con" | "c" | "device" | "dev" | "d", "show" | "s" | "sh", ..]);
     if reading
         && !words.iter().any(|w| {
             matches!(

@@ -128,7 +128,9 @@ pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
         "info" | "map" | "measure" | "compare" | "--version" | "--help" | "-h" | "-V" => {
             ro(an, format!("`{base}` only inspects images"))
         }
-        "check" if !a.short('r') => ro(an, "`qemu-img check` only inspects an image"),
+        "check" if !a.short('r') && !a.long("--repair") && !a.options().any(|o| o.starts_with("-r")) => {
+            ro(an, "`qemu-img check` only inspects an image")
+        }
         "snapshot" if a.short('a') => an.raise(DE, "`qemu-img snapshot -a` rolls an image back to a snapshot"),
         "snapshot" if a.short('d') => an.raise(DE, "`qemu-img snapshot -d` deletes a snapshot"),
         "snapshot" if a.short('l') => ro(an, "`qemu-img snapshot -l` only lists snapshots"),
@@ -136,6 +138,14 @@ pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
             an.raise(DE, "`qemu-img resize --shrink` cuts the end of the image off")
         }
         "convert" => match rest.last() {
+            // Driver options name the target file (`driver=raw,file.filename=/dev/sda`).
+            Some(out) if rest.len() > 1 && out.shown().contains("filename=") => {
+                for part in out.shown().split(',') {
+                    if let Some((_, file)) = part.split_once("filename=") {
+                        an.write_target(&Arg::Static(file.to_string()), "`qemu-img convert`");
+                    }
+                }
+            }
             Some(out) if rest.len() > 1 => an.write_target(out, "`qemu-img convert`"),
             _ => an.raise(CM, "`qemu-img convert` writes an image"),
         },
