@@ -148,6 +148,10 @@ fn nft_cuts_ssh(text: &str) -> bool {
 /// `nft`: listing reads; flushing or deleting tables or chains drops the firewall; a drop
 /// policy or a drop rule that covers SSH cuts access.
 pub(super) fn nft(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // `-c` checks the rules it reads without applying them.
+    if a.flag('c', "--check") && !a.flag('i', "--interactive") {
+        return ro(an, "`nft -c` only checks rules");
+    }
     let reads_input = a.value(&["-f", "--file"]).is_some() || a.flag('i', "--interactive");
     let words: Vec<String> =
         a.operands(&["-I", "--includepath", "-f", "--file"]).iter().map(|o| o.shown().to_string()).collect();

@@ -43,6 +43,10 @@ pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         return an.raise(CM, "`btrfs device stats -z` resets the error counters");
     }
     match words.as_slice() {
+        ["check", ..] if a.long("--readonly") && !a.long("--repair") && !a.long("--init-csum-tree") => {
+            ro(an, "`btrfs check --readonly` only checks")
+        }
+        [g, "get", ..] if g.starts_with("prop") => ro(an, "`btrfs property get` only reports"),
         [g, "delete" | "del" | "d", ..] if g.starts_with("sub") => {
             an.raise(DE, "`btrfs subvolume delete` destroys data")
         }
@@ -95,6 +99,7 @@ pub(super) fn zpool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         Some((_, "upgrade")) if a.operands(&[]).len() == 1 && !a.short('a') => {
             ro(an, "`zpool upgrade` without a pool only lists")
         }
+        Some((_, "remove")) if a.short('n') => ro(an, "`zpool remove -n` only reports what it would do"),
         Some((_, "import")) if a.operands(&["-o", "-d", "-R"]).len() <= 1 && !a.short('a') => {
             ro(an, "`zpool import` without a pool only lists")
         }
