@@ -222,6 +222,17 @@ pub(super) fn tar(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
 /// `tar` with its options written as options.
 fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let has = |short: char, long: &str| a.flag(short, long);
+    // An archive of a tree that holds secrets written to standard output prints them.
+    let to_stdout = a.values(&["-f", "--file"]).iter().any(|f| f.shown() == "-")
+        || a.options().any(|o| !o.starts_with("--") && o.ends_with("f-"));
+    if has('c', "--create") && to_stdout {
+        let trees = a.operands(&["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"]);
+        for tree in trees.iter().flat_map(|t| t.values()) {
+            if an.resolve(tree).iter().any(|r| crate::secrets::holds_secrets(r) && r != "-") {
+                an.raise_secret(DE, format!("`tar` streams {tree}, secrets and all, to standard output"));
+            }
+        }
+    }
     if a.long_prefix("--to-command")
         || a.long_prefix("--use-compress-program")
         || a.short('I')

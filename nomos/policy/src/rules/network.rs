@@ -248,7 +248,7 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
     match sub {
         Some(
             "x509" | "s_client" | "version" | "verify" | "crl" | "ciphers" | "list" | "asn1parse" | "dgst" | "sess_id"
-            | "ocsp" | "s_time" | "speed" | "errstr" | "help" | "prime" | "rand" | "storeutl",
+            | "ocsp" | "s_time" | "speed" | "errstr" | "help" | "prime" | "rand" | "storeutl" | "passwd",
         ) => ro(an, "`openssl` inspection only reads"),
         Some("req") if a.any(&["-text", "-noout", "-verify"]) && !a.any(&["-new", "-x509", "-newkey"]) => {
             ro(an, "`openssl req -text` only reads")
