@@ -147,8 +147,16 @@ pub(super) fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usi
         // The model is printed with `.env` values interpolated: the services' passwords.
         Some((j, "config"))
             if rest.value(&["-o", "--output"]).is_none()
-                && !Args::new(rest.tail_from(j + 1))
-                .any(&["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]) =>
+                && !Args::new(rest.tail_from(j + 1)).any(&[
+                    "--services",
+                    "--volumes",
+                    "--images",
+                    "--profiles",
+                    "--networks",
+                    "--hash",
+                    "-q",
+                    "--quiet",
+                ]) =>
         {
             an.raise_secret(DE, format!("`{base} compose config` prints the services' environment, passwords too"))
         }

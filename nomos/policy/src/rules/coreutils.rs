@@ -333,15 +333,15 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
 /// a shell command (`-R` does not stop it), `:w FILE` writes FILE, judged as a redirect's target.
 fn editor_commands(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     let mut commands: Vec<String> = a.values(&["-c", "--cmd", "-S"]).iter().map(|v| v.shown().to_string()).collect();
-    commands.extend(
-        a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix('+')).map(str::to_string),
-    );
+    commands.extend(a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix('+')).map(str::to_string));
     for command in commands {
         let c = command.trim_start_matches([':', ' ']);
         if let Some(shell) = c.strip_prefix('!').or_else(|| c.strip_prefix("sh ")).or_else(|| c.strip_prefix("r !")) {
             an.raise(CM, format!("`{base} -c !` runs a shell command"));
             an.script(shell);
-        } else if let Some(rest) = c.strip_prefix("w!").or_else(|| c.strip_prefix("w ")).or_else(|| c.strip_prefix("wq ")) {
+        } else if let Some(rest) =
+            c.strip_prefix("w!").or_else(|| c.strip_prefix("w ")).or_else(|| c.strip_prefix("wq "))
+        {
             let target = rest.trim();
             if let Some(shell) = target.strip_prefix('!') {
                 an.script(shell);

@@ -315,7 +315,17 @@ fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
         // Output files: the target is judged as a redirect's is (`\o /etc/passwd` is `> /etc/passwd`).
         let writes = matches!(
             command,
-            "\\o" | "\\out" | "\\w" | "\\write" | "\\g" | "\\gx" | ".once" | ".output" | ".save" | ".backup" | ".log"
+            "\\o"
+                | "\\out"
+                | "\\w"
+                | "\\write"
+                | "\\g"
+                | "\\gx"
+                | ".once"
+                | ".output"
+                | ".save"
+                | ".backup"
+                | ".log"
                 | ".trace"
         );
         let target = argument.split_whitespace().last().unwrap_or("").trim_matches(['\'', '"']);
@@ -359,8 +369,8 @@ fn strip_sql(sql: &str) -> String {
                 chars.next();
                 // MySQL and MariaDB run the body of `/*! … */` and `/*M! … */` (after an optional
                 // version number) as SQL: keep it.
-                let executable = chars.peek() == Some(&'!')
-                    || (chars.peek() == Some(&'M') && chars.clone().nth(1) == Some('!'));
+                let executable =
+                    chars.peek() == Some(&'!') || (chars.peek() == Some(&'M') && chars.clone().nth(1) == Some('!'));
                 let mut body = String::new();
                 let mut last = ' ';
                 for d in chars.by_ref() {

@@ -99,7 +99,9 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     // operator gives, so `-LZ` may zero counters as `-L -Z` does.
     let shorts = a.short_options("ACDRIMNEPopsdjitmcg", "LSFZXhwW");
     let in_value = |c: char| {
-        shorts.iter().any(|(s, v)| "LSFZX".contains(*s) && v.is_some_and(|v| v.chars().all(|x| x.is_ascii_alphabetic()) && v.contains(c)))
+        shorts.iter().any(|(s, v)| {
+            "LSFZX".contains(*s) && v.is_some_and(|v| v.chars().all(|x| x.is_ascii_alphabetic()) && v.contains(c))
+        })
     };
     let short = |c: char| shorts.iter().any(|(s, _)| *s == c) || in_value(c);
     let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");

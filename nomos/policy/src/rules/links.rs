@@ -72,8 +72,10 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
         // A rule that drops lookups for all traffic, before the main table is consulted.
         let black = words.iter().any(|w| matches!(*w, "blackhole" | "unreachable" | "prohibit"));
         let narrowed = words.windows(2).any(|w| {
-            matches!(w[0], "to" | "iif" | "oif" | "fwmark" | "dport" | "sport" | "ipproto" | "uidrange" | "tos" | "dsfield")
-                || w[0] == "from" && !matches!(w[1], "all" | "0/0" | "0.0.0.0/0" | "::/0")
+            matches!(
+                w[0],
+                "to" | "iif" | "oif" | "fwmark" | "dport" | "sport" | "ipproto" | "uidrange" | "tos" | "dsfield"
+            ) || w[0] == "from" && !matches!(w[1], "all" | "0/0" | "0.0.0.0/0" | "::/0")
         });
         if is("delete") && main {
             return Some("`ip rule del` removes the rule that looks up the main routing table".into());

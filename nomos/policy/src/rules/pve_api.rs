@@ -89,7 +89,8 @@ pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &st
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match method {
         "get" if secret_read(&segments, params) => {
-            return an.raise_secret(DE, format!("`{who}` GET returns credentials (DNS API tokens, a guest's password)"));
+            return an
+                .raise_secret(DE, format!("`{who}` GET returns credentials (DNS API tokens, a guest's password)"));
         }
         "get" => return ro(an, format!("`{who}` GET only reads the API")),
         "delete" => return an.raise(DE, format!("`{who}` DELETE removes cluster objects (guests, storage, users)")),

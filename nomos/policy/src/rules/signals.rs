@@ -492,6 +492,29 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
     }
 }
 
+/// `fuser`: lists the processes using files, mounts or ports; `-k` kills them. Killing every user
+/// of the root filesystem or of a lifeline's port (SSH) takes the services or the session down.
+pub(super) fn fuser(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let kills = a.flag('k', "--kill");
+    if !kills {
+        return an.raise(RO, "`fuser` only lists the processes using files or ports");
+    }
+    let namespace = a.value(&["-n", "--namespace"]).map(|v| v.shown().to_string());
+    let operands: Vec<String> =
+        a.all.iter().filter(|w| !w.shown().starts_with('-')).map(|w| w.shown().to_string()).collect();
+    let cuts = operands.iter().any(|o| {
+        let port = o.split('/').next().unwrap_or(o);
+        matches!(o.as_str(), "/" | "/proc" | "/dev" | "/run" | "/usr" | "/var")
+            || (o.ends_with("/tcp") || namespace.as_deref() == Some("tcp")) && super::firewall::includes_ssh_port(port)
+            || names_lifeline(o).is_some()
+            || o.contains('$')
+    });
+    if cuts {
+        return an.raise(DE, "`fuser -k` kills every process using the root filesystem or SSH's port");
+    }
+    an.raise(RL, "`fuser -k` kills the processes using a file or port");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,27 +550,4 @@ mod tests {
         assert_eq!(reach("notty", true), "sshd: root@notty");
         assert_eq!(reach("notty", false), "other");
     }
-}
-
-/// `fuser`: lists the processes using files, mounts or ports; `-k` kills them. Killing every user
-/// of the root filesystem or of a lifeline's port (SSH) takes the services or the session down.
-pub(super) fn fuser(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let kills = a.flag('k', "--kill");
-    if !kills {
-        return an.raise(RO, "`fuser` only lists the processes using files or ports");
-    }
-    let namespace = a.value(&["-n", "--namespace"]).map(|v| v.shown().to_string());
-    let operands: Vec<String> =
-        a.all.iter().filter(|w| !w.shown().starts_with('-')).map(|w| w.shown().to_string()).collect();
-    let cuts = operands.iter().any(|o| {
-        let port = o.split('/').next().unwrap_or(o);
-        matches!(o.as_str(), "/" | "/proc" | "/dev" | "/run" | "/usr" | "/var")
-            || (o.ends_with("/tcp") || namespace.as_deref() == Some("tcp")) && super::firewall::includes_ssh_port(port)
-            || names_lifeline(o).is_some()
-            || o.contains('$')
-    });
-    if cuts {
-        return an.raise(DE, "`fuser -k` kills every process using the root filesystem or SSH's port");
-    }
-    an.raise(RL, "`fuser -k` kills the processes using a file or port");
 }

@@ -82,7 +82,7 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             recursive_read(an, base, ops);
         }
     }
-    password_search(an, base, a, &operands, pattern_first, recursive);
+    password_search(an, base, a, operands, pattern_first, recursive);
 }
 
 /// A search for password-like words through configuration prints the lines holding passwords: over
