@@ -33,6 +33,7 @@ const PROXMOX: File = data!("proxmox");
 const AUDIT: File = data!("audit");
 const RED_TEAM: File = data!("red-team");
 const RED_TEAM_2: File = data!("red-team-2");
+const RED_TEAM_3: File = data!("red-team-3");
 const WRAPPERS_EXACT: File = data!("red-team-wrappers");
 const UNDONE: File = data!("red-team-undone");
 const OPTIONS: File = data!("red-team-options");
@@ -211,6 +212,11 @@ fn red_team_findings() {
 #[test]
 fn second_red_team_findings() {
     check(RED_TEAM_2);
+}
+
+#[test]
+fn third_red_team_findings() {
+    check(RED_TEAM_3);
 }
 
 #[test]

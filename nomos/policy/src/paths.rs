@@ -109,6 +109,9 @@ pub fn is_irreplaceable(path: &str) -> bool {
         "/sys/**/delete",
         "/sys/**/unbind",
         "/sys/**/offline",
+        // A disk's SCSI state set to offline fails all its I/O.
+        "/sys/block/*/device/state",
+        "/sys/class/scsi_device/*/device/state",
     ];
     let p = normalise(path);
     IRREPLACEABLE.iter().any(|pattern| matches_pattern(&p, pattern))

@@ -166,6 +166,84 @@ const SECRET_FILES: &[&str] = &[
     "~/.my.cnf",
     "~/.mylogin.cnf",
     "/etc/mysql/debian.cnf",
+    // Credential files of common homelab services.
+    "**/acme.json",
+    "**/.pgpass",
+    "**/.fetchmailrc",
+    "/etc/fetchmailrc",
+    "**/.muttrc",
+    "~/.mutt/muttrc",
+    "~/.config/mutt/muttrc",
+    "/etc/hostapd/**",
+    "/etc/netbird/**",
+    "/var/lib/netbird/**",
+    "~/.config/hub",
+    "/etc/ddclient.conf",
+    "/etc/ddclient/ddclient.conf",
+    "/etc/cloudflared/**",
+    "~/.cloudflared/**",
+    "/etc/letsencrypt/*.ini",
+    "/etc/luks-keys/**",
+    "/etc/cryptsetup-keys.d/**",
+    "**/crypto_keyfile.bin",
+    "**/keyfile",
+    "**/*.keyfile",
+    "/etc/zfs/*key*",
+    "/etc/zfs/keys/**",
+    "**/secrets.yaml",
+    "**/.storage/auth",
+    "**/.storage/auth_provider.*",
+    "**/nextcloud/config/*config.php",
+    "**/wp-config.php",
+    "**/.env",
+    "/etc/pihole/cli_pw",
+    "/etc/pihole/setupVars.conf",
+    "/etc/pihole/pihole.toml",
+    "**/AdGuardHome.yaml",
+    "**/snmpd.conf",
+    "/etc/nut/upsd.users",
+    "/etc/nut/upsmon.conf",
+    "/etc/mosquitto/passwd",
+    "/etc/mosquitto/pwfile",
+    "**/krb5cc_*",
+    "/etc/krb5kdc/stash",
+    "/etc/krb5kdc/.k5.*",
+    "/var/lib/krb5kdc/**",
+    "/etc/apt/auth.conf",
+    "/etc/apt/auth.conf.d/**",
+    "/etc/iscsi/iscsid.conf",
+    "/etc/iscsi/nodes/**",
+    "/boot/grub/user.cfg",
+    "/boot/grub2/user.cfg",
+    "/boot/efi/EFI/*/user.cfg",
+    "/etc/grub.d/01_users",
+    "/etc/dovecot/users",
+    "/etc/dovecot/passwd*",
+    "/etc/exim4/passwd",
+    "/etc/gitlab-runner/config.toml",
+    "~/.gitlab-runner/config.toml",
+    "/var/lib/rancher/k3s/server/cred/**",
+    "/var/lib/kubelet/pki/**",
+    "**/syncthing/config.xml",
+    "/etc/grafana/grafana.ini",
+    "/var/lib/grafana/grafana.db",
+    "~/.influxdbv2/**",
+    "/etc/authelia/**",
+    "**/authelia/users_database.yml",
+    "/etc/openldap/slapd.conf",
+    "/etc/ldap/slapd.conf",
+    "/etc/ldap/slapd.d/**",
+    "/etc/openldap/slapd.d/**",
+    "/etc/freeradius/**/clients.conf",
+    "/etc/freeradius/**/users",
+    "/etc/raddb/clients.conf",
+    "/etc/raddb/users",
+    "/etc/webmin/miniserv.pem",
+    "/etc/webmin/miniserv.users",
+    "**/ntfy/user.db",
+    "**/vaultwarden/**/db.sqlite3*",
+    "/var/lib/pve-cluster/backup/**",
+    "/var/lib/docker/containers/*/config.v2.json",
     // Shell and client histories: passwords typed on command lines and at prompts.
     "~/.*_history",
     "~/.*history",
@@ -174,7 +252,8 @@ const SECRET_FILES: &[&str] = &[
 ];
 
 /// Public files that live among secrets.
-const PUBLIC_AMONG_SECRETS: &[&str] = &["/etc/pve/priv/authorized_keys", "/etc/pve/priv/known_hosts"];
+const PUBLIC_AMONG_SECRETS: &[&str] =
+    &["/etc/pve/priv/authorized_keys", "/etc/pve/priv/known_hosts", "/etc/letsencrypt/cli.ini"];
 
 /// Files under `~/.ssh` that are public.
 const SSH_PUBLIC: &[&str] = &["authorized_keys", "authorized_keys2", "known_hosts", "known_hosts.old", "config"];
@@ -423,7 +502,7 @@ pub fn holds_secrets(path: &str) -> bool {
 
 /// Where a credential-like name is a package's file or the system's configuration, not a secret.
 const NOT_CREDENTIALS_UNDER: &[&str] =
-    &["/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/boot/", "/etc/pam.d/", "/proc/sys/", "/sys/", "/opt/"];
+    &["/usr/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/boot/", "/etc/pam.d/", "/proc/sys/", "/sys/"];
 
 /// Extensions of source code, documentation and media: a file named `token.rs` is code.
 const NOT_CREDENTIAL_EXTENSIONS: &[&str] = &[

@@ -50,8 +50,18 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
             Some(s) => an.raise(CM, format!("`{base} {what} {s}` changes containers")),
         };
     match sub {
+        // A format that prints the environment prints the container's passwords and tokens.
+        "inspect" | "container" | "exec"
+            if rest.values(&["-f", "--format"]).iter().any(|f| f.shown().contains("Env")) =>
+        {
+            an.raise_secret(DE, format!("`{base} {sub}` prints the container's environment"))
+        }
         "ps" | "images" | "inspect" | "logs" | "stats" | "top" | "port" | "diff" | "events" | "info" | "version"
         | "search" | "history" => ro(an, format!("`{base} {sub}` only reports")),
+        // A container's filesystem streamed out holds its keys and password files.
+        "export" if rest.value(&["-o", "--output"]).is_none() => {
+            an.raise_secret(DE, format!("`{base} export` streams a container's filesystem, its secrets too"))
+        }
         "save" | "export" => {
             if let Some(out) = rest.value(&["-o", "--output"]) {
                 an.write_target(&out, &format!("`{base} {sub}`"));
@@ -76,6 +86,10 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
         },
         "image" => group(an, "image", &["ls", "list", "inspect", "history"], &[]),
         "volume" => group(an, "volume", &["ls", "list", "inspect"], &["rm", "remove", "prune"]),
+        // `system reset` removes every container, image and volume.
+        "system" if rest.sub(&[]).map(|(_, s)| s) == Some("reset") => {
+            an.raise(DE, format!("`{base} system reset` deletes every container, image and volume"))
+        }
         "network" => group(an, "network", &["ls", "list", "inspect"], &[]),
         "context" | "plugin" | "node" | "secret" | "config" | "manifest" | "trust" | "buildx" | "stack" | "service" => {
             group(an, sub, &["ls", "list", "inspect", "show", "ps", "logs", "version", "services"], &[])
@@ -97,6 +111,10 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
 
 /// `exec` subcommands, by their table entries (options exactly, then the container, then the command).
 fn exec(an: &mut Analysis<'_>, name: &str, entry: &str, args: &[Arg], stdin: &Stdin) {
+    // `env` or `printenv` run inside prints the container's environment: its passwords and tokens.
+    if args.last().is_some_and(|w| matches!(w.shown(), "env" | "printenv" | "/usr/bin/env" | "/usr/bin/printenv")) {
+        an.raise_secret(DE, format!("`{name} env` prints the container's environment, which holds its secrets"));
+    }
     match table().sub(entry) {
         Some(entry) => interpret(an, name, entry, args, stdin),
         None => an.raise(CM, format!("`{name}` is not known to be read-only")),
@@ -126,6 +144,22 @@ pub(super) fn compose(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, from: usi
         an.write_target(&out, &format!("`{base} compose -o`"));
     }
     match rest.sub(&valued) {
+        // The model is printed with `.env` values interpolated: the services' passwords.
+        Some((j, "config"))
+            if rest.value(&["-o", "--output"]).is_none()
+                && !Args::new(rest.tail_from(j + 1)).any(&[
+                    "--services",
+                    "--volumes",
+                    "--images",
+                    "--profiles",
+                    "--networks",
+                    "--hash",
+                    "-q",
+                    "--quiet",
+                ]) =>
+        {
+            an.raise_secret(DE, format!("`{base} compose config` prints the services' environment, passwords too"))
+        }
         Some((_, s @ ("ps" | "logs" | "config" | "ls" | "images" | "top" | "version" | "port" | "events"))) => {
             ro(an, format!("`{base} compose {s}` only reports"))
         }
@@ -189,7 +223,7 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
         an.raise(CM, format!("`{base} --kubeconfig` reads a configuration that can run a credential program"));
     }
     // Files kubectl writes besides its output: the discovery cache, logs, a profile.
-    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output"]) {
+    for out in a.values(&["--cache-dir", "--log-file", "--log-dir", "--profile-output", "--output-directory"]) {
         an.write_target(&out, &format!("`{base}`"));
     }
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();

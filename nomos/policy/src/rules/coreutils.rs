@@ -72,6 +72,9 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
 
 /// Creating or editing files: changes, or destroys where guest disks or cluster state live.
 pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if matches!(base, "vi" | "vim" | "nvim" | "view" | "ex") {
+        editor_commands(an, base, a);
+    }
     if base == "truncate"
         && a.operands(&["-s", "--size", "-r", "--reference"])
             .iter()
@@ -219,6 +222,17 @@ pub(super) fn tar(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
 /// `tar` with its options written as options.
 fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let has = |short: char, long: &str| a.flag(short, long);
+    // An archive of a tree that holds secrets written to standard output prints them.
+    let to_stdout = a.values(&["-f", "--file"]).iter().any(|f| f.shown() == "-")
+        || a.options().any(|o| !o.starts_with("--") && o.ends_with("f-"));
+    if has('c', "--create") && to_stdout {
+        let trees = a.operands(&["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"]);
+        for tree in trees.iter().flat_map(|t| t.values()) {
+            if an.resolve(tree).iter().any(|r| crate::secrets::holds_secrets(r) && r != "-") {
+                an.raise_secret(DE, format!("`tar` streams {tree}, secrets and all, to standard output"));
+            }
+        }
+    }
     if a.long_prefix("--to-command")
         || a.long_prefix("--use-compress-program")
         || a.short('I')
@@ -312,5 +326,28 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
         an.raise(CM, "`date` with a time sets the clock");
     } else {
         ro(an, "`date` only reports");
+    }
+}
+
+/// The Ex commands a vi-family editor runs at start (`-c CMD`, `+CMD`, `--cmd CMD`): `:!cmd` runs
+/// a shell command (`-R` does not stop it), `:w FILE` writes FILE, judged as a redirect's target.
+fn editor_commands(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
+    let mut commands: Vec<String> = a.values(&["-c", "--cmd", "-S"]).iter().map(|v| v.shown().to_string()).collect();
+    commands.extend(a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix('+')).map(str::to_string));
+    for command in commands {
+        let c = command.trim_start_matches([':', ' ']);
+        if let Some(shell) = c.strip_prefix('!').or_else(|| c.strip_prefix("sh ")).or_else(|| c.strip_prefix("r !")) {
+            an.raise(CM, format!("`{base} -c !` runs a shell command"));
+            an.script(shell);
+        } else if let Some(rest) =
+            c.strip_prefix("w!").or_else(|| c.strip_prefix("w ")).or_else(|| c.strip_prefix("wq "))
+        {
+            let target = rest.trim();
+            if let Some(shell) = target.strip_prefix('!') {
+                an.script(shell);
+            } else if !target.is_empty() {
+                an.write_target(&Arg::Static(target.to_string()), &format!("`{base} :w`"));
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
 use super::{quoted_literals, ro};
-use crate::shell::{Analysis, Stdin};
+use crate::shell::{Analysis, Arg, Stdin};
 
 #[rustfmt::skip]
 pub(super) const SQL_CLIENTS: &[&str] = &[
@@ -57,7 +57,24 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     if stdin.unknown && stdin.texts.is_empty() && !listing {
         an.raise(CM, format!("`{base}` runs SQL from its input, which cannot be seen"));
     }
+    // With `mysql` as the default database, `user` is the password table `mysql.user`.
+    let in_mysql = matches!(base, "mysql" | "mariadb")
+        && a.value(&["-D", "--database"]).map(|d| d.shown().to_string()).or_else(|| {
+            a.operands(&["-D", "--database", "-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port"])
+                .first()
+                .map(|o| o.shown().to_string())
+        }) == Some("mysql".to_string());
     for text in sql {
+        let text = if in_mysql {
+            let lower = text.to_lowercase();
+            let tables = ["user", "global_priv", "servers", "slave_master_info"];
+            match tables.iter().find(|t| lower.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == **t)) {
+                Some(t) => format!("{text}; select 1 from mysql.{t}"),
+                None => text,
+            }
+        } else {
+            text
+        };
         judge_sql(an, base, &text);
     }
     if listing {
@@ -99,7 +116,41 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
             an.script(&command);
         }
     }
+    // psql `\gexec` runs every value of the result as a statement: the literals are SQL too.
+    if lowered_original.contains("\\gexec") {
+        an.raise(CM, format!("`{base} \\gexec` runs the query's results as SQL"));
+        for literal in quoted_literals(sql) {
+            judge_sql(an, base, &literal);
+        }
+    }
+    // sqlite3's edit(TEXT, EDITOR) starts EDITOR.
+    for (k, _) in lowered_original.match_indices("edit(") {
+        if let Some(editor) = quoted_literals(&sql[k..]).into_iter().take(2).nth(1) {
+            an.raise(CM, format!("`{base}` edit() starts a program"));
+            an.script(&editor);
+        }
+    }
     let side_effects = [
+        "pg_promote",
+        "pg_file_",
+        "pg_stat_reset",
+        "pg_stat_statements_reset",
+        "pg_wal_replay_",
+        "lo_from_bytea",
+        "lo_create",
+        "lo_creat(",
+        "lo_put",
+        "lo_truncate",
+        "pg_replication_origin_",
+        "pg_replication_slot_advance",
+        "pg_logical_emit_message",
+        "pg_backup_start",
+        "pg_backup_stop",
+        "pg_start_backup",
+        "pg_stop_backup",
+        "pg_import_system_collations",
+        "pg_truncate_visibility_map",
+        "pg_log_backend_memory_contexts",
         "pg_terminate_backend",
         "pg_cancel_backend",
         "pg_drop",
@@ -137,6 +188,8 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         "pg_authid",
         "pg_user_mapping",
         "pg_user_mappings",
+        "pg_subscription",
+        "mysql.servers",
         "sys.sql_logins",
     ];
     let credential_column = words.iter().any(|w| {
@@ -234,12 +287,14 @@ fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
 fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
     for part in line.split(';') {
         let t = part.trim();
+        // The mysql client's own commands are read in any case (`SYSTEM`, `Pager`).
+        let word = |w: &str| t.get(..w.len()).filter(|p| p.eq_ignore_ascii_case(w)).map(|_| &t[w.len()..]);
         let escape = t
             .strip_prefix("\\!")
             .or_else(|| t.strip_prefix(".shell "))
             .or_else(|| t.strip_prefix(".system "))
-            .or_else(|| (base != "psql").then(|| t.strip_prefix("system ")).flatten())
-            .or_else(|| (base != "psql").then(|| t.strip_prefix("pager ")).flatten())
+            .or_else(|| (base != "psql").then(|| word("system ")).flatten())
+            .or_else(|| (base != "psql").then(|| word("pager ")).flatten())
             .or_else(|| (base != "psql").then(|| t.strip_prefix("\\P ")).flatten());
         if let Some(cmd) = escape {
             an.raise(CM, format!("`{base}` runs a shell command"));
@@ -256,6 +311,26 @@ fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
         if let Some(cmd) = argument.strip_prefix('|').filter(|_| pipes) {
             an.raise(CM, format!("`{base} {command}` pipes to a shell command"));
             an.script(cmd);
+        }
+        // Output files: the target is judged as a redirect's is (`\o /etc/passwd` is `> /etc/passwd`).
+        let writes = matches!(
+            command,
+            "\\o"
+                | "\\out"
+                | "\\w"
+                | "\\write"
+                | "\\g"
+                | "\\gx"
+                | ".once"
+                | ".output"
+                | ".save"
+                | ".backup"
+                | ".log"
+                | ".trace"
+        );
+        let target = argument.split_whitespace().last().unwrap_or("").trim_matches(['\'', '"']);
+        if writes && !target.is_empty() && !target.starts_with('|') && !matches!(target, "stdout" | "stderr" | "off") {
+            an.write_target(&Arg::Static(target.to_string()), &format!("`{base} {command}`"));
         }
         if command == ".excel" {
             an.raise(CM, format!("`{base} .excel` opens a spreadsheet program"));
@@ -292,14 +367,26 @@ fn strip_sql(sql: &str) -> String {
             }
             '/' if chars.peek() == Some(&'*') => {
                 chars.next();
+                // MySQL and MariaDB run the body of `/*! … */` and `/*M! … */` (after an optional
+                // version number) as SQL: keep it.
+                let executable =
+                    chars.peek() == Some(&'!') || (chars.peek() == Some(&'M') && chars.clone().nth(1) == Some('!'));
+                let mut body = String::new();
                 let mut last = ' ';
                 for d in chars.by_ref() {
                     if last == '*' && d == '/' {
+                        body.pop();
                         break;
                     }
+                    body.push(d);
                     last = d;
                 }
                 out.push(' ');
+                if executable {
+                    let body = body.trim_start_matches('M').trim_start_matches('!');
+                    out.push_str(&strip_sql(body.trim_start_matches(|c: char| c.is_ascii_digit())));
+                    out.push(' ');
+                }
             }
             _ => out.push(c),
         }

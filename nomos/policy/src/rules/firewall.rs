@@ -94,9 +94,16 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     if removing.as_ref().is_some_and(|c| on_way_in(c.shown())) && target.as_deref() == Some("ACCEPT") && covers_ssh(a) {
         return an.raise(DE, format!("`{base}` removes a rule that lets SSH in"));
     }
-    // Short options as getopt reads them: `-LZ` lists the chain `Z`, `-ZL` zeroes the chain `L`.
+    // Short options as getopt reads them (`-LZ` lists a chain `Z`), and also letter by letter: the
+    // family's tools and versions differ, and a chain named like a command letter is not a name an
+    // operator gives, so `-LZ` may zero counters as `-L -Z` does.
     let shorts = a.short_options("ACDRIMNEPopsdjitmcg", "LSFZXhwW");
-    let short = |c: char| shorts.iter().any(|(s, _)| *s == c);
+    let in_value = |c: char| {
+        shorts.iter().any(|(s, v)| {
+            "LSFZX".contains(*s) && v.is_some_and(|v| v.chars().all(|x| x.is_ascii_alphabetic()) && v.contains(c))
+        })
+    };
+    let short = |c: char| shorts.iter().any(|(s, _)| *s == c) || in_value(c);
     let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");
     let changes = ['A', 'I', 'D', 'R', 'N', 'E', 'Z'].into_iter().any(short)
         || a.any(&["--append", "--insert", "--delete", "--replace", "--new-chain", "--rename-chain", "--zero"]);
@@ -143,6 +150,10 @@ fn nft_cuts_ssh(text: &str) -> bool {
 /// `nft`: listing reads; flushing or deleting tables or chains drops the firewall; a drop
 /// policy or a drop rule that covers SSH cuts access.
 pub(super) fn nft(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // `-c` checks the rules it reads without applying them.
+    if a.flag('c', "--check") && !a.flag('i', "--interactive") {
+        return ro(an, "`nft -c` only checks rules");
+    }
     let reads_input = a.value(&["-f", "--file"]).is_some() || a.flag('i', "--interactive");
     let words: Vec<String> =
         a.operands(&["-I", "--includepath", "-f", "--file"]).iter().map(|o| o.shown().to_string()).collect();

@@ -64,16 +64,40 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
     if o("rule", 2) && is("flush") {
         return Some("`ip rule flush` removes the rule that looks up the main routing table".into());
     }
+    if o("rule", 2) {
+        let main = words.windows(2).any(|w| {
+            matches!(w[0], "lookup" | "table") && matches!(w[1], "main" | "254")
+                || matches!(w[0], "priority" | "pref" | "preference" | "order") && matches!(w[1], "32766" | "0")
+        });
+        // A rule that drops lookups for all traffic, before the main table is consulted.
+        let black = words.iter().any(|w| matches!(*w, "blackhole" | "unreachable" | "prohibit"));
+        let narrowed = words.windows(2).any(|w| {
+            matches!(
+                w[0],
+                "to" | "iif" | "oif" | "fwmark" | "dport" | "sport" | "ipproto" | "uidrange" | "tos" | "dsfield"
+            ) || w[0] == "from" && !matches!(w[1], "all" | "0/0" | "0.0.0.0/0" | "::/0")
+        });
+        if is("delete") && main {
+            return Some("`ip rule del` removes the rule that looks up the main routing table".into());
+        }
+        if (is("add") || is("append") || is("prepend")) && black && !narrowed {
+            return Some("`ip rule add … blackhole` drops every route lookup, this session's too".into());
+        }
+    }
     None
 }
 
 /// `ifconfig`: with an interface and a setting it changes it; `down` takes it down.
 pub(super) fn ifconfig(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let ops: Vec<&str> = a.operands(&[]).iter().map(|o| o.shown()).collect();
-    match ops.as_slice() {
+    // Its own options come before the interface; after it, `-flag` words clear flags (`-arp`).
+    let words: Vec<&str> = a.all.iter().map(|o| o.shown()).collect();
+    let start = words.iter().position(|w| !matches!(*w, "-a" | "-v" | "-s" | "--")).unwrap_or(words.len());
+    // Taking the link down, turning ARP off or removing the address cuts the host off.
+    let cuts = |w: &&str| matches!(*w, "down" | "-arp" | "0.0.0.0" | "0");
+    match &words[start..] {
         [] | [_] => ro(an, "`ifconfig` only reports"),
-        [dev, rest @ ..] if uplink(dev) && rest.contains(&"down") => {
-            an.raise(DE, format!("`ifconfig {dev} down` takes the interface down"))
+        [dev, rest @ ..] if uplink(dev) && rest.iter().any(cuts) => {
+            an.raise(DE, format!("`ifconfig {dev}` takes the interface down, its address away or ARP off"))
         }
         _ => an.raise(CM, "`ifconfig` changes an interface"),
     }

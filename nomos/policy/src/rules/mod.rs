@@ -174,6 +174,7 @@ pub(crate) fn code_rule(base: &str) -> Option<Rule> {
         "date" => coreutils::date,
         "kill" => signals::kill,
         "pkill" | "killall" | "skill" => signals::pkill,
+        "fuser" => signals::fuser,
         // Text tools with a script of their own.
         "sed" | "gsed" => text::sed,
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
@@ -387,7 +388,14 @@ fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     });
     let locks = match base {
         "userdel" | "deluser" => true,
-        "usermod" => a.short('L') || a.long("--lock") || no_shell || a.value(&["-e", "--expiredate"]).is_some(),
+        // A password that is not a crypt hash (`-p x`) locks password logins as `-L` does.
+        "usermod" => {
+            a.short('L')
+                || a.long("--lock")
+                || no_shell
+                || a.value(&["-e", "--expiredate"]).is_some()
+                || a.values(&["-p", "--password"]).iter().any(|p| !p.shown().starts_with('$'))
+        }
         "chsh" => no_shell,
         "passwd" => a.short('l') || a.long("--lock"),
         _ => a.value(&["-E", "--expiredate"]).is_some(),

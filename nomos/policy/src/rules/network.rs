@@ -46,7 +46,11 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     if "netns".starts_with(object) && object.len() >= 3 {
         match words.get(1) {
             Some(&"exec") => {
-                let index = a.all.iter().position(|x| std::ptr::eq(x, ops[2.min(ops.len() - 1)])).map(|i| i + 1);
+                // With `-all` (any prefix of it) there is no namespace name: the command comes
+                // right after `exec` and runs in every namespace.
+                let every = a.options().any(|o| o.len() >= 2 && "-all".starts_with(o));
+                let at = |k: usize| a.all.iter().position(|x| std::ptr::eq(x, ops[k.min(ops.len() - 1)]));
+                let index = if every { at(2) } else { at(2).map(|i| i + 1) };
                 return wrapped(an, "ip netns exec", a, index, stdin);
             }
             None | Some(&("list" | "ls" | "show" | "identify" | "pids" | "list-id" | "monitor")) => {
@@ -244,7 +248,7 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
     match sub {
         Some(
             "x509" | "s_client" | "version" | "verify" | "crl" | "ciphers" | "list" | "asn1parse" | "dgst" | "sess_id"
-            | "ocsp" | "s_time" | "speed" | "errstr" | "help" | "prime" | "rand" | "storeutl",
+            | "ocsp" | "s_time" | "speed" | "errstr" | "help" | "prime" | "rand" | "storeutl" | "passwd",
         ) => ro(an, "`openssl` inspection only reads"),
         Some("req") if a.any(&["-text", "-noout", "-verify"]) && !a.any(&["-new", "-x509", "-newkey"]) => {
             ro(an, "`openssl req -text` only reads")
@@ -255,6 +259,12 @@ pub(super) fn openssl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &
 
 /// `ssh HOST CMD`: CMD is judged as a script; tunnels and local commands are changes.
 pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // `-G` prints the configuration it would use, `-Q` what it supports, `-V` its version: none
+    // connects (nor runs the configuration's commands).
+    let options: Vec<&str> = a.options().collect();
+    if matches!(options.as_slice(), ["-G" | "-Q" | "-V"]) {
+        return ro(an, "`ssh -G` only prints its configuration");
+    }
     for o in a.values(&["-o"]) {
         let v = o.shown().to_ascii_lowercase();
         if ["remoteforward", "localforward", "dynamicforward", "tunnel", "gatewayports"]
@@ -445,7 +455,9 @@ pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
                     | "sh"
             )
         })
-        || matches!(words.as_slice(), [_] | ["general" | "g", "status" | "permissions" | "hostname"]);
+        || matches!(words.as_slice(), [_] | ["general" | "g", "status" | "permissions" | "hostname"])
+        // `connection show NAME…` names what it shows (secrets only with `-s`, judged above).
+        || matches!(words.as_slice(), ["connection" | "con" | "c" | "device" | "dev" | "d", "show" | "s" | "sh", ..]);
     if reading
         && !words.iter().any(|w| {
             matches!(
@@ -471,6 +483,10 @@ pub(super) fn nmcli(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
 
 /// `resolvectl`: queries read; setting DNS changes it.
 pub(super) fn resolvectl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // `systemd-resolve` spells the verbs as options.
+    if a.any(&["--flush-caches", "--reset-statistics", "--reset-server-features"]) {
+        return an.raise(RL, "`systemd-resolve --flush-caches` resets caches");
+    }
     match a.sub(&["-i", "--interface", "-t", "--type", "-p", "--protocol"]).map(|(_, s)| s) {
         None
         | Some(
@@ -537,6 +553,28 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
         if base == "ncat" { &["-o", "--output", "-x", "--hex-dump"] } else { &["-o", "--output", "--hex-dump"] };
     for out in a.values(dumps) {
         an.write_target(&out, &format!("`{base} -o`"));
+    }
+    // socat addresses: EXEC:/SYSTEM: run a program or shell text, file addresses open (and with
+    // CREATE or `creat`/`trunc` create or truncate) a file, judged as a redirect's target.
+    if base == "socat" {
+        for address in a.all.iter().map(Arg::shown).filter(|w| !w.starts_with('-')) {
+            let Some((kind, rest)) = address.split_once(':') else { continue };
+            let target = rest.split(',').next().unwrap_or("");
+            match kind.to_ascii_uppercase().as_str() {
+                "EXEC" => {
+                    an.raise(CM, "`socat EXEC:` runs a program");
+                    an.script(target);
+                }
+                "SYSTEM" => {
+                    an.raise(CM, "`socat SYSTEM:` runs shell text");
+                    an.script(rest);
+                }
+                "CREATE" | "CREAT" | "OPEN" | "GOPEN" | "FILE" => {
+                    an.write_target(&Arg::Static(target.to_string()), "`socat` file address");
+                }
+                _ => {}
+            }
+        }
     }
     let listens = a.flag('l', "--listen");
     if base != "socat" && a.short('z') && runs.is_empty() && !listens {

@@ -67,6 +67,13 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             _ => an.raise(CM, "`qm guest` changes the guest"),
         },
         Some((_, s)) => match s {
+            // A guest's cloud-init user data holds its password, which `qm config` masks.
+            "cloudinit-dump" | "cloudinit"
+                if a.all.iter().any(|w| w.shown() == "user")
+                    && (s == "cloudinit-dump" || a.all.get(1).and_then(Arg::as_static) == Some("dump")) =>
+            {
+                an.raise_secret(DE, "`qm cloudinit dump … user` prints the guest's password")
+            }
             "list" | "status" | "config" | "pending" | "showcmd" | "listsnapshot" | "wait" | "help"
             | "cloudinit-dump" => ro(an, format!("`qm {s}` only reports")),
             "cloudinit" if matches!(a.all.get(1).and_then(Arg::as_static), Some("dump" | "pending")) => {

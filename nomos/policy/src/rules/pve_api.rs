@@ -26,14 +26,15 @@ pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
     while i < a.all.len() {
         let word = a.all[i].shown();
         i += 1;
-        let Some(option) = word.strip_prefix("--") else {
+        // PVE's option parser (Getopt::Long) takes long options after one dash as after two.
+        let Some(option) = word.strip_prefix("--").or_else(|| single_dash_option(word)) else {
             positional.push(word.to_string());
             continue;
         };
         let (name, value) = match option.split_once('=') {
             Some((n, v)) => (n, v.to_string()),
             None => match a.all.get(i).map(Arg::shown) {
-                Some(v) if !v.starts_with("--") && !FLAGS.contains(&option) => {
+                Some(v) if single_dash_option(v).is_none() && !v.starts_with("--") && !FLAGS.contains(&option) => {
                     i += 1;
                     (option, v.to_string())
                 }
@@ -48,6 +49,11 @@ pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         None | Some("usage" | "help") => ro(an, "`pvesh` without a call prints help"),
         Some(method) => api_call(an, "pvesh", method, positional.get(1).map_or("", String::as_str), &params),
     }
+}
+
+/// `-name` (not a negative number) as the option `name`.
+fn single_dash_option(word: &str) -> Option<&str> {
+    word.strip_prefix('-').filter(|o| o.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// The API behind an HTTP URL, if it is one: `https://pve:8006/api2/json/nodes/…?k=v`.
@@ -82,6 +88,10 @@ pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &st
     file_reads(an, who, path, params);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match method {
+        "get" if secret_read(&segments, params) => {
+            return an
+                .raise_secret(DE, format!("`{who}` GET returns credentials (DNS API tokens, a guest's password)"));
+        }
         "get" => return ro(an, format!("`{who}` GET only reads the API")),
         "delete" => return an.raise(DE, format!("`{who}` DELETE removes cluster objects (guests, storage, users)")),
         _ => {}
@@ -93,12 +103,22 @@ pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &st
         script_arg(an, &format!("`{who}` agent exec"), Some(&Arg::Static(command.join(" "))));
     }
     if segments.ends_with(&["execute"]) {
-        for (m, p) in batch_calls(param(params, "commands").unwrap_or("")) {
-            api_call(an, who, &m, &p, &Params::new());
+        for (m, p, args) in batch_calls(param(params, "commands").unwrap_or("")) {
+            api_call(an, who, &m, &p, &args);
         }
     }
     if let Some(reason) = outage(&segments, params) {
         an.raise(DE, format!("`{who}` {reason}"));
+    }
+}
+
+/// Reads that return credentials: an ACME DNS plugin's data (API tokens), a guest's cloud-init
+/// user data (its password, which the config masks).
+fn secret_read(s: &[&str], params: &Params) -> bool {
+    match s {
+        ["cluster", "acme", "plugins", _] => true,
+        ["nodes", _, "qemu", _, "cloudinit", "dump"] => param(params, "type") == Some("user"),
+        _ => false,
     }
 }
 
@@ -157,14 +177,50 @@ fn outage(s: &[&str], params: &Params) -> Option<String> {
 }
 
 /// The calls of a batch (`/nodes/N/execute --commands '[{"method":"DELETE","path":…}]'`).
-fn batch_calls(json: &str) -> Vec<(String, String)> {
+fn batch_calls(json: &str) -> Vec<(String, String, Params)> {
     let field = |object: &str, key: &str| -> Option<String> {
         let at = object.find(&format!("\"{key}\""))?;
         let rest = object[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
         rest.split('"').next().map(str::to_string)
     };
-    json.split('}')
-        .filter_map(|object| Some((field(object, "method").unwrap_or_else(|| "create".into()), field(object, "path")?)))
+    // The call objects: the array's elements, found by brace depth.
+    let mut objects = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in json.char_indices() {
+        match c {
+            '{' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    objects.push(&json[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    objects
+        .into_iter()
+        .filter_map(|object| {
+            let path = field(object, "path")?;
+            // The call's `args`, read as flat string fields.
+            let args = object.find("\"args\"").map_or_else(Params::new, |at| {
+                let mut out = Params::new();
+                let mut rest = object[at + 6..].split('"').skip(1);
+                while let (Some(k), Some(sep), Some(v)) = (rest.next(), rest.next(), rest.next()) {
+                    if sep.trim() == ":" {
+                        out.push((k.to_string(), v.to_string()));
+                        rest.next();
+                    }
+                }
+                out
+            });
+            Some((field(object, "method").unwrap_or_else(|| "create".into()), path, args))
+        })
         .collect()
 }
 
@@ -234,7 +290,18 @@ mod tests {
         assert_eq!(params, [("command".to_string(), "reboot".to_string())]);
         assert_eq!(
             batch_calls(r#"[{"method":"DELETE","path":"/nodes/n/qemu/100"},{"path":"/nodes/n/stopall"}]"#),
-            [("DELETE".into(), "/nodes/n/qemu/100".into()), ("create".into(), "/nodes/n/stopall".into())]
+            [
+                ("DELETE".into(), "/nodes/n/qemu/100".into(), Params::new()),
+                ("create".into(), "/nodes/n/stopall".into(), Params::new())
+            ]
+        );
+        assert_eq!(
+            batch_calls(r#"[{"method":"POST","path":"/nodes/n/status","args":{"command":"reboot","x":"y"}}]"#),
+            [(
+                "POST".into(),
+                "/nodes/n/status".into(),
+                vec![("command".into(), "reboot".into()), ("x".into(), "y".into())]
+            )]
         );
     }
 }

@@ -337,6 +337,15 @@ pub(super) fn pkill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
     if unknown {
         an.raise(CM, format!("`{base}` has an option that is not known to be safe"));
     }
+    // Signal 0 sends nothing: it only checks that matching processes exist.
+    let mut signals = given
+        .iter()
+        .filter(|(n, _)| n == "--signal" || (base == "killall" && n == "-s"))
+        .map(|(_, v)| v.as_ref().and_then(Arg::as_static).unwrap_or(""))
+        .peekable();
+    if !unknown && signals.peek().is_some() && signals.all(is_null_signal) {
+        return an.raise(RO, format!("`{base}` with signal 0 only checks that processes exist"));
+    }
     let has = |names: &[&str]| given.iter().any(|(n, _)| names.contains(&n.as_str()));
     let values = |names: &[&str]| -> Vec<String> {
         given
@@ -481,6 +490,29 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
     } else {
         Reach::Everything
     }
+}
+
+/// `fuser`: lists the processes using files, mounts or ports; `-k` kills them. Killing every user
+/// of the root filesystem or of a lifeline's port (SSH) takes the services or the session down.
+pub(super) fn fuser(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let kills = a.flag('k', "--kill");
+    if !kills {
+        return an.raise(RO, "`fuser` only lists the processes using files or ports");
+    }
+    let namespace = a.value(&["-n", "--namespace"]).map(|v| v.shown().to_string());
+    let operands: Vec<String> =
+        a.all.iter().filter(|w| !w.shown().starts_with('-')).map(|w| w.shown().to_string()).collect();
+    let cuts = operands.iter().any(|o| {
+        let port = o.split('/').next().unwrap_or(o);
+        matches!(o.as_str(), "/" | "/proc" | "/dev" | "/run" | "/usr" | "/var")
+            || (o.ends_with("/tcp") || namespace.as_deref() == Some("tcp")) && super::firewall::includes_ssh_port(port)
+            || names_lifeline(o).is_some()
+            || o.contains('$')
+    });
+    if cuts {
+        return an.raise(DE, "`fuser -k` kills every process using the root filesystem or SSH's port");
+    }
+    an.raise(RL, "`fuser -k` kills the processes using a file or port");
 }
 
 #[cfg(test)]

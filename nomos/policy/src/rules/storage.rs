@@ -43,6 +43,10 @@ pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         return an.raise(CM, "`btrfs device stats -z` resets the error counters");
     }
     match words.as_slice() {
+        ["check", ..] if a.long("--readonly") && !a.long("--repair") && !a.long("--init-csum-tree") => {
+            ro(an, "`btrfs check --readonly` only checks")
+        }
+        [g, "get", ..] if g.starts_with("prop") => ro(an, "`btrfs property get` only reports"),
         [g, "delete" | "del" | "d", ..] if g.starts_with("sub") => {
             an.raise(DE, "`btrfs subvolume delete` destroys data")
         }
@@ -65,10 +69,16 @@ pub(super) fn btrfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
 /// `zfs`: queries (and `send` to standard output) read; destroy and rollback destroy.
 pub(super) fn zfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     match a.sub(&[]).map(|(_, s)| s) {
+        // A send stream holds the dataset's files (a container's /etc/shadow, the host's keys); a
+        // dry run (`-n`) only estimates its size.
+        Some("send") if !a.short('n') && !a.long("--dryrun") => {
+            an.raise_secret(DE, "`zfs send` streams a dataset's files, secrets too")
+        }
         Some(
             "list" | "get" | "holds" | "diff" | "userspace" | "groupspace" | "projectspace" | "version" | "help"
             | "send",
         ) => ro(an, "`zfs list` only reports"),
+        Some("upgrade") if a.short('v') || a.operands(&[]).len() == 1 => ro(an, "`zfs upgrade -v` only lists versions"),
         Some("destroy" | "rollback") => an.raise(DE, "`zfs destroy`/`rollback` deletes data"),
         Some("receive" | "recv") if a.short('F') => an.raise(DE, "`zfs receive -F` rolls a dataset back"),
         None => ro(an, "`zfs` without a command prints help"),
@@ -89,6 +99,7 @@ pub(super) fn zpool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         Some((_, "upgrade")) if a.operands(&[]).len() == 1 && !a.short('a') => {
             ro(an, "`zpool upgrade` without a pool only lists")
         }
+        Some((_, "remove")) if a.short('n') => ro(an, "`zpool remove -n` only reports what it would do"),
         Some((_, "import")) if a.operands(&["-o", "-d", "-R"]).len() <= 1 && !a.short('a') => {
             ro(an, "`zpool import` without a pool only lists")
         }
@@ -122,7 +133,9 @@ pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
         "info" | "map" | "measure" | "compare" | "--version" | "--help" | "-h" | "-V" => {
             ro(an, format!("`{base}` only inspects images"))
         }
-        "check" if !a.short('r') => ro(an, "`qemu-img check` only inspects an image"),
+        "check" if !a.short('r') && !a.long("--repair") && !a.options().any(|o| o.starts_with("-r")) => {
+            ro(an, "`qemu-img check` only inspects an image")
+        }
         "snapshot" if a.short('a') => an.raise(DE, "`qemu-img snapshot -a` rolls an image back to a snapshot"),
         "snapshot" if a.short('d') => an.raise(DE, "`qemu-img snapshot -d` deletes a snapshot"),
         "snapshot" if a.short('l') => ro(an, "`qemu-img snapshot -l` only lists snapshots"),
@@ -130,6 +143,14 @@ pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
             an.raise(DE, "`qemu-img resize --shrink` cuts the end of the image off")
         }
         "convert" => match rest.last() {
+            // Driver options name the target file (`driver=raw,file.filename=/dev/sda`).
+            Some(out) if rest.len() > 1 && out.shown().contains("filename=") => {
+                for part in out.shown().split(',') {
+                    if let Some((_, file)) = part.split_once("filename=") {
+                        an.write_target(&Arg::Static(file.to_string()), "`qemu-img convert`");
+                    }
+                }
+            }
             Some(out) if rest.len() > 1 => an.write_target(out, "`qemu-img convert`"),
             _ => an.raise(CM, "`qemu-img convert` writes an image"),
         },

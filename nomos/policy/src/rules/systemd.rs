@@ -86,6 +86,11 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
     // `--job-mode=isolate` stops everything the started unit does not need; `enable --now` starts.
     let isolating = a.values(&["--job-mode"]).iter().any(|m| m.shown() == "isolate");
     let now = a.long("--now");
+    if verb == "set-property" {
+        if let Some(unit) = units.first().filter(|u| starves(u, &units[1..])) {
+            an.raise(DE, format!("`systemctl set-property {unit}` limits a lifeline or every service to death"));
+        }
+    }
     for v in std::iter::once(verb).chain(second) {
         if READS.contains(&v) {
             ro(an, format!("`systemctl {v}` only reports"));
@@ -112,7 +117,8 @@ const DOWN_UNITS: &[&str] = &[
     "systemd-reboot.service", "systemd-poweroff.service", "systemd-halt.service", "systemd-kexec.service",
     "systemd-soft-reboot.service", "systemd-suspend.service", "systemd-hibernate.service",
     "systemd-hybrid-sleep.service", "systemd-suspend-then-hibernate.service", "systemd-exit.service",
-    "rescue.service", "emergency.service",
+    "rescue.service", "emergency.service", "runlevel0.target", "runlevel1.target", "runlevel6.target",
+    "runlevel0.service", "runlevel1.service", "runlevel6.service",
 ];
 
 /// Units whose stop ends every session or service: slices, session scopes, user managers.
@@ -168,6 +174,18 @@ pub(super) fn cuts_access(verb: &str, unit: &str) -> bool {
         .unwrap_or(&full);
     let name = if name.contains('*') { name } else { name.split('@').next().unwrap_or(name) };
     LIFELINES.iter().any(|l| globs_intersect(name, l) || globs_intersect(name, &format!("{l}@*")))
+}
+
+/// Whether resource limits set on `unit` can kill or starve it: a memory, task, CPU or I/O limit
+/// (other than `infinity`) on a lifeline service or a slice holding every service or session.
+fn starves(unit: &str, assignments: &[&str]) -> bool {
+    let limits = assignments.iter().any(|a| {
+        a.split_once('=').is_some_and(|(k, v)| {
+            (k.starts_with("Memory") || k.starts_with("Tasks") || k.starts_with("CPU") || k.starts_with("IO"))
+                && !matches!(v, "infinity" | "")
+        })
+    });
+    limits && (cuts_access("stop", unit) || matches!(unit, "-.slice" | "system.slice" | "init.scope"))
 }
 
 /// `service NAME ACTION`, `invoke-rc.d NAME ACTION`, `/etc/init.d/NAME ACTION`: as `systemctl

@@ -82,6 +82,29 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             recursive_read(an, base, ops);
         }
     }
+    password_search(an, base, a, operands, pattern_first, recursive);
+}
+
+/// A search for password-like words through configuration prints the lines holding passwords: over
+/// a tree that holds secrets (`grep -ri password /etc`), or through the guests' configurations
+/// (`cipassword` in /etc/pve).
+fn password_search(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: &[&Arg], first: bool, recursive: bool) {
+    const WORDS: &[&str] = &["pass", "pwd", "secret", "token", "credential", "apikey", "api_key", "private"];
+    let mut patterns: Vec<String> = a.values(&["-e", "--regexp"]).iter().map(|p| p.shown().to_lowercase()).collect();
+    if first {
+        patterns.extend(operands.first().map(|p| p.shown().to_lowercase()));
+    }
+    if !patterns.iter().any(|p| WORDS.iter().any(|w| p.contains(w))) {
+        return;
+    }
+    let files = operands.iter().skip(usize::from(first)).flat_map(|o| o.values());
+    let exposed = files.into_iter().any(|f| {
+        f.starts_with("/etc/pve/")
+            || recursive && an.resolve(f).iter().any(|r| crate::secrets::holds_secrets(r) && !r.starts_with("/var/log"))
+    });
+    if exposed {
+        an.raise_secret(DE, format!("`{base}` prints the lines that hold passwords or keys"));
+    }
 }
 
 /// `sed`: its script is judged (writing, reading and running commands), and `-i` edits files.

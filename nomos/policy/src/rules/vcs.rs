@@ -22,6 +22,11 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         return ro(an, "`git` without a command prints help");
     };
     // A repository over a tree that holds secrets (etckeeper keeps /etc) shows them in diffs.
+    // Another repository's config can name programs git runs even to read (`core.fsmonitor`,
+    // `core.pager`, diff drivers): pointing git at one is not read-only.
+    if let Some(dir) = a.value(&["--git-dir"]) {
+        an.raise(CM, format!("`git --git-dir` uses another repository's configuration (`{}`)", dir.shown()));
+    }
     for dir in a.values(&["-C", "--git-dir", "--work-tree"]) {
         recursive_read(an, "git", &[&dir]);
         if an.may_be_secret(dir.shown()) || dir.as_static().is_none() {
@@ -69,6 +74,29 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     }
     if rest.long("--output") || rest.value(&["-o", "--output-directory"]).is_some() && sub == "format-patch" {
         an.raise(CM, format!("`git {sub} --output` writes a file"));
+    }
+    // The file an output option writes is judged as a redirect's target is.
+    let outputs: &[&str] = match sub {
+        "archive" | "bundle" => &["-o", "--output"],
+        "format-patch" => &["--output-directory"],
+        _ => &["--output"],
+    };
+    for out in rest.values(outputs) {
+        an.write_target(&out, &format!("`git {sub} --output`"));
+    }
+    // `filter-branch` runs its filters as shell text, once per commit.
+    if sub == "filter-branch" {
+        #[rustfmt::skip]
+        let filters = ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter",
+            "--commit-filter", "--tag-name-filter"];
+        for filter in rest.values(&filters) {
+            an.raise(CM, "`git filter-branch` runs its filters");
+            an.script(filter.shown());
+        }
+    }
+    // The credential helpers print the stored username and password.
+    if sub.starts_with("credential") && rest.all.iter().any(|w| matches!(w.shown(), "fill" | "get")) {
+        an.raise_secret(DE, format!("`git {sub}` prints stored credentials"));
     }
     let ops = rest.operands(&[
         "-n",

@@ -30,6 +30,7 @@ const FILES: &[(&str, &str)] = &[
     ("databases.yaml", include_str!("../../rules/databases.yaml")),
     ("wrappers.yaml", include_str!("../../rules/wrappers.yaml")),
     ("runners.yaml", include_str!("../../rules/runners.yaml")),
+    ("admin.yaml", include_str!("../../rules/admin.yaml")),
 ];
 
 /// What giving an option does.
