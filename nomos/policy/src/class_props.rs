@@ -412,7 +412,10 @@ fn stacked_wrapper_lines() -> Vec<String> {
         // A wrapper inside another: `nice -n 1 timeout 5 … reboot`.
         let outer = &single[(k * 31 + 11) % single.len()];
         if let Some((head, _)) = outer.split_once(" reboot").filter(|(h, _)| !h.contains('\'')) {
-            if !head.contains(" -c") && !head.ends_with("-c") {
+            // An option right before the payload may take it as one word (`script --comma reboot`,
+            // `env -S reboot`): nesting a whole command line there changes what runs.
+            let payload_option = head.rsplit(' ').next().is_some_and(|w| w.starts_with('-'));
+            if !head.contains(" -c") && !head.ends_with("-c") && !payload_option {
                 out.push(format!("{head} {line}"));
             }
         }
