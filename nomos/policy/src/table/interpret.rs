@@ -435,7 +435,16 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                     argv.extend_from_slice(words);
                     an.run(&argv, stdin);
                 }
-                _ => an.run(words, stdin),
+                _ => {
+                    an.run(words, stdin);
+                    if entry.stdin_args {
+                        for text in &stdin.texts {
+                            let mut argv = words.to_vec();
+                            argv.extend(text.split_whitespace().map(|w| Arg::Static(w.to_string())));
+                            an.run(&argv, &Stdin::default());
+                        }
+                    }
+                }
             });
         }
     }

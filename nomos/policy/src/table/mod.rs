@@ -166,6 +166,9 @@ pub(crate) struct Entry {
     pub(crate) assignments: bool,
     /// Its standard input is shell text it runs.
     pub(crate) stdin_script: bool,
+    /// Its standard input's words are arguments of its command (`xargs`): known input is judged
+    /// in place (`xargs cat <<< /etc/shadow` reads `/etc/shadow`).
+    pub(crate) stdin_args: bool,
     /// By position; the last applies to the rest.
     pub(crate) operands: Vec<Operand>,
     pub(crate) options: Vec<OptionSpec>,
@@ -473,6 +476,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         case_insensitive: raw.case_insensitive,
         assignments: raw.assignments,
         stdin_script: raw.stdin_script,
+        stdin_args: raw.stdin_args,
         operands,
         options,
         values,

@@ -33,6 +33,9 @@ pub(super) struct EntryFile {
     /// Its standard input is shell text it runs (`at`, `batch`).
     #[serde(default)]
     pub(super) stdin_script: bool,
+    /// Its standard input's words are arguments of its command (`xargs`).
+    #[serde(default)]
+    pub(super) stdin_args: bool,
     #[serde(default)]
     pub(super) operands: Option<OperandsFile>,
     #[serde(default)]
