@@ -73,6 +73,11 @@ pub trait Tools: Send + Sync {
     fn specs(&self) -> Vec<ToolSpec>;
     /// Whether the call changes nothing (the dedupe guard only answers these from memory).
     fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool;
+    /// The gate these tools act through, if they act at all: the operator's decisions in chat go
+    /// through it too.
+    fn actuator(&self) -> Option<&crate::actuate::Actuator> {
+        None
+    }
     fn call(
         &self,
         engine: &Engine,
@@ -121,6 +126,10 @@ impl Tools for GatedTools {
 
     fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool {
         self.registry.is_read_only(name, args)
+    }
+
+    fn actuator(&self) -> Option<&crate::actuate::Actuator> {
+        Some(&self.actuator)
     }
 
     async fn call(
