@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, ToolCall};
 use nomos::agent::tools::{Registry, RegistryConfig};
-use nomos::agent::turn::{GatedTools, Model, ModelError, TurnConfig, TurnEnd};
+use nomos::agent::turn::{run_turn, GatedTools, Model, ModelError, TurnConfig, TurnEnd};
 use nomos::agent::{receive_operator_message, send_message};
 use nomos::types::{ApprovalStatus, Channel, ExecutionStatus, WaitingFor};
 use serde_json::json;
@@ -188,4 +188,49 @@ async fn a_destructive_request_is_granted_by_its_typed_confirmation_never_by_yes
     let x = w.act.executions(Some(&task), None, 10).await.unwrap();
     assert_eq!(x[0].status, ExecutionStatus::Completed);
     assert_eq!(w.act.grant_message(&x[0]).await.unwrap().as_deref(), Some("confirm pve1"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_button_approves_like_a_yes_from_the_ui_and_leaves_destructive_requests_to_their_confirmation() {
+    let w = World::default(1).await;
+    let marks = q(&w.marks("a"));
+    let victim = w.tmp.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let model = ScriptedModel::new(vec![run(&format!("echo one >> {marks}")), run(&format!("rm -rf {}", q(&victim)))]);
+    let (task, end) = say(&w, &model, None, "append one, then remove the victim directory").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
+
+    let granted = nomos::agent::assent::approve_plan(&w.engine, &w.act, &task).await.unwrap();
+    assert_eq!(granted.executions.len(), 1, "{granted:?}");
+    assert_eq!(w.read_marks("a"), ["one"]);
+    assert!(pending(&w, &task).await.is_empty());
+    let windows = w.act.open_windows().await.unwrap();
+    assert!(windows.iter().all(|x| x.task_id == task && x.channel == Channel::Ui), "{windows:?}");
+    assert!(windows.iter().any(|x| Some(&x.id) == granted.window.as_ref()));
+    // A button says no words: the grant is the operator's, with none to keep.
+    let x = w.act.execution(&granted.executions[0].id).await.unwrap();
+    assert_eq!(w.act.grant_message(&x).await.unwrap(), None);
+
+    // The turn goes on; its destructive step asks again, and the button does not confirm it.
+    let end = run_turn(&w.engine, &model, &tools(&w), &config(), &task, &CancellationToken::new()).await.unwrap();
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
+    let granted = nomos::agent::assent::approve_plan(&w.engine, &w.act, &task).await.unwrap();
+    assert!(granted.executions.is_empty(), "{granted:?}");
+    assert!(victim.exists(), "the button never confirms a destructive command");
+    let left = pending(&w, &task).await;
+    assert!(left.len() == 1 && left[0].requires_confirmation, "{left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn while_autonomy_is_paused_a_yes_opens_no_window_and_the_model_is_told_why() {
+    let w = World::default(1).await;
+    let model = ScriptedModel::new(vec![plan()]);
+    let (task, _) = say(&w, &model, None, "append a line to the marks file on pve1").await;
+    w.act.set_paused(true, &operator()).await.unwrap();
+    receive_operator_message(&w.engine, Some(&w.act), Some(&task), "yes, go ahead").await.unwrap();
+    assert!(w.act.open_windows().await.unwrap().is_empty());
+    let messages = nomos::agent::transcript::Transcript::new(&w.engine, &task).messages().await.unwrap();
+    let note = &messages.last().unwrap().content;
+    assert!(note.contains("the assent window did not open") && note.contains("autonomy is paused"), "{note}");
+    queued(w.run("host:pve1", &format!("echo x >> {}", q(&w.marks("a"))), Some(&task)).await);
 }

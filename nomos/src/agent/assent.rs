@@ -43,20 +43,19 @@ impl Granted {
     }
 }
 
-/// What a typed confirmation or an assent must match for a target: its slug, name and Proxmox id
-/// as the graph knows them (just the slug when the graph does not), and the command's verbs.
+/// What an assent or a typed confirmation must match for `slug` (see
+/// [`crate::actuate::target::confirm_target`]); just the slug when the graph does not know it.
 async fn confirm_target(engine: &Engine, slug: &str, command: Option<&str>) -> Result<ConfirmTarget> {
     let mut conn = engine.store().pool().acquire().await?;
-    let target = match crate::actuate::target::target_entity(&mut conn, slug).await {
-        Ok(e) => {
-            let pve_id = e.attributes.get("pve_id").and_then(|v| v.as_u64());
-            ConfirmTarget::new(e.slug.as_str()).with_name(e.name.as_str()).with_pve_id(pve_id)
+    Ok(match crate::actuate::target::target_entity(&mut conn, slug).await {
+        Ok(e) => crate::actuate::target::confirm_target(&e, command),
+        Err(_) => {
+            let target = ConfirmTarget::new(slug);
+            match command {
+                Some(c) => target.for_command(c),
+                None => target,
+            }
         }
-        Err(_) => ConfirmTarget::new(slug),
-    };
-    Ok(match command {
-        Some(c) => target.for_command(c),
-        None => target,
     })
 }
 
@@ -121,7 +120,10 @@ pub async fn on_operator_message(engine: &Engine, actuator: &Actuator, task: &st
 /// The UI's "approve plan" button: the same as assent in chat, on channel `ui`. A destructive
 /// approval waiting is left for its typed confirmation.
 pub async fn approve_plan(engine: &Engine, actuator: &Actuator, task: &str) -> Result<Granted> {
-    engine.task(task).await?;
+    let t = engine.task(task).await?;
+    if t.status.is_end() {
+        return Err(crate::Error::Conflict(format!("task {task} is {}: there is no plan to approve", t.status)));
+    }
     let decision = Decision { actor: OPERATOR.into(), channel: Channel::Ui, message: None };
     let mut granted = Granted::default();
     open_assent_window(actuator, task, &decision, &mut granted).await;
