@@ -234,3 +234,24 @@ async fn while_autonomy_is_paused_a_yes_opens_no_window_and_the_model_is_told_wh
     assert!(note.contains("the assent window did not open") && note.contains("autonomy is paused"), "{note}");
     queued(w.run("host:pve1", &format!("echo x >> {}", q(&w.marks("a"))), Some(&task)).await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_question_about_the_plan_keeps_it_waiting_so_the_yes_after_the_answer_still_approves_it() {
+    let w = World::default(1).await;
+    let marks = q(&w.marks("a"));
+    let model = ScriptedModel::new(vec![
+        plan(),
+        text("Step 1 appends one line to the marks file on pve1."),
+        run(&format!("echo one >> {marks}")),
+        text("Done: one line appended."),
+    ]);
+    let (task, _) = say(&w, &model, None, "append a line to the marks file on pve1").await;
+    let (_, end) = say(&w, &model, Some(&task), "what does step 1 do?").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Plan), "an answer in text leaves the plan waiting");
+    assert!(w.act.open_windows().await.unwrap().is_empty());
+
+    let (_, end) = say(&w, &model, Some(&task), "ok, go ahead").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Message), "once approved, text waits for the next message");
+    assert_eq!(w.read_marks("a"), ["one"]);
+    assert!(pending(&w, &task).await.is_empty());
+}

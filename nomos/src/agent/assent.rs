@@ -59,6 +59,18 @@ async fn confirm_target(engine: &Engine, slug: &str, command: Option<&str>) -> R
     })
 }
 
+/// Whether the task's plan still waits for the operator: it has steps not begun, and no assent
+/// window of the task is open (none was opened yet, or it ran out). A turn that ends in text then
+/// waits for the plan, so the operator's yes to it is still read as assent.
+pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
+    if !engine.plan(task).await?.iter().any(|s| s.status == "pending") {
+        return Ok(false);
+    }
+    let mut conn = engine.store().pool().acquire().await?;
+    let now = engine.clock().now();
+    Ok(crate::actuate::db::windows::covering(&mut conn, task, WindowKind::Assent, None, &now).await?.is_none())
+}
+
 /// The approvals still waiting that the task queued in its last turn (the turn of its latest
 /// assistant message): the only ones a message may grant.
 async fn last_turn_approvals(engine: &Engine, actuator: &Actuator, task: &str) -> Result<Vec<Approval>> {
