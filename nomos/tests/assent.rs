@@ -181,6 +181,12 @@ async fn a_destructive_request_is_granted_by_its_typed_confirmation_never_by_yes
         receive_operator_message(&w.engine, Some(&w.act), Some(&task), message).await.unwrap();
         assert!(victim.exists(), "{message:?} destroyed it");
         assert_eq!(pending(&w, &task).await.len(), 1, "{message:?}");
+        if message == "yes" {
+            // The model is told what the yes did not do, and the words that would.
+            let messages = nomos::agent::transcript::Transcript::new(&w.engine, &task).messages().await.unwrap();
+            let note = &messages.last().unwrap().content;
+            assert!(note.contains("a yes does not approve it") && note.contains("`confirm host:pve1`"), "{note}");
+        }
     }
     receive_operator_message(&w.engine, Some(&w.act), Some(&task), "confirm pve1").await.unwrap();
     assert!(!victim.exists());

@@ -123,6 +123,12 @@ pub async fn on_operator_message(engine: &Engine, actuator: &Actuator, task: &st
         let grants = if a.requires_confirmation { typed_confirmation(message, target) } else { assent };
         if grants {
             approve(actuator, a, &decision, &mut granted).await;
+        } else if assent {
+            let phrase = a.confirmation.as_deref().unwrap_or("confirm <target>");
+            granted.refused.push(format!(
+                "`{}` on {} is destructive: a yes does not approve it; it waits for the typed confirmation `{phrase}`",
+                a.command, a.target
+            ));
         }
     }
     note(engine, task, &granted, Some(message)).await?;
