@@ -32,6 +32,7 @@ async fn ask_answers_plans_and_says_when_no_provider_is_set() {
     let server = ScriptedProvider::start(Script::new(vec![
         Step::text("pve1 runs 4 containers."),
         Step::tool_calls(vec![ScriptedCall::new("propose_plan", plan)]),
+        Step::text("Upgrading pve1 now."),
     ]))
     .await
     .unwrap();
@@ -62,4 +63,18 @@ async fn ask_answers_plans_and_says_when_no_provider_is_set() {
     assert!(text.contains("→ propose_plan") && text.contains(&format!("task {task}: waiting for plan")), "{text}");
     let shown = String::from_utf8(nomos(&db, None, &["tasks", "show", &task]).stdout).unwrap();
     assert!(shown.contains("1. [pending] upgrade pve1") && shown.contains("operator: upgrade it"), "{shown}");
+
+    // Assent to the plan opens the task's window from chat and the turn goes on: the model is
+    // told the plan is approved.
+    let approved = nomos(&db, Some(&url), &["ask", "--task", &task, "yes, go ahead"]);
+    assert_eq!(approved.status.code(), Some(3), "{}", String::from_utf8_lossy(&approved.stderr));
+    let status: Value = serde_json::from_slice(&nomos(&db, None, &["--json", "autonomy", "status"]).stdout).unwrap();
+    let windows = status["windows"].as_array().unwrap();
+    assert_eq!(windows.len(), 1, "{status}");
+    assert_eq!((windows[0]["task_id"].as_str(), windows[0]["channel"].as_str()), (Some(&*task), Some("chat")));
+    let shown = String::from_utf8(nomos(&db, None, &["tasks", "show", &task]).stdout).unwrap();
+    assert!(shown.contains("The plan is approved") && shown.contains("nomos: Upgrading pve1 now."), "{shown}");
+    let sent = server.requests();
+    let last = sent.last().unwrap().to_string();
+    assert!(last.contains("The plan is approved"), "{last}");
 }

@@ -13,7 +13,7 @@
 //! - [`target`]: what a `host:`/`lxc:` target means as an endpoint and a command line.
 
 pub mod curated;
-mod db;
+pub(crate) mod db;
 mod gate;
 mod ssh;
 pub mod target;

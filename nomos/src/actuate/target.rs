@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::ssh::{shell_quote, Endpoint, Job};
 use crate::graph::find_entity;
+use crate::policy::ConfirmTarget;
 use crate::{Error, Result};
 
 /// A resolved target: whom to connect to, and how to run a script there.
@@ -80,6 +81,19 @@ impl Target {
                 }
             }
         }
+    }
+}
+
+/// What the operator's words must match to approve an action on `entity`: its slug, its name and,
+/// for a guest, its Proxmox id; and the verbs of `command`, when known. The gate's approvals and
+/// the chat judge both read a target this way.
+pub(crate) fn confirm_target(entity: &Entity, command: Option<&str>) -> ConfirmTarget {
+    let pve_id =
+        if entity.entity_type == "lxc" { entity.attributes.get("pve_id").and_then(|v| v.as_u64()) } else { None };
+    let target = ConfirmTarget::new(entity.slug.as_str()).with_name(entity.name.as_str()).with_pve_id(pve_id);
+    match command {
+        Some(c) => target.for_command(c),
+        None => target,
     }
 }
 

@@ -6,8 +6,10 @@
 //! - [`secrets`]: the API key in the OS keychain;
 //! - [`tools`]: what Nomos may call, checked against each tool's schema;
 //! - [`transcript`]: the conversation, written ahead of every side effect;
-//! - [`turn`]: one turn of a task, its guards, and the state it always ends in.
+//! - [`turn`]: one turn of a task, its guards, and the state it always ends in;
+//! - [`assent`]: the operator's message as the one plan approval.
 
+pub mod assent;
 pub mod chat;
 pub mod provider;
 pub mod secrets;
@@ -52,6 +54,22 @@ pub async fn add_operator_message(engine: &crate::Engine, task: Option<&str>, me
     Ok(id)
 }
 
+/// Adds an operator message (see [`add_operator_message`]) and, when the task waits for its plan
+/// or an approval, reads it as a decision through the gate (see [`assent`]). Without an actuator
+/// (a conversation that touches nothing) the message is only a message.
+pub async fn receive_operator_message(
+    engine: &crate::Engine,
+    actuator: Option<&crate::actuate::Actuator>,
+    task: Option<&str>,
+    message: &str,
+) -> crate::Result<String> {
+    let id = add_operator_message(engine, task, message).await?;
+    if let Some(actuator) = actuator {
+        assent::on_operator_message(engine, actuator, &id, message.trim()).await?;
+    }
+    Ok(id)
+}
+
 /// Runs one operator message to the end of its turn (see [`add_operator_message`]). Returns the
 /// task as the turn left it, never `working`. The loop's test entry point.
 pub async fn send_message<M: turn::Model, T: turn::Tools>(
@@ -63,7 +81,7 @@ pub async fn send_message<M: turn::Model, T: turn::Tools>(
     message: &str,
     cancel: &tokio_util::sync::CancellationToken,
 ) -> crate::Result<(nomos_types::Task, turn::TurnEnd)> {
-    let id = add_operator_message(engine, task, message).await?;
+    let id = receive_operator_message(engine, tools.actuator(), task, message).await?;
     let end = turn::run_turn(engine, model, tools, config, &id, cancel).await?;
     Ok((engine.task(&id).await?, end))
 }
@@ -115,7 +133,15 @@ impl Agent {
     /// recording anything when no provider is configured.
     pub async fn add_message(&self, task: Option<&str>, message: &str) -> crate::Result<String> {
         self.provider()?;
-        add_operator_message(&self.engine, task, message).await
+        receive_operator_message(&self.engine, Some(&self.tools.actuator), task, message).await
+    }
+
+    /// The UI's "approve plan" button: opens the task's assent window and grants what its last
+    /// turn queued (see [`assent::approve_plan`]), then runs the task's next turn.
+    pub async fn approve_plan(&self, task: &str) -> crate::Result<(nomos_types::Task, turn::TurnEnd)> {
+        self.provider()?;
+        assent::approve_plan(&self.engine, &self.tools.actuator, task).await?;
+        self.run(task).await
     }
 
     /// The second half of [`Agent::send`]: one turn of the task, to its end.

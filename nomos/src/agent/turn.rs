@@ -4,7 +4,8 @@
 //! definite state — never `working` once it returns:
 //!
 //! - plain text with no plan is the answer: the task is done (success, the text as summary);
-//!   plain text while a plan exists waits for the operator's next message;
+//!   plain text while a plan exists waits for its approval (until an assent window is open), else
+//!   for the operator's next message;
 //! - `propose_plan`, `ask_operator`, a queued execution: waiting (plan, answer, approval);
 //! - `complete_task`: done (or failed, for outcome failure);
 //! - the iteration limit: waiting for the operator, with a summary of where things stand;
@@ -73,6 +74,11 @@ pub trait Tools: Send + Sync {
     fn specs(&self) -> Vec<ToolSpec>;
     /// Whether the call changes nothing (the dedupe guard only answers these from memory).
     fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool;
+    /// The gate these tools act through, if they act at all: the operator's decisions in chat go
+    /// through it too.
+    fn actuator(&self) -> Option<&crate::actuate::Actuator> {
+        None
+    }
     fn call(
         &self,
         engine: &Engine,
@@ -121,6 +127,10 @@ impl Tools for GatedTools {
 
     fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool {
         self.registry.is_read_only(name, args)
+    }
+
+    fn actuator(&self) -> Option<&crate::actuate::Actuator> {
+        Some(&self.actuator)
     }
 
     async fn call(
@@ -468,7 +478,8 @@ fn cancelled() -> (StatusChange, String) {
 }
 
 /// A reply in plain text: with no plan it is the answer and the task is done; with a plan the
-/// model is talking to the operator and the task waits for the next message.
+/// model is talking to the operator and the task waits — for the plan's approval while that is
+/// still to come, else for the next message.
 async fn plain_text_end(engine: &Engine, task: &str, text: &str) -> Result<(StatusChange, String)> {
     if engine.plan(task).await?.is_empty() {
         // The answer itself is in the transcript; the summary is its opening.
@@ -482,6 +493,8 @@ async fn plain_text_end(engine: &Engine, task: &str, text: &str) -> Result<(Stat
             summary: summary.clone(),
         };
         Ok((change, summary))
+    } else if super::assent::plan_waits(engine, task).await? {
+        Ok((StatusChange::Waiting(WaitingFor::Plan), "the plan waits for the operator's approval".into()))
     } else {
         Ok((StatusChange::Waiting(WaitingFor::Message), "the agent replied".into()))
     }

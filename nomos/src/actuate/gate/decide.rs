@@ -5,9 +5,9 @@ use nomos_types::{Approval, Channel, Risk, WindowKind};
 use sqlx::SqliteConnection;
 
 use crate::actuate::db::{settings, windows};
-use crate::actuate::target::Target;
+use crate::actuate::target::{confirm_target, Target};
 use crate::actuate::Decision;
-use crate::policy::{confirmation_phrase, is_assent_to, typed_confirmation, ConfirmTarget};
+use crate::policy::{confirmation_phrase, is_assent_to, typed_confirmation};
 use crate::{Error, Result};
 
 /// What lets an execution run, as recorded in its `granted_by`.
@@ -80,10 +80,7 @@ pub(super) fn operator_only(decision: &Decision, what: &str) -> Result<()> {
 /// chat, anything else needs words that assent.
 pub(super) fn check_approval_message(approval: &Approval, target: &Target, decision: &Decision) -> Result<()> {
     let message = decision.message.as_deref().unwrap_or("");
-    let confirm = ConfirmTarget::new(target.entity.slug.as_str())
-        .with_name(target.entity.name.as_str())
-        .with_pve_id(target.pve_id)
-        .for_command(&approval.command);
+    let confirm = confirm_target(&target.entity, Some(&approval.command));
     if approval.requires_confirmation {
         if !typed_confirmation(message, &confirm) {
             return Err(Error::Invalid(format!(

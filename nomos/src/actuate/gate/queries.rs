@@ -37,6 +37,28 @@ impl Actuator {
         approvals::get(&mut *self.engine.store().pool().acquire().await?, id).await
     }
 
+    /// The operator's words that let an execution run: the chat message (or typed confirmation)
+    /// of the approval that granted it, or the one that opened the window it ran in. `None` when
+    /// it only read, or its grant was a button or a command without words.
+    pub async fn grant_message(&self, execution: &Execution) -> Result<Option<String>> {
+        let Some(grant) = execution.granted_by.as_deref() else { return Ok(None) };
+        if grant == "read_only" {
+            return Ok(None);
+        }
+        let pool = self.engine.store().pool();
+        if let Some(window) = grant.strip_prefix("window:") {
+            let message: Option<Option<String>> = sqlx::query_scalar(
+                "SELECT json_extract(detail, '$.message') FROM audit_log
+                  WHERE action = 'window.opened' AND json_extract(detail, '$.window') = ? ORDER BY id LIMIT 1",
+            )
+            .bind(window)
+            .fetch_optional(pool)
+            .await?;
+            return Ok(message.flatten());
+        }
+        Ok(self.approval(grant).await?.grant_message)
+    }
+
     /// Windows open now.
     pub async fn open_windows(&self) -> Result<Vec<AutonomyWindow>> {
         windows::open_at(self.engine.store().pool(), &self.clock.now()).await

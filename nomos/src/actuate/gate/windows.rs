@@ -75,7 +75,10 @@ impl Actuator {
             expires_at: &expires,
         };
         windows::insert(tx, &new, &now).await?;
-        let detail = json!({"window": id, "kind": kind, "expires_at": expires, "approval": approval});
+        // The operator's words are kept: every execution the window lets run is granted by them.
+        let detail = json!({
+            "window": id, "kind": kind, "expires_at": expires, "approval": approval, "message": decision.message,
+        });
         let opened = WindowOpened {
             window_id: id.clone(),
             kind,

@@ -1,0 +1,200 @@
+//! One plan approval: the operator's message to a task that waits for its plan or for an
+//! approval, read as a decision before the turn goes on.
+//!
+//! - Assent (judged by [`crate::policy::is_assent_to`] against the targets of the plan's steps and
+//!   of the approvals waiting) opens the task's assent window through the gate, with the message
+//!   as the decision's text, so Nomos carries the plan out without asking again. It also grants
+//!   and runs the non-destructive approvals the task queued in its last turn — only those: a
+//!   stale yes approves nothing older.
+//! - A destructive approval is granted only by its typed confirmation (`confirm <target>`), never
+//!   by assent.
+//! - Anything else is simply the operator's next message.
+//!
+//! The UI's button takes the same path with channel `ui` and no text ([`approve_plan`]).
+
+use std::collections::HashSet;
+
+use nomos_types::{Approval, Channel, Execution, WaitingFor, WindowKind};
+
+use super::chat::Role;
+use super::transcript::Transcript;
+use crate::actuate::{Actuator, Decision};
+use crate::policy::{is_assent, is_assent_to, typed_confirmation, ConfirmTarget};
+use crate::{Engine, Result};
+
+/// Who decides from chat and the UI: the operator at this engine.
+const OPERATOR: &str = "operator";
+
+/// What an operator's message decided.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Granted {
+    /// The assent window opened for the task, if one did.
+    pub window: Option<String>,
+    /// Executions approved by the message (and run), with their state after running.
+    pub executions: Vec<Execution>,
+    /// Why something the message meant to grant was not (autonomy paused, an approval changed).
+    pub refused: Vec<String>,
+}
+
+impl Granted {
+    /// Whether the message decided anything at all.
+    pub fn any(&self) -> bool {
+        self.window.is_some() || !self.executions.is_empty() || !self.refused.is_empty()
+    }
+}
+
+/// What an assent or a typed confirmation must match for `slug` (see
+/// [`crate::actuate::target::confirm_target`]); just the slug when the graph does not know it.
+async fn confirm_target(engine: &Engine, slug: &str, command: Option<&str>) -> Result<ConfirmTarget> {
+    let mut conn = engine.store().pool().acquire().await?;
+    Ok(match crate::actuate::target::target_entity(&mut conn, slug).await {
+        Ok(e) => crate::actuate::target::confirm_target(&e, command),
+        Err(_) => {
+            let target = ConfirmTarget::new(slug);
+            match command {
+                Some(c) => target.for_command(c),
+                None => target,
+            }
+        }
+    })
+}
+
+/// Whether the task's plan still waits for the operator: it has steps not begun, and no assent
+/// window of the task is open (none was opened yet, or it ran out). A turn that ends in text then
+/// waits for the plan, so the operator's yes to it is still read as assent.
+pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
+    if !engine.plan(task).await?.iter().any(|s| s.status == "pending") {
+        return Ok(false);
+    }
+    let mut conn = engine.store().pool().acquire().await?;
+    let now = engine.clock().now();
+    Ok(crate::actuate::db::windows::covering(&mut conn, task, WindowKind::Assent, None, &now).await?.is_none())
+}
+
+/// The approvals still waiting that the task queued in its last turn (the turn of its latest
+/// assistant message): the only ones a message may grant.
+async fn last_turn_approvals(engine: &Engine, actuator: &Actuator, task: &str) -> Result<Vec<Approval>> {
+    let transcript = Transcript::new(engine, task);
+    let last_turn = transcript.messages().await?.into_iter().rev().find(|m| m.role == Role::Assistant);
+    let Some(turn) = last_turn.and_then(|m| m.turn_id) else { return Ok(Vec::new()) };
+    let executions: HashSet<String> = transcript
+        .calls()
+        .await?
+        .into_iter()
+        .filter(|c| c.turn_id.as_deref() == Some(turn.as_str()))
+        .filter_map(|c| c.execution_id)
+        .collect();
+    Ok(actuator
+        .pending_approvals()
+        .await?
+        .into_iter()
+        .filter(|a| a.task_id.as_deref() == Some(task) && executions.contains(&a.execution_id))
+        .collect())
+}
+
+/// Reads the operator's `message` to `task` (already in its transcript) as a decision: see the
+/// module documentation. Does nothing unless the task waits for its plan or for an approval.
+/// What it granted is noted in the transcript for the model.
+pub async fn on_operator_message(engine: &Engine, actuator: &Actuator, task: &str, message: &str) -> Result<Granted> {
+    let t = engine.task(task).await?;
+    if !matches!(t.waiting_for, Some(WaitingFor::Plan | WaitingFor::Approval)) {
+        return Ok(Granted::default());
+    }
+    let approvals = last_turn_approvals(engine, actuator, task).await?;
+    let mut targets = Vec::new();
+    for step in engine.plan(task).await? {
+        if let Some(slug) = step.target.as_deref() {
+            targets.push(confirm_target(engine, slug, None).await?);
+        }
+    }
+    let mut confirmations = Vec::with_capacity(approvals.len());
+    for a in &approvals {
+        let target = confirm_target(engine, &a.target, Some(&a.command)).await?;
+        confirmations.push(target.clone());
+        targets.push(target);
+    }
+    let assent = is_assent(message) || targets.iter().any(|t| is_assent_to(message, t));
+    let decision = Decision { actor: OPERATOR.into(), channel: Channel::Chat, message: Some(message.to_string()) };
+    let mut granted = Granted::default();
+    if assent {
+        open_assent_window(actuator, task, &decision, &mut granted).await;
+    }
+    for (a, target) in approvals.iter().zip(&confirmations) {
+        let grants = if a.requires_confirmation { typed_confirmation(message, target) } else { assent };
+        if grants {
+            approve(actuator, a, &decision, &mut granted).await;
+        } else if assent {
+            let phrase = a.confirmation.as_deref().unwrap_or("confirm <target>");
+            granted.refused.push(format!(
+                "`{}` on {} is destructive: a yes does not approve it; it waits for the typed confirmation `{phrase}`",
+                a.command, a.target
+            ));
+        }
+    }
+    note(engine, task, &granted, Some(message)).await?;
+    Ok(granted)
+}
+
+/// The UI's "approve plan" button: the same as assent in chat, on channel `ui`. A destructive
+/// approval waiting is left for its typed confirmation.
+pub async fn approve_plan(engine: &Engine, actuator: &Actuator, task: &str) -> Result<Granted> {
+    let t = engine.task(task).await?;
+    if t.status.is_end() {
+        return Err(crate::Error::Conflict(format!("task {task} is {}: there is no plan to approve", t.status)));
+    }
+    let decision = Decision { actor: OPERATOR.into(), channel: Channel::Ui, message: None };
+    let mut granted = Granted::default();
+    open_assent_window(actuator, task, &decision, &mut granted).await;
+    for a in last_turn_approvals(engine, actuator, task).await? {
+        if !a.requires_confirmation {
+            approve(actuator, &a, &decision, &mut granted).await;
+        }
+    }
+    note(engine, task, &granted, None).await?;
+    Ok(granted)
+}
+
+/// Opens the task's assent window; a refusal (autonomy paused) is reported, not an error: the
+/// message itself is still the operator's.
+async fn open_assent_window(actuator: &Actuator, task: &str, decision: &Decision, granted: &mut Granted) {
+    match actuator.open_window(task, WindowKind::Assent, None, decision).await {
+        Ok(w) => granted.window = Some(w.id),
+        Err(e) => granted.refused.push(format!("the assent window did not open: {e}")),
+    }
+}
+
+async fn approve(actuator: &Actuator, approval: &Approval, decision: &Decision, granted: &mut Granted) {
+    match actuator.approve(&approval.id, decision).await {
+        Ok(x) => granted.executions.push(x),
+        Err(e) => granted.refused.push(format!("`{}` on {} was not approved: {e}", approval.command, approval.target)),
+    }
+}
+
+/// Tells the model what the operator's decision did, so it carries on from there.
+async fn note(engine: &Engine, task: &str, granted: &Granted, message: Option<&str>) -> Result<()> {
+    if !granted.any() {
+        return Ok(());
+    }
+    let mut text = match message {
+        Some(m) => format!("The operator's message {m:?} was taken as a decision.\n"),
+        None => "The operator approved the plan with the button.\n".to_string(),
+    };
+    if granted.window.is_some() {
+        text.push_str(
+            "The plan is approved: its changes run without asking again while the window lasts (a destructive \
+             command still needs the typed confirmation naming its target). Carry the plan out.\n",
+        );
+    }
+    for x in &granted.executions {
+        let exit = x.exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
+        text.push_str(&format!(
+            "Approved and run: execution {} `{}` on {} — {}{exit}. Read it with get_execution_status.\n",
+            x.id, x.command, x.target, x.status
+        ));
+    }
+    for r in &granted.refused {
+        text.push_str(&format!("{r}\n"));
+    }
+    Transcript::new(engine, task).add(Role::System, text.trim_end(), None).await?;
+    Ok(())
+}
