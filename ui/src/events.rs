@@ -66,7 +66,17 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         | Event::KnowledgeUpserted(_)
         | Event::InventoryImported(_)
         | Event::HealthChanged(_) => Topics::of(&[Graph]),
-        Event::TaskCreated(_) | Event::TaskDeleted(_) => Topics::of(&[Tasks]),
+        Event::TaskCreated(_)
+        | Event::TaskDeleted(_)
+        | Event::TaskUpdated(_)
+        | Event::MessageAdded(_)
+        | Event::PlanUpdated(_)
+        | Event::QuestionAsked(_)
+        | Event::QuestionAnswered(_)
+        | Event::ToolCallStarted(_)
+        | Event::ToolCallFinished(_) => Topics::of(&[Tasks]),
+        // Streamed text for the conversation as it is written; the stored message follows.
+        Event::AgentDelta(_) => Topics::of(&[]),
         Event::ExecutionCreated(_) | Event::ExecutionStarted(_) | Event::ExecutionFinished(_) => {
             Topics::of(&[Executions])
         }
@@ -178,6 +188,23 @@ mod tests {
         });
         let cases = [
             (envelope(TaskDeleted { knowledge_kept: 0 }), Topics::of(&[Topic::Tasks])),
+            (envelope(PlanUpdated { steps: 3 }), Topics::of(&[Topic::Tasks])),
+            (
+                envelope(QuestionAsked { question_id: "q".into(), prompt: "which host?".into() }),
+                Topics::of(&[Topic::Tasks]),
+            ),
+            (
+                envelope(ToolCallFinished {
+                    call_id: "c".into(),
+                    name: "run".into(),
+                    state: "completed".into(),
+                    is_error: false,
+                    execution_id: Some("x".into()),
+                    preview: "ok".into(),
+                }),
+                Topics::of(&[Topic::Tasks]),
+            ),
+            (envelope(AgentDelta { turn_id: "t".into(), kind: DeltaKind::Text, text: "hel".into() }), Topics::of(&[])),
             (
                 envelope(ExecutionStarted { execution_id: "x".into(), task_id: None, granted_by: None }),
                 Topics::of(&[Topic::Executions]),
