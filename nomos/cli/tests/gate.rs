@@ -69,6 +69,13 @@ async fn a_command_whose_process_was_killed_is_stopped_from_here() {
     let hung = unique_sleep(3600);
     let mut child = cli_run(&w, &hung);
     let id = first_running(&w.act, None).await;
+    // "Running" is recorded before the command reaches the host: wait until it runs there, so
+    // what is killed is a started command (a loaded machine can be slow to get there).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while no_process_now(&hung) {
+        assert!(std::time::Instant::now() < deadline, "the command never started on the host");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     // The CLI dies without a word (kill -9): nobody polls for a cancel request any more.
     child.kill().unwrap();
     child.wait().unwrap();
