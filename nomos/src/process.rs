@@ -68,6 +68,17 @@ pub(crate) fn lease_owner_of(turn: &str, pid: u32) -> Option<String> {
     Some(format!("{turn}@{}", id.render()))
 }
 
+/// An owner as the operator reads it: the process, where it can be named.
+pub fn describe(owner: &str) -> String {
+    match owner.rsplit_once('@').and_then(|(_, id)| Identity::parse(id)) {
+        Some(them) if current().is_some_and(|me| me.boot == them.boot) => {
+            format!("by process {} on this machine", them.pid)
+        }
+        Some(them) => format!("by process {} of another machine or boot", them.pid),
+        None => format!("by {owner}"),
+    }
+}
+
 /// Whether the process that holds `owner` has certainly stopped: it ran on this machine in this
 /// boot, and its pid is gone or belongs to a process that started at another time.
 pub fn owner_is_dead(owner: &str) -> bool {
@@ -95,6 +106,8 @@ mod tests {
         let id = Identity::parse(id).unwrap();
         assert_eq!(id.pid, std::process::id());
         assert!(!owner_is_dead(&owner), "this process is alive");
+        assert_eq!(describe(&owner), format!("by process {} on this machine", std::process::id()));
+        assert_eq!(describe("turn-a"), "by turn-a");
     }
 
     #[test]

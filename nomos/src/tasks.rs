@@ -274,7 +274,8 @@ impl Engine {
         if let Some((other, over)) = lease_of(&mut tx, task).await? {
             if other != owner {
                 if !over {
-                    return Err(Error::Conflict(format!("task {task} is already being worked on ({other})")));
+                    let by = crate::process::describe(&other);
+                    return Err(Error::Conflict(format!("task {task} is already being worked on ({by})")));
                 }
                 tracing::info!(task, previous = other, "taking over the lease of a process that stopped");
                 crate::agent::transcript::add_message_in(

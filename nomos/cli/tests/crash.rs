@@ -107,7 +107,8 @@ async fn kill_at(point: &str) -> (World, String, ScriptedProvider, Vec<String>, 
     let refused = ask(&w, &url, &task, "are you there?").output().unwrap();
     assert_ne!(refused.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("already being worked on"), "{stderr}");
+    let by = format!("already being worked on (by process {} on this machine)", child.id());
+    assert!(stderr.contains(&by), "{stderr}");
     child.kill().unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(9), "killed with SIGKILL");
