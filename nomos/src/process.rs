@@ -1,13 +1,14 @@
 //! Which process holds a task's lease, and whether it still lives. A lease owner is
-//! `<turn>@<boot id>:<pid>:<start time>`: on the same machine and boot, a claim can see at once
-//! that the owner's process is gone (no such pid, or the pid now belongs to a process started at
-//! another time) instead of waiting for the lease to expire. Where that cannot be told (another
-//! machine, another boot, a system without `/proc`), the owner counts as alive and only the
-//! lease's expiry frees the task.
+//! `<turn>@<boot id>.<pid namespace>:<pid>:<start time>`: in the same boot and pid namespace, a
+//! claim can see at once that the owner's process is gone (no such pid, or the pid now belongs to
+//! a process started at another time) instead of waiting for the lease to expire. Where that
+//! cannot be told (another machine or boot, a container with its own pids, a system without
+//! `/proc`), the owner counts as alive and only the lease's expiry frees the task.
 
 use std::sync::OnceLock;
 
-/// This process: the machine's boot, its pid and its start time (clock ticks since boot).
+/// This process: where its pid means something (the machine's boot and the pid namespace), its
+/// pid and its start time (clock ticks since boot).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Identity {
     boot: String,
@@ -29,10 +30,14 @@ impl Identity {
     }
 }
 
+/// The boot id and the pid namespace's inode: two processes whose pids can be compared.
 fn boot_id() -> Option<String> {
     let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
     let id = id.trim();
-    (!id.is_empty()).then(|| id.to_string())
+    // `pid:[4026531836]`: a process in another container sees other pids.
+    let ns = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let ns: String = ns.to_string_lossy().chars().filter(char::is_ascii_digit).collect();
+    (!id.is_empty() && !ns.is_empty()).then(|| format!("{id}.{ns}"))
 }
 
 /// A process's start time from `/proc/<pid>/stat` (field 22); `None` when there is no such process.
@@ -74,13 +79,13 @@ pub fn describe(owner: &str) -> String {
         Some(them) if current().is_some_and(|me| me.boot == them.boot) => {
             format!("by process {} on this machine", them.pid)
         }
-        Some(them) => format!("by process {} of another machine or boot", them.pid),
+        Some(them) => format!("by process {} of another machine, boot or container", them.pid),
         None => format!("by {owner}"),
     }
 }
 
 /// Whether the process that holds `owner` has certainly stopped: it ran on this machine in this
-/// boot, and its pid is gone or belongs to a process that started at another time.
+/// boot and pid namespace, and its pid is gone or belongs to a process that started at another time.
 pub fn owner_is_dead(owner: &str) -> bool {
     let Some(them) = owner.rsplit_once('@').and_then(|(_, id)| Identity::parse(id)) else {
         return false;
@@ -124,8 +129,11 @@ mod tests {
         let reused = Identity { start: me.start + 1, ..me.clone() };
         assert!(owner_is_dead(&format!("t@{}", reused.render())));
         // Another boot (or machine), no identity at all, or garbage: nothing can be told.
-        let other_boot = Identity { boot: "another-boot".into(), ..gone };
+        let other_boot = Identity { boot: "another-boot".into(), ..gone.clone() };
         assert!(!owner_is_dead(&format!("t@{}", other_boot.render())));
+        let (boot, _) = me.boot.split_once('.').unwrap();
+        let other_pids = Identity { boot: format!("{boot}.1"), ..gone };
+        assert!(!owner_is_dead(&format!("t@{}", other_pids.render())), "a container's pids are its own");
         for owner in ["turn-a", "t@", "t@x:y:z", "t@:1:2"] {
             assert!(!owner_is_dead(owner), "{owner}");
         }
