@@ -23,6 +23,7 @@ pub mod graph;
 pub mod inventory;
 pub mod knowledge;
 pub mod plan;
+pub mod process;
 pub mod runtime;
 pub mod store;
 pub mod tasks;

@@ -5,8 +5,9 @@
 //! A task's status moves only through [`set_status_in`] (which emits `task.updated`):
 //!
 //! - `working` is held by a lease ([`Engine::claim_task`]) that the turn renews; the sweep
-//!   ([`Engine::sweep_task_leases`]) turns an expired lease into `waiting` for the operator's next
-//!   message, with a note in the transcript saying so — nothing is re-run;
+//!   ([`Engine::sweep_task_leases`]) turns an expired lease, or one whose process is gone (see
+//!   [`crate::process`]), into `waiting` for the operator's next message, with a note in the
+//!   transcript saying so — nothing is re-run; a claim takes such a lease over at once;
 //! - `waiting` names what for (an answer, the plan, an approval, a message);
 //! - `done`, `failed`, `cancelled` end it, with an outcome and a summary. An operator's message may
 //!   reopen an ended task (a new claim).
@@ -229,8 +230,13 @@ pub(crate) async fn set_status_in(tx: &mut WriteTx, task: &str, change: &StatusC
     Ok(())
 }
 
-/// The current holder of a task's lease, if it is live.
-async fn live_owner(tx: &mut WriteTx, task: &str) -> Result<Option<String>> {
+/// The note a claim leaves in the transcript when it takes over the lease of a process that is gone.
+pub const TAKEN_OVER_NOTE: &str = "interrupted: the process working on this task stopped; its calls that had \
+started are marked outcome unknown, the ones that had not are marked not run — nothing is re-run";
+
+/// Who holds a `working` task's lease, and whether that lease is over (see [`lease_is_over`]);
+/// `None` for a task that is not working.
+async fn lease_of(tx: &mut WriteTx, task: &str) -> Result<Option<(String, bool)>> {
     let now = tx.now().to_string();
     let row: Option<(String, Option<String>, Option<String>)> =
         sqlx::query_as("SELECT status, lease_owner, lease_expires_at FROM tasks WHERE id = ?")
@@ -240,20 +246,46 @@ async fn live_owner(tx: &mut WriteTx, task: &str) -> Result<Option<String>> {
     let Some((status, owner, expires)) = row else {
         return Err(Error::not_found("task", task));
     };
-    Ok(match (status.as_str(), owner, expires) {
-        ("working", Some(owner), Some(expires)) if expires.as_str() > now.as_str() => Some(owner),
-        _ => None,
-    })
+    if status != "working" {
+        return Ok(None);
+    }
+    let over = lease_is_over(owner.as_deref(), expires.as_deref(), &now);
+    Ok(Some((owner.unwrap_or_default(), over)))
+}
+
+/// Whether a `working` task's lease is over: expired (or never set), or held by a process that is
+/// gone.
+fn lease_is_over(owner: Option<&str>, expires: Option<&str>, now: &str) -> bool {
+    match (owner, expires) {
+        (Some(owner), Some(expires)) => expires <= now || crate::process::owner_is_dead(owner),
+        _ => true,
+    }
 }
 
 impl Engine {
-    /// Claims a task for `owner` (a turn): it becomes `working` with a lease of `ttl_ms`. Refused
-    /// while someone else holds a live lease on it.
+    /// Claims a task for `owner` (a turn; see [`crate::process::lease_owner`]): it becomes
+    /// `working` with a lease of `ttl_ms`. Refused while another owner holds a live lease; one that
+    /// expired or whose process is gone is taken over at once, with [`TAKEN_OVER_NOTE`] in the
+    /// transcript
+    /// (the turn then closes that process's open calls, see
+    /// [`crate::agent::transcript::Transcript::recover`]).
     pub async fn claim_task(&self, task: &str, owner: &str, ttl_ms: i64) -> Result<()> {
         let mut tx = self.store().begin_write().await?;
-        if let Some(other) = live_owner(&mut tx, task).await? {
+        if let Some((other, over)) = lease_of(&mut tx, task).await? {
             if other != owner {
-                return Err(Error::Conflict(format!("task {task} is already being worked on ({other})")));
+                if !over {
+                    let by = crate::process::describe(&other);
+                    return Err(Error::Conflict(format!("task {task} is already being worked on ({by})")));
+                }
+                tracing::info!(task, previous = other, "taking over the lease of a process that stopped");
+                crate::agent::transcript::add_message_in(
+                    &mut tx,
+                    task,
+                    crate::agent::chat::Role::System,
+                    TAKEN_OVER_NOTE,
+                    None,
+                )
+                .await?;
             }
         }
         let expires_at = self.clock().after_ms(ttl_ms);
@@ -266,7 +298,7 @@ impl Engine {
     /// it): the turn must stop.
     pub async fn renew_task_lease(&self, task: &str, owner: &str, ttl_ms: i64) -> Result<bool> {
         let mut tx = self.store().begin_write().await?;
-        if live_owner(&mut tx, task).await?.as_deref() != Some(owner) {
+        if lease_of(&mut tx, task).await? != Some((owner.to_string(), false)) {
             return Ok(false);
         }
         let expires_at = self.clock().after_ms(ttl_ms);
@@ -325,17 +357,21 @@ impl Engine {
         Ok(())
     }
 
-    /// Turns every `working` task whose lease expired (or that has none) into `waiting` for the
-    /// operator's message, with [`INTERRUPTED_NOTE`] in its transcript. Returns how many.
+    /// Turns every `working` task whose lease expired (or that has none, or whose process is gone)
+    /// into `waiting` for the operator's message, with [`INTERRUPTED_NOTE`] in its transcript.
+    /// Returns how many.
     pub async fn sweep_task_leases(&self) -> Result<usize> {
         let mut tx = self.store().begin_write().await?;
         let now = tx.now().to_string();
-        let stale: Vec<String> = sqlx::query_scalar(
-            "SELECT id FROM tasks WHERE status = 'working' AND (lease_expires_at IS NULL OR lease_expires_at <= ?)",
-        )
-        .bind(&now)
-        .fetch_all(&mut *tx)
-        .await?;
+        let working: Vec<(String, Option<String>, Option<String>)> =
+            sqlx::query_as("SELECT id, lease_owner, lease_expires_at FROM tasks WHERE status = 'working'")
+                .fetch_all(&mut *tx)
+                .await?;
+        let stale: Vec<String> = working
+            .into_iter()
+            .filter(|(_, owner, expires)| lease_is_over(owner.as_deref(), expires.as_deref(), &now))
+            .map(|(id, _, _)| id)
+            .collect();
         for task in &stale {
             crate::agent::transcript::add_message_in(
                 &mut tx,
@@ -443,6 +479,71 @@ mod tests {
         assert_eq!(t.summary, "x");
         let bad = StatusChange::Ended { status: TaskStatus::Working, outcome: None, summary: String::new() };
         assert!(eng.set_task_status(&task, &bad, "x").await.is_err());
+    }
+
+    /// A process killed while it held a task: the next claim (another process on this machine)
+    /// sees its pid is gone and takes the lease over at once, without waiting for it to expire; a
+    /// live process's lease is never taken.
+    #[tokio::test]
+    async fn the_lease_of_a_process_that_is_gone_is_taken_over_at_once() {
+        use crate::agent::chat::{Role, ToolCall};
+        use crate::agent::transcript::{CallState, Transcript, INTERRUPTED_RESULT, SKIPPED_RESULT};
+
+        let (_dir, eng) = engine().await;
+        let task = eng.create_task("t", "g").await.unwrap().id;
+        let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let theirs = crate::process::lease_owner_of("turn-a", other.id()).unwrap();
+        eng.claim_task(&task, &theirs, LEASE_TTL_MS).await.unwrap();
+        // Their turn committed two calls and started the first.
+        let t = Transcript::new(&eng, &task);
+        let call = |id: &str| ToolCall { id: id.into(), name: "run".into(), arguments: "{}".into() };
+        t.commit_assistant("turn-a", "", &[call("a"), call("b")]).await.unwrap();
+        t.mark_started("a", Some("turn-a")).await.unwrap();
+
+        // Alive: its lease holds, whoever asks, and the sweep leaves it alone.
+        let mine = crate::process::lease_owner("turn-b");
+        assert!(matches!(eng.claim_task(&task, &mine, LEASE_TTL_MS).await, Err(Error::Conflict(_))));
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 0);
+        // Nor by an owner that names no process.
+        assert!(matches!(eng.claim_task(&task, "turn-c", LEASE_TTL_MS).await, Err(Error::Conflict(_))));
+
+        other.kill().unwrap();
+        other.wait().unwrap();
+        // Gone: well within its 60 s lease, the claim takes it over and says so.
+        eng.claim_task(&task, &mine, LEASE_TTL_MS).await.unwrap();
+        assert!(eng.renew_task_lease(&task, &mine, LEASE_TTL_MS).await.unwrap());
+        assert!(!eng.renew_task_lease(&task, &theirs, LEASE_TTL_MS).await.unwrap());
+        let notes = t.messages().await.unwrap();
+        let notes: Vec<(Role, &str)> = notes.iter().map(|m| (m.role, m.content.as_str())).collect();
+        assert_eq!(notes.last(), Some(&(Role::System, TAKEN_OVER_NOTE)));
+        // The turn that claimed closes the open calls by the restart rule: nothing runs again.
+        assert_eq!(t.recover().await.unwrap(), 2);
+        let calls = t.calls().await.unwrap();
+        let states: Vec<(CallState, Option<&str>)> = calls.iter().map(|c| (c.state, c.result.as_deref())).collect();
+        assert_eq!(
+            states,
+            [(CallState::Interrupted, Some(INTERRUPTED_RESULT)), (CallState::Skipped, Some(SKIPPED_RESULT))]
+        );
+        // The process that is gone cannot come back and end it.
+        let done = StatusChange::Waiting(WaitingFor::Message);
+        assert!(!eng.release_task(&task, &theirs, &done, "x").await.unwrap());
+        assert!(eng.release_task(&task, &mine, &done, "x").await.unwrap());
+    }
+
+    /// The sweep, too, frees a task whose process is gone, before its lease expires.
+    #[tokio::test]
+    async fn the_sweep_frees_a_task_whose_process_is_gone() {
+        let (_dir, eng) = engine().await;
+        let task = eng.create_task("t", "g").await.unwrap().id;
+        let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let theirs = crate::process::lease_owner_of("turn-a", other.id()).unwrap();
+        eng.claim_task(&task, &theirs, LEASE_TTL_MS).await.unwrap();
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 0);
+        other.kill().unwrap();
+        other.wait().unwrap();
+        assert_eq!(eng.sweep_task_leases().await.unwrap(), 1);
+        let t = eng.task(&task).await.unwrap();
+        assert_eq!((t.status, t.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Message)));
     }
 
     /// A database made before the task loop: its tasks keep their rows (messages, plan, questions,

@@ -252,7 +252,9 @@ pub async fn run_turn<M: Model, T: Tools>(
     cancel: &CancellationToken,
 ) -> Result<TurnEnd> {
     let turn_id = crate::graph::new_id();
-    engine.claim_task(task, &turn_id, config.lease_ttl_ms).await?;
+    // The lease names this process too, so that the next claim after a crash need not wait for it.
+    let owner = crate::process::lease_owner(&turn_id);
+    engine.claim_task(task, &owner, config.lease_ttl_ms).await?;
     let transcript = Transcript::new(engine, task);
     transcript.recover().await?;
 
@@ -260,7 +262,7 @@ pub async fn run_turn<M: Model, T: Tools>(
     let turn_cancel = cancel.child_token();
     let renewer = {
         let engine = engine.clone();
-        let (task, owner, ttl, stop) = (task.to_string(), turn_id.clone(), config.lease_ttl_ms, turn_cancel.clone());
+        let (task, owner, ttl, stop) = (task.to_string(), owner.clone(), config.lease_ttl_ms, turn_cancel.clone());
         tokio::spawn(async move {
             let every = Duration::from_millis(u64::try_from(ttl / 3).unwrap_or(1).max(1));
             loop {
@@ -301,7 +303,7 @@ pub async fn run_turn<M: Model, T: Tools>(
         StatusChange::Ended { status, .. } => TurnEnd::Ended(*status),
         StatusChange::Working { .. } => TurnEnd::Waiting(WaitingFor::Message),
     };
-    if engine.release_task(task, &turn_id, &next, &why).await? {
+    if engine.release_task(task, &owner, &next, &why).await? {
         Ok(end)
     } else {
         Ok(TurnEnd::LostClaim)
