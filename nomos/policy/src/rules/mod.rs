@@ -294,6 +294,18 @@ const NOT_READING: &[&str] = &[
     "setfacl", "truncate", "systemctl", "journalctl",
 ];
 
+/// The quoted paths an expression passes to a function: `load("/etc/shadow")`, `f('~/.aws/x')`.
+fn called_with_paths(value: &str) -> impl Iterator<Item = &str> {
+    value.match_indices(['(', ',']).filter_map(move |(i, _)| {
+        let rest = value[i + 1..].trim_start();
+        let quote = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+        let body = &rest[1..];
+        let end = body.find(quote)?;
+        let path = &body[..end];
+        path.starts_with(['/', '~']).then_some(path)
+    })
+}
+
 /// Programs that print or copy a file's bytes as they are: given a disk or memory device, they
 /// read every secret stored on it (where `lsblk` or `smartctl` only ask the device about itself).
 #[rustfmt::skip]
@@ -333,6 +345,12 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             }
         }
         for value in arg.values() {
+            // A file named inside an expression's function call (`yq 'load("/etc/shadow")'`).
+            for named in called_with_paths(value) {
+                if an.is_secret(named) {
+                    an.raise_secret(DE, format!("`{base}` reads `{named}`, named inside its expression"));
+                }
+            }
             let url_path = super::paths::file_url_path(value);
             let value = url_path.as_deref().unwrap_or(value);
             // `-f/etc/shadow`: a value glued to a short option.
