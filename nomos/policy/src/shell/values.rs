@@ -500,20 +500,10 @@ fn escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String
         out.push('\\');
         return true;
     };
-    let simple = match e {
-        'n' => Some('\n'),
-        't' => Some('\t'),
-        'r' => Some('\r'),
-        'a' => Some('\x07'),
-        'b' => Some('\x08'),
-        'e' | 'E' => Some('\x1b'),
-        'f' => Some('\x0c'),
-        'v' => Some('\x0b'),
-        '\\' | '"' | '\'' | '?' => Some(e),
-        'c' => return false,
-        _ => None,
-    };
-    if let Some(c) = simple {
+    if e == 'c' {
+        return false;
+    }
+    if let Some(c) = super::words::simple_escape(e) {
         out.push(c);
         return true;
     }

@@ -285,6 +285,22 @@ fn strip_quotes(s: &str, q: char) -> String {
     s.strip_prefix(q).and_then(|s| s.strip_suffix(q)).unwrap_or(s).to_string()
 }
 
+/// The one-letter C escapes `$'…'` and `printf` share (`\n`, `\e`, `\\` …).
+pub(super) fn simple_escape(e: char) -> Option<char> {
+    match e {
+        'n' => Some('\n'),
+        't' => Some('\t'),
+        'r' => Some('\r'),
+        'a' => Some('\x07'),
+        'b' => Some('\x08'),
+        'e' | 'E' => Some('\x1b'),
+        'f' => Some('\x0c'),
+        'v' => Some('\x0b'),
+        '\\' | '\'' | '"' | '?' => Some(e),
+        _ => None,
+    }
+}
+
 /// `$'…'`: C-style escapes.
 fn decode_ansi_c(s: &str) -> String {
     let body = s.strip_prefix("$'").and_then(|b| b.strip_suffix('\'')).unwrap_or(s);
@@ -296,19 +312,7 @@ fn decode_ansi_c(s: &str) -> String {
             continue;
         }
         let Some(e) = chars.next() else { break };
-        let simple = match e {
-            'n' => Some('\n'),
-            't' => Some('\t'),
-            'r' => Some('\r'),
-            'a' => Some('\x07'),
-            'b' => Some('\x08'),
-            'e' | 'E' => Some('\x1b'),
-            'f' => Some('\x0c'),
-            'v' => Some('\x0b'),
-            '\\' | '\'' | '"' | '?' => Some(e),
-            _ => None,
-        };
-        if let Some(c) = simple {
+        if let Some(c) = simple_escape(e) {
             out.push(c);
             continue;
         }
