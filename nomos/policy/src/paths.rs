@@ -39,7 +39,7 @@ pub fn is_block_device(path: &str) -> bool {
 /// and key stored in it.
 pub fn is_raw_storage(path: &str) -> bool {
     let p = normalise(path);
-    is_block_device(&p) || p == "/proc/kcore" || p.starts_with("/proc/kcore")
+    is_block_device(&p) || p.starts_with("/proc/kcore")
 }
 
 /// Where writing changes nothing that persists. Exact names only: `/dev/fd/../..` is not a sink.
