@@ -2,12 +2,9 @@
 //! read as a decision through the real gate, with a scripted model, real SQLite and the lab.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
-
-use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, ToolCall};
+use nomos::agent::chat::ChatResponse;
 use nomos::agent::tools::{Registry, RegistryConfig};
-use nomos::agent::turn::{run_turn, GatedTools, Model, ModelError, TurnConfig, TurnEnd};
+use nomos::agent::turn::{run_turn, GatedTools, TurnConfig, TurnEnd};
 use nomos::agent::{receive_operator_message, send_message};
 use nomos::types::{ApprovalStatus, Channel, ExecutionStatus, WaitingFor};
 use serde_json::json;
@@ -15,49 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 mod support;
 
+use support::agent::{call, text, ScriptedModel};
 use support::*;
-
-/// Stand-in for the language model: replays its replies in order.
-struct ScriptedModel {
-    replies: Mutex<VecDeque<ChatResponse>>,
-}
-
-impl ScriptedModel {
-    fn new(replies: Vec<ChatResponse>) -> ScriptedModel {
-        ScriptedModel { replies: Mutex::new(replies.into()) }
-    }
-}
-
-impl Model for ScriptedModel {
-    async fn complete(
-        &self,
-        _: &ChatRequest,
-        _: &(dyn Fn(Delta) + Send + Sync),
-        _: &CancellationToken,
-    ) -> Result<ChatResponse, ModelError> {
-        self.replies.lock().unwrap().pop_front().ok_or(ModelError::Failed("script exhausted".into()))
-    }
-}
-
-fn text(t: &str) -> ChatResponse {
-    ChatResponse {
-        content: t.into(),
-        reasoning: String::new(),
-        tool_calls: vec![],
-        discarded_calls: 0,
-        finish: FinishReason::Stop,
-        usage: None,
-    }
-}
-
-fn call(name: &str, args: serde_json::Value) -> ChatResponse {
-    let id = format!("call-{}", uuid::Uuid::new_v4().simple());
-    ChatResponse {
-        tool_calls: vec![ToolCall { id, name: name.into(), arguments: args.to_string() }],
-        finish: FinishReason::ToolCalls,
-        ..text("")
-    }
-}
 
 fn plan() -> ChatResponse {
     call("propose_plan", json!({"steps": [{"title": "append to the marks file", "target": "host:pve1"}]}))

@@ -3,84 +3,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+mod support;
 
-use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, Role, ToolCall, ToolSpec};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nomos::agent::chat::{Role, ToolCall, ToolSpec};
 use nomos::agent::send_message;
 use nomos::agent::tools::ToolResult;
 use nomos::agent::transcript::{CallState, Transcript};
-use nomos::agent::turn::{Model, ModelError, TaskToolsOnly, Tools, TurnConfig, TurnEnd};
+use nomos::agent::turn::{TaskToolsOnly, Tools, TurnConfig, TurnEnd};
 use nomos::types::{TaskOutcome, TaskStatus, WaitingFor};
 use nomos::Engine;
+use support::agent::{calls, text, ScriptedModel};
 use tokio_util::sync::CancellationToken;
-
-/// Stand-in for the language model: replays `replies` in order; when they run out it keeps
-/// repeating the last one (a model stuck in a rut).
-struct ScriptedModel {
-    replies: Mutex<VecDeque<ChatResponse>>,
-    last: Mutex<Option<ChatResponse>>,
-    requests: Mutex<Vec<ChatRequest>>,
-}
-
-impl ScriptedModel {
-    fn new(replies: Vec<ChatResponse>) -> ScriptedModel {
-        ScriptedModel { replies: Mutex::new(replies.into()), last: Mutex::new(None), requests: Mutex::new(Vec::new()) }
-    }
-
-    fn requests(&self) -> Vec<ChatRequest> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-impl Model for ScriptedModel {
-    async fn complete(
-        &self,
-        request: &ChatRequest,
-        on_delta: &(dyn Fn(Delta) + Send + Sync),
-        cancel: &CancellationToken,
-    ) -> Result<ChatResponse, ModelError> {
-        self.requests.lock().unwrap().push(request.clone());
-        if cancel.is_cancelled() {
-            return Err(ModelError::Cancelled);
-        }
-        let next = self.replies.lock().unwrap().pop_front();
-        let reply = match next {
-            Some(r) => {
-                *self.last.lock().unwrap() = Some(r.clone());
-                r
-            }
-            None => self.last.lock().unwrap().clone().ok_or(ModelError::Failed("script exhausted".into()))?,
-        };
-        if !reply.content.is_empty() {
-            on_delta(Delta::Text(reply.content.clone()));
-        }
-        Ok(reply)
-    }
-}
-
-fn text(t: &str) -> ChatResponse {
-    ChatResponse {
-        content: t.into(),
-        reasoning: String::new(),
-        tool_calls: vec![],
-        discarded_calls: 0,
-        finish: FinishReason::Stop,
-        usage: None,
-    }
-}
-
-fn calls(list: &[(&str, &str, &str)]) -> ChatResponse {
-    ChatResponse {
-        tool_calls: list
-            .iter()
-            .map(|(id, name, args)| ToolCall { id: (*id).into(), name: (*name).into(), arguments: (*args).into() })
-            .collect(),
-        finish: FinishReason::ToolCalls,
-        ..text("")
-    }
-}
 
 /// Stand-in for the tools registry: the task tools, one read-only tool (`look`) that counts how
 /// often it really ran, and one that always fails (`break`).
@@ -130,7 +65,7 @@ fn config() -> TurnConfig {
 #[tokio::test]
 async fn a_plain_answer_completes_the_task_with_the_answer_as_summary() {
     let (_dir, eng) = engine().await;
-    let model = ScriptedModel::new(vec![text("pve1 runs 4 containers.")]);
+    let model = ScriptedModel::repeating(vec![text("pve1 runs 4 containers.")]);
     let mut rx = eng.subscribe_transient();
     let (task, end) = send_message(
         &eng,
@@ -159,7 +94,7 @@ async fn a_plain_answer_completes_the_task_with_the_answer_as_summary() {
 async fn a_plan_waits_for_approval_and_a_second_proposal_appends() {
     let (_dir, eng) = engine().await;
     let plan = r#"{"steps":[{"title":"stop web","target":"lxc:web"},{"title":"resize disk"}]}"#;
-    let model = ScriptedModel::new(vec![calls(&[("p1", "propose_plan", plan)])]);
+    let model = ScriptedModel::repeating(vec![calls(&[("p1", "propose_plan", plan)])]);
     let (task, end) =
         send_message(&eng, &model, &TaskToolsOnly, &config(), None, "grow web's disk", &CancellationToken::new())
             .await
@@ -167,7 +102,7 @@ async fn a_plan_waits_for_approval_and_a_second_proposal_appends() {
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Plan));
     assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Plan)));
 
-    let model = ScriptedModel::new(vec![calls(&[("p2", "propose_plan", r#"{"steps":[{"title":"start web"}]}"#)])]);
+    let model = ScriptedModel::repeating(vec![calls(&[("p2", "propose_plan", r#"{"steps":[{"title":"start web"}]}"#)])]);
     send_message(
         &eng,
         &model,
@@ -187,7 +122,7 @@ async fn a_plan_waits_for_approval_and_a_second_proposal_appends() {
 async fn completion_needs_evidence_that_holds() {
     let (_dir, eng) = engine().await;
     let tools = CountingTools::default();
-    let model = ScriptedModel::new(vec![
+    let model = ScriptedModel::repeating(vec![
         calls(&[("c1", "look", "{}"), ("c2", "break", "{}")]),
         // No evidence: refused.
         calls(&[("d1", "complete_task", r#"{"outcome":"success","summary":"all good"}"#)]),
@@ -211,7 +146,7 @@ async fn completion_needs_evidence_that_holds() {
 async fn the_same_read_is_answered_once_from_memory_then_refused() {
     let (_dir, eng) = engine().await;
     let tools = CountingTools::default();
-    let model = ScriptedModel::new(vec![
+    let model = ScriptedModel::repeating(vec![
         calls(&[("a", "look", r#"{"slug":"host:pve1"}"#)]),
         calls(&[("b", "look", r#"{ "slug": "host:pve1" }"#)]),
         calls(&[("c", "look", r#"{"slug":"host:pve1"}"#)]),
@@ -230,7 +165,7 @@ async fn the_same_read_is_answered_once_from_memory_then_refused() {
 async fn a_run_of_errors_stops_with_a_question_and_the_limit_with_a_summary() {
     let (_dir, eng) = engine().await;
     let tools = CountingTools::default();
-    let model = ScriptedModel::new(vec![calls(&[("x", "break", "{}")])]);
+    let model = ScriptedModel::repeating(vec![calls(&[("x", "break", "{}")])]);
     let (task, end) =
         send_message(&eng, &model, &tools, &config(), None, "fix it", &CancellationToken::new()).await.unwrap();
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Answer));
@@ -243,7 +178,7 @@ async fn a_run_of_errors_stops_with_a_question_and_the_limit_with_a_summary() {
     let (_dir, eng) = engine().await;
     let replies =
         (0..20).map(|i| calls(&[(&format!("l{i}") as &str, "look", &format!(r#"{{"n":{i}}}"#) as &str)])).collect();
-    let model = ScriptedModel::new(replies);
+    let model = ScriptedModel::repeating(replies);
     let (task, end) =
         send_message(&eng, &model, &tools, &config(), None, "look around", &CancellationToken::new()).await.unwrap();
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Message));
@@ -256,7 +191,7 @@ async fn a_run_of_errors_stops_with_a_question_and_the_limit_with_a_summary() {
 #[tokio::test]
 async fn malformed_output_is_a_tool_error_or_a_retry_never_a_crash() {
     let (_dir, eng) = engine().await;
-    let model = ScriptedModel::new(vec![
+    let model = ScriptedModel::repeating(vec![
         text(""),
         calls(&[("m1", "propose_plan", r#"{"steps": [oops"#), ("m2", "no_such_tool", "{}")]),
         text("I could not plan that."),
@@ -273,7 +208,7 @@ async fn malformed_output_is_a_tool_error_or_a_retry_never_a_crash() {
     assert!(model.requests()[1].messages.last().unwrap().content.contains("empty"));
 
     let (_dir, eng) = engine().await;
-    let model = ScriptedModel::new(vec![text("")]);
+    let model = ScriptedModel::repeating(vec![text("")]);
     let (task, _) =
         send_message(&eng, &model, &TaskToolsOnly, &config(), None, "hello?", &CancellationToken::new()).await.unwrap();
     assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Message)));
@@ -283,7 +218,7 @@ async fn malformed_output_is_a_tool_error_or_a_retry_never_a_crash() {
 async fn calls_after_a_wait_in_the_same_message_are_skipped_and_cancel_cancels() {
     let (_dir, eng) = engine().await;
     let tools = CountingTools::default();
-    let model = ScriptedModel::new(vec![calls(&[
+    let model = ScriptedModel::repeating(vec![calls(&[
         ("q", "ask_operator", r#"{"prompt":"which host?","options":["pve1","pve2"]}"#),
         ("l", "look", "{}"),
     ])]);
@@ -294,14 +229,14 @@ async fn calls_after_a_wait_in_the_same_message_are_skipped_and_cancel_cancels()
     let recorded = Transcript::new(&eng, &task.id).calls().await.unwrap();
     assert_eq!(recorded[1].state, CallState::Skipped);
     // The answer closes the question.
-    let model = ScriptedModel::new(vec![text("pve2 it is.")]);
+    let model = ScriptedModel::repeating(vec![text("pve2 it is.")]);
     send_message(&eng, &model, &tools, &config(), Some(&task.id), "pve2", &CancellationToken::new()).await.unwrap();
     let q = eng.questions(&task.id).await.unwrap();
     assert_eq!((q[0].status.as_str(), q[0].answer.as_deref()), ("answered", Some("pve2")));
 
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let model = ScriptedModel::new(vec![text("never")]);
+    let model = ScriptedModel::repeating(vec![text("never")]);
     let (task, end) = send_message(&eng, &model, &tools, &config(), None, "anything", &cancel).await.unwrap();
     assert_eq!(end, TurnEnd::Ended(TaskStatus::Cancelled));
     assert_eq!(task.status, TaskStatus::Cancelled);

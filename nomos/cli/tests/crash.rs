@@ -17,6 +17,7 @@ use nomos::testing_hooks::{PAUSE_AT_ENV, PAUSE_FILE_ENV};
 use nomos::types::{TaskStatus, WindowKind};
 use nomos_scripted_provider::{Script, ScriptedCall, ScriptedProvider, Step};
 use serde_json::{json, Value};
+use support::agent::assert_paired;
 use support::*;
 
 const CALL_ID: &str = "call_mark";
@@ -42,27 +43,6 @@ async fn wait_for_pause(file: &Path, child: &mut std::process::Child) {
         assert!(child.try_wait().unwrap().is_none(), "the process ended before it paused");
         assert!(Instant::now() < deadline, "the process never paused");
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Every call in every request is answered by exactly one tool message, right after its
-/// assistant message, and every tool message answers a call of that message.
-fn assert_paired(request: &Value) {
-    let messages = request["messages"].as_array().unwrap();
-    let mut i = 0;
-    while i < messages.len() {
-        let m = &messages[i];
-        i += 1;
-        let calls: Vec<&str> = m["tool_calls"]
-            .as_array()
-            .map(|c| c.iter().map(|c| c["id"].as_str().unwrap()).collect())
-            .unwrap_or_default();
-        let mut answered = Vec::new();
-        while i < messages.len() && messages[i]["role"] == "tool" {
-            answered.push(messages[i]["tool_call_id"].as_str().unwrap());
-            i += 1;
-        }
-        assert_eq!(answered, calls, "each call paired with exactly one result, in order: {request}");
     }
 }
 

@@ -2,13 +2,13 @@
 //! trying Oikos without a cluster.
 //!
 //! Every host is an `sshd` of its own on 127.0.0.1 (own port, own host key) whose forced command
-//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools are stand-ins: `pct`,
-//! `pvesh`, `pveam` and `qm` are bash scripts that keep the guests' state in files under the lab
-//! directory. They say so in their headers and messages.
+//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools and apt are stand-ins:
+//! `pct`, `pvesh`, `pveam`, `qm` and `apt-get`/`apt` are bash scripts that keep their state in files
+//! under the lab directory. They say so in their headers and messages.
 //!
 //! ```text
 //! <dir>/bin/lab-shell, lab-common.sh     the forced command and the stand-ins' shared functions
-//! <dir>/standins/{pct,pvesh,pveam,qm}
+//! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt}
 //! <dir>/client_ed25519[.pub]             the one key every host accepts (authorized_keys)
 //! <dir>/inventory.yaml                   for `nomos inventory import`
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
@@ -38,11 +38,15 @@ use lock::LabLock;
 /// The files of the lab, embedded so an installed `nomos` can start one anywhere.
 const BIN_FILES: [(&str, &str); 2] =
     [("lab-shell", include_str!("../shell/lab-shell")), ("lab-common.sh", include_str!("../shell/lab-common.sh"))];
-const STANDINS: [(&str, &str); 4] = [
+/// `apt-get` and `apt` are one script (it looks at the name it was called by); it is on the lab
+/// hosts' PATH so that an upgrade in the lab never reaches this machine's real apt.
+const STANDINS: [(&str, &str); 6] = [
     ("pct", include_str!("../shell/standins/pct")),
     ("pvesh", include_str!("../shell/standins/pvesh")),
     ("pveam", include_str!("../shell/standins/pveam")),
     ("qm", include_str!("../shell/standins/qm")),
+    ("apt-get", include_str!("../shell/standins/apt-get")),
+    ("apt", include_str!("../shell/standins/apt-get")),
 ];
 
 /// Templates every host's cache holds from the start.

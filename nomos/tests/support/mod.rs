@@ -1,5 +1,6 @@
 //! What the gate's tests share: a world of lab hosts, a database and an actuator, and helpers to
-//! ask, approve and look for processes. Included by the engine's tests and the command line's.
+//! ask, approve and look for processes; and what the agent's tests share ([`agent`]). Included by
+//! the engine's tests and the command line's.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,8 @@ use nomos::types::{Action, Channel, ExecutionStatus, Json};
 use nomos::{Engine, PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use tempfile::TempDir;
+
+pub mod agent;
 
 pub struct World {
     pub lab: Lab,

@@ -1,0 +1,587 @@
+//! Plays one scenario: the lab and a runtime on a temporary SQLite file, one provider per task
+//! (the scripted one over HTTP, or the real model), the operator's actions in order; then checks
+//! the expectations and what every request carried.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use nomos::actuate::{ActuateConfig, Decision};
+use nomos::agent::provider::{Provider, ProviderConfig, RetryPolicy};
+use nomos::agent::tools::{Registry, RegistryConfig};
+use nomos::agent::transcript::Transcript;
+use nomos::agent::turn::{run_turn, GatedTools, TurnConfig};
+use nomos::testing_hooks::{PAUSE_AT_ENV, PAUSE_FILE_ENV};
+use nomos::types::{Channel, Execution, ExecutionStatus, TaskStatus};
+use nomos_scripted_provider::{Script, ScriptedProvider, Step};
+use serde_json::Value as Json;
+use tokio_util::sync::CancellationToken;
+
+use super::format::{glob, Expect, OpStep, Scenario, MAIN};
+use crate::support::agent::pairing_problem;
+use crate::support::{operator, q, World};
+
+/// How a scenario is played.
+#[derive(Clone)]
+pub enum Mode {
+    /// The scripted provider plays the model; everything is checked.
+    Scripted,
+    /// A real model: the scripted replies are ignored, only the `real` expectations are checked.
+    Real(Provider),
+}
+
+/// One task of the scenario: its provider, its id once it exists, what the operator said to it.
+struct Lane {
+    server: Option<ScriptedProvider>,
+    provider: Provider,
+    id: Mutex<Option<String>>,
+    /// (requests the provider had received when it was said, the message).
+    said: Mutex<Vec<(usize, String)>>,
+}
+
+struct Play<'a> {
+    sc: &'a Scenario,
+    mode: Mode,
+    w: World,
+    tools: GatedTools,
+    config: TurnConfig,
+    lanes: BTreeMap<String, Lane>,
+}
+
+/// Plays `sc` and returns what went wrong (empty: it passed).
+pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
+    let w = World::start(sc.hosts.max(1), false, ActuateConfig::default()).await;
+    let tools = GatedTools { registry: Registry::new(RegistryConfig::default()), actuator: w.act.clone() };
+    let config = TurnConfig { max_iterations: sc.max_iterations.unwrap_or(40), ..TurnConfig::default() };
+    let mut labels = BTreeSet::from([MAIN.to_string()]);
+    collect_labels(&sc.steps, &mut labels);
+    labels.extend(sc.expect.keys().cloned());
+    let mut lanes = BTreeMap::new();
+    for label in labels {
+        let lane = match &mode {
+            Mode::Scripted => {
+                let server = ScriptedProvider::start(Script::new(vec![])).await.expect("the scripted provider starts");
+                let mut config = ProviderConfig::new(server.base_url(), "scripted");
+                // Quick retries: a scenario waits only where the server says so (Retry-After).
+                config.retry = RetryPolicy { base: Duration::from_millis(20), ..RetryPolicy::default() };
+                let provider = Provider::new(config).expect("the provider client is configured");
+                Lane { server: Some(server), provider, id: Mutex::default(), said: Mutex::default() }
+            }
+            Mode::Real(provider) => {
+                Lane { server: None, provider: provider.clone(), id: Mutex::default(), said: Mutex::default() }
+            }
+        };
+        lanes.insert(label, lane);
+    }
+    let p = Play { sc, mode, w, tools, config, lanes };
+    let mut failures = Vec::new();
+    for line in &sc.setup {
+        let line = p.resolve_text(line, MAIN).await.unwrap_or_else(|e| e);
+        let ok = std::process::Command::new("bash").args(["-c", &line]).status().map(|s| s.success());
+        if !matches!(ok, Ok(true)) {
+            failures.push(format!("setup `{line}` failed"));
+        }
+    }
+    if failures.is_empty() {
+        for (i, step) in sc.steps.iter().enumerate() {
+            if let Err(e) = p.step(step).await {
+                failures.push(format!("step {}: {e}", i + 1));
+                break;
+            }
+            if let (Mode::Scripted, Some(expect)) = (&p.mode, &step.expect) {
+                for f in p.check(&step.task, expect).await {
+                    failures.push(format!("step {} ({}) expect: {f}", i + 1, step.task));
+                }
+            }
+        }
+    }
+    let expectations = match p.mode {
+        Mode::Scripted => &sc.expect,
+        Mode::Real(_) => &sc.real,
+    };
+    for (label, expect) in expectations {
+        for f in p.check(label, expect).await {
+            failures.push(format!("expect ({label}): {f}"));
+        }
+    }
+    failures.extend(p.invariants().await);
+    failures
+}
+
+fn collect_labels(steps: &[OpStep], out: &mut BTreeSet<String>) {
+    for s in steps {
+        out.insert(s.task.clone());
+        collect_labels(&s.parallel, out);
+    }
+}
+
+impl Play<'_> {
+    fn lane(&self, label: &str) -> &Lane {
+        &self.lanes[label]
+    }
+
+    fn task_id(&self, label: &str) -> Option<String> {
+        self.lane(label).id.lock().unwrap().clone()
+    }
+
+    fn need_task(&self, label: &str) -> Result<String, String> {
+        self.task_id(label).ok_or_else(|| format!("task `{label}` does not exist yet"))
+    }
+
+    /// The task's executions, oldest first.
+    async fn executions(&self, label: &str) -> Vec<Execution> {
+        match self.task_id(label) {
+            Some(id) => {
+                let mut x = self.w.act.executions(Some(&id), None, 1000).await.unwrap();
+                x.reverse();
+                x
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Replaces the templates (see the format) in `text`.
+    async fn resolve_text(&self, text: &str, label: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("{{") {
+            out.push_str(&rest[..at]);
+            let end = rest[at..].find("}}").ok_or_else(|| format!("unclosed template in {text:?}"))? + at;
+            let name = rest[at + 2..end].trim();
+            let (kind, arg) = name.split_once(':').unwrap_or((name, ""));
+            let value = match kind {
+                "tmp" => self.w.tmp.path().display().to_string(),
+                "marks" => q(&self.w.marks(arg)),
+                "task" => self.need_task(if arg.is_empty() { label } else { arg })?,
+                "execution" | "approval" => {
+                    let n: usize = arg.parse().map_err(|_| format!("bad template {{{{{name}}}}}"))?;
+                    let ids: Vec<String> = if kind == "execution" {
+                        self.executions(label).await.into_iter().map(|x| x.id).collect()
+                    } else {
+                        self.approvals(label).await.into_iter().map(|a| a.id).collect()
+                    };
+                    ids.get(n.wrapping_sub(1)).cloned().ok_or_else(|| format!("no {kind} {n} for {{{{{name}}}}}"))?
+                }
+                _ => return Err(format!("unknown template {{{{{name}}}}}")),
+            };
+            out.push_str(&value);
+            rest = &rest[end + 2..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// The task's approvals waiting for the operator, oldest first.
+    async fn approvals(&self, label: &str) -> Vec<nomos::types::Approval> {
+        let Some(id) = self.task_id(label) else { return Vec::new() };
+        let all = self.w.act.pending_approvals().await.unwrap();
+        all.into_iter().filter(|a| a.task_id.as_deref() == Some(id.as_str())).collect()
+    }
+
+    /// A template-resolved reply, every string in it.
+    async fn resolve_json(&self, v: &Json, label: &str) -> Result<Json, String> {
+        Ok(match v {
+            Json::String(s) => Json::String(self.resolve_text(s, label).await?),
+            Json::Array(a) => {
+                let mut out = Vec::new();
+                for x in a {
+                    out.push(Box::pin(self.resolve_json(x, label)).await?);
+                }
+                Json::Array(out)
+            }
+            Json::Object(o) => {
+                let mut out = serde_json::Map::new();
+                for (k, x) in o {
+                    out.insert(k.clone(), Box::pin(self.resolve_json(x, label)).await?);
+                }
+                Json::Object(out)
+            }
+            other => other.clone(),
+        })
+    }
+
+    async fn step(&self, st: &OpStep) -> Result<(), String> {
+        let action = st.action()?;
+        if let Some(server) = &self.lane(&st.task).server {
+            for r in &st.replies {
+                let r = self.resolve_json(r, &st.task).await?;
+                let step: Step = serde_json::from_value(r.clone()).map_err(|e| format!("bad reply {r}: {e}"))?;
+                server.push(step);
+            }
+        }
+        let label = st.task.as_str();
+        let lane = self.lane(label);
+        let cancel = CancellationToken::new();
+        match action {
+            "parallel" => {
+                let runs = st.parallel.iter().map(|s| Box::pin(self.step(s)));
+                let results = join_all(runs).await;
+                results.into_iter().collect::<Result<Vec<()>, String>>()?;
+            }
+            "say" => {
+                let message = self.resolve_text(st.say.as_deref().unwrap_or_default(), label).await?;
+                let before = lane.server.as_ref().map_or(0, |s| s.requests().len());
+                lane.said.lock().unwrap().push((before, message.clone()));
+                if let Some(point) = &st.kill_at {
+                    return self.killed_ask(label, &message, point).await;
+                }
+                if let Some(ms) = st.cancel_after_ms {
+                    let c = cancel.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        c.cancel();
+                    });
+                }
+                let id = self.task_id(label);
+                let (task, _) = nomos::agent::send_message(
+                    &self.w.engine,
+                    &lane.provider,
+                    &self.tools,
+                    &self.config,
+                    id.as_deref(),
+                    &message,
+                    &cancel,
+                )
+                .await
+                .map_err(|e| format!("say {message:?}: {e}"))?;
+                *lane.id.lock().unwrap() = Some(task.id);
+            }
+            "approve_plan" => {
+                let id = self.need_task(label)?;
+                nomos::agent::assent::approve_plan(&self.w.engine, &self.w.act, &id)
+                    .await
+                    .map_err(|e| format!("approve_plan: {e}"))?;
+                self.turn(label, &cancel).await?;
+            }
+            "approve" | "deny" => {
+                let n = st.approve.or(st.deny).unwrap_or_default();
+                let approvals = self.approvals(label).await;
+                let a = approvals.get(n.wrapping_sub(1)).ok_or_else(|| format!("the task has no approval {n}"))?;
+                let decision = Decision {
+                    actor: operator().actor,
+                    channel: Channel::Ui,
+                    message: st.confirm.clone(),
+                };
+                let done = if action == "approve" {
+                    self.w.act.approve(&a.id, &decision).await.map(|_| ())
+                } else {
+                    self.w.act.deny(&a.id, &decision).await.map(|_| ())
+                };
+                done.map_err(|e| format!("{action} {n}: {e}"))?;
+            }
+            "turn" => self.turn(label, &cancel).await?,
+            "wait_executions" => {
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while self.executions(label).await.iter().any(|x| !x.status.is_final()) {
+                    if Instant::now() > deadline {
+                        return Err("the task's executions did not end within 60 s".into());
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            other => return Err(format!("unknown action {other}")),
+        }
+        Ok(())
+    }
+
+    async fn turn(&self, label: &str, cancel: &CancellationToken) -> Result<(), String> {
+        let id = self.need_task(label)?;
+        run_turn(&self.w.engine, &self.lane(label).provider, &self.tools, &self.config, &id, cancel)
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("turn: {e}"))
+    }
+
+    /// `nomos ask` (the real binary, on the same database and provider) stopped at `point` and
+    /// killed there with SIGKILL, as a crash would.
+    async fn killed_ask(&self, label: &str, message: &str, point: &str) -> Result<(), String> {
+        let lane = self.lane(label);
+        let id = match self.task_id(label) {
+            Some(id) => id,
+            None => {
+                let id = self.w.engine.create_task(message, "").await.map_err(|e| e.to_string())?.id;
+                *lane.id.lock().unwrap() = Some(id.clone());
+                id
+            }
+        };
+        let url = lane.server.as_ref().map(|s| s.base_url()).ok_or("a kill needs the scripted provider")?;
+        let pause_file = self.w.tmp.path().join(format!("paused-{point}"));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+            .arg("--db")
+            .arg(self.w.tmp.path().join("oikos.db"))
+            .args(["ask", "--task", &id, message])
+            .env("NOMOS_LLM_BASE_URL", url)
+            .env("NOMOS_MODEL", "scripted")
+            .env("NOMOS_API_KEY", "unused")
+            .env(PAUSE_AT_ENV, point)
+            .env(PAUSE_FILE_ENV, &pause_file)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start nomos: {e}"))?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !pause_file.exists() {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("nomos ask ended ({status}) before it reached {point}"));
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                return Err(format!("nomos ask never reached {point}"));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        child.kill().map_err(|e| e.to_string())?;
+        child.wait().map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// What does not hold of `expect` for the task `label`.
+    async fn check(&self, label: &str, e: &Expect) -> Vec<String> {
+        let mut f = Vec::new();
+        let Some(id) = self.task_id(label) else {
+            return vec![format!("task `{label}` was never created")];
+        };
+        let task = self.w.engine.task(&id).await.unwrap();
+        let status = word(&task.status);
+        if let Some(want) = &e.status {
+            if !want.admits(&status) {
+                f.push(format!("status is {status}, expected {want} ({})", task.summary));
+            }
+        }
+        if let Some(want) = &e.waiting_for {
+            let got = task.waiting_for.map_or("none".to_string(), |w| word(&w));
+            if !want.admits(&got) {
+                f.push(format!("waiting_for is {got}, expected {want}"));
+            }
+        }
+        if let Some(want) = &e.outcome {
+            let got = task.outcome.map_or("none".to_string(), |o| word(&o));
+            if !want.admits(&got) {
+                f.push(format!("outcome is {got}, expected {want}"));
+            }
+        }
+        if let Some(want) = &e.summary_contains {
+            if !task.summary.contains(want.as_str()) {
+                f.push(format!("summary {:?} lacks {want:?}", task.summary));
+            }
+        }
+        let executions = self.executions(label).await;
+        let shown = || executions.iter().map(|x| format!("[{} {} {}]", x.action, x.status, x.command)).collect::<Vec<_>>();
+        if let Some(want) = &e.executions {
+            let fits = want.len() == executions.len()
+                && want.iter().zip(&executions).all(|(w, x)| {
+                    w.command.as_ref().is_none_or(|c| glob(c, &x.command))
+                        && w.action.as_ref().is_none_or(|a| a == &x.action)
+                        && w.target.as_ref().is_none_or(|t| t == &x.target)
+                        && w.status.as_ref().is_none_or(|s| s.admits(&word(&x.status)))
+                });
+            if !fits {
+                f.push(format!("executions are {:?}, expected {want:?}", shown()));
+            }
+        }
+        for pattern in &e.never_ran {
+            if let Some(x) = executions.iter().find(|x| glob(pattern, &x.command)) {
+                f.push(format!("an execution matches {pattern:?}: {} ({})", x.command, x.status));
+            }
+        }
+        if let Some(n) = e.pending_approvals {
+            let pending = self.approvals(label).await.len();
+            if pending != n {
+                f.push(format!("{pending} approvals wait, expected {n}"));
+            }
+        }
+        let transcript = Transcript::new(&self.w.engine, &id);
+        if !e.calls.is_empty() {
+            let calls = transcript.calls().await.unwrap();
+            for want in &e.calls {
+                let Some(c) = calls.iter().find(|c| c.call.id == want.id) else {
+                    f.push(format!("no tool call {}", want.id));
+                    continue;
+                };
+                let result = c.result.clone().unwrap_or_default();
+                if let Some(s) = &want.state {
+                    if !s.admits(c.state.as_str()) {
+                        f.push(format!("call {} is {}, expected {s}", want.id, c.state.as_str()));
+                    }
+                }
+                if want.error.is_some_and(|err| err != c.is_error) {
+                    f.push(format!("call {} is_error {}: {result}", want.id, c.is_error));
+                }
+                if let Some(text) = &want.result_contains {
+                    if !result.contains(text.as_str()) {
+                        f.push(format!("call {} result lacks {text:?}: {result}", want.id));
+                    }
+                }
+                if want.execution.is_some_and(|x| x != c.execution_id.is_some()) {
+                    f.push(format!("call {} execution is {:?}", want.id, c.execution_id));
+                }
+            }
+        }
+        if let Some(text) = &e.question_contains {
+            let questions = self.w.engine.questions(&id).await.unwrap();
+            if !questions.iter().any(|q| q.prompt.contains(text.as_str())) {
+                f.push(format!("no question contains {text:?}"));
+            }
+        }
+        if !e.transcript_contains.is_empty() {
+            let messages = transcript.messages().await.unwrap();
+            for text in &e.transcript_contains {
+                if !messages.iter().any(|m| m.content.contains(text.as_str())) {
+                    f.push(format!("no transcript message contains {text:?}"));
+                }
+            }
+        }
+        for (name, lines) in &e.marks {
+            let got = self.w.read_marks(name);
+            if &got != lines {
+                f.push(format!("marks {name} are {got:?}, expected {lines:?}"));
+            }
+        }
+        for (file, texts) in &e.lab_file_contains {
+            let text = std::fs::read_to_string(self.w.lab.dir().join(file)).unwrap_or_default();
+            for t in texts {
+                if !text.contains(t.as_str()) {
+                    f.push(format!("lab file {file} lacks {t:?}: {text:?}"));
+                }
+            }
+        }
+        for (paths, want) in [(&e.exists, true), (&e.absent, false)] {
+            for p in paths {
+                let p = self.resolve_text(p, label).await.unwrap_or_else(|e| e);
+                if Path::new(&p).exists() != want {
+                    f.push(format!("{p} {}", if want { "does not exist" } else { "exists" }));
+                }
+            }
+        }
+        let server = self.lane(label).server.as_ref();
+        if e.requests.is_some() || !e.last_request_contains.is_empty() {
+            match server {
+                None => f.push("request expectations need the scripted provider".into()),
+                Some(s) => {
+                    let requests = s.requests();
+                    if let Some(n) = e.requests {
+                        if requests.len() != n {
+                            f.push(format!("the provider received {} requests, expected {n}", requests.len()));
+                        }
+                    }
+                    let last = requests.last().map(|r| r.to_string()).unwrap_or_default();
+                    for text in &e.last_request_contains {
+                        if !last.contains(text.as_str()) {
+                            f.push(format!("the last request lacks {text:?}"));
+                        }
+                    }
+                }
+            }
+        }
+        f
+    }
+
+    /// What holds in every scenario: no task left working, nothing ran twice, one call per
+    /// execution, and every request well formed (system prompt first, each call paired with one
+    /// result, the operator's latest message present, within the budget); in scripted mode also
+    /// that every scripted reply was asked for.
+    async fn invariants(&self) -> Vec<String> {
+        let mut f = Vec::new();
+        for (label, lane) in &self.lanes {
+            let Some(id) = self.task_id(label) else { continue };
+            let task = self.w.engine.task(&id).await.unwrap();
+            if task.status == TaskStatus::Working {
+                f.push(format!("task {label} was left working"));
+            }
+            let mut ran: HashMap<(String, String), usize> = HashMap::new();
+            for x in self.executions(label).await {
+                if x.started_at.is_some() || x.status == ExecutionStatus::Running {
+                    *ran.entry((x.target.clone(), x.command.clone())).or_default() += 1;
+                }
+            }
+            if !self.sc.allow_repeats {
+                for ((target, command), n) in &ran {
+                    if *n > 1 {
+                        f.push(format!("task {label}: `{command}` ran {n} times on {target}"));
+                    }
+                }
+            }
+            let calls = Transcript::new(&self.w.engine, &id).calls().await.unwrap();
+            let mut per_execution: HashMap<&str, usize> = HashMap::new();
+            for c in &calls {
+                if let Some(x) = &c.execution_id {
+                    *per_execution.entry(x.as_str()).or_default() += 1;
+                }
+            }
+            for (x, n) in per_execution {
+                // A status look-up names its execution too; only calls that made one count.
+                let makers = calls
+                    .iter()
+                    .filter(|c| c.execution_id.as_deref() == Some(x) && matches!(c.call.name.as_str(), "run" | "request_execution"))
+                    .count();
+                if makers > 1 {
+                    f.push(format!("task {label}: execution {x} was made by {makers} calls ({n} in all)"));
+                }
+            }
+            let Some(server) = &lane.server else { continue };
+            if server.remaining() > 0 {
+                f.push(format!("task {label}: {} scripted replies were never asked for", server.remaining()));
+            }
+            let said = lane.said.lock().unwrap().clone();
+            for (i, r) in server.requests().iter().enumerate() {
+                let messages = r["messages"].as_array().cloned().unwrap_or_default();
+                if messages.first().map(|m| m["role"] != "system").unwrap_or(true) {
+                    f.push(format!("task {label}: request {} does not start with the system prompt", i + 1));
+                }
+                if let Some(p) = pairing_problem(r) {
+                    f.push(format!("task {label}: request {}: {p}", i + 1));
+                }
+                let bytes = r.to_string().len();
+                if bytes / 4 > self.sc.budget_tokens {
+                    f.push(format!(
+                        "task {label}: request {} is ~{} tokens ({bytes} bytes), over the budget of {}",
+                        i + 1,
+                        bytes / 4,
+                        self.sc.budget_tokens
+                    ));
+                }
+                if let Some((_, latest)) = said.iter().rev().find(|(before, _)| *before <= i) {
+                    let present = messages.iter().any(|m| m["role"] == "user" && m["content"] == latest.as_str());
+                    if !present {
+                        f.push(format!("task {label}: request {} lacks the operator's latest message {latest:?}", i + 1));
+                    }
+                }
+            }
+        }
+        f
+    }
+}
+
+/// Runs the futures at once and returns their results in order.
+pub async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pending: Vec<_> = futures.map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut all = true;
+        for (i, f) in pending.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => all = false,
+                }
+            }
+        }
+        if all {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.expect("every future finished")).collect()
+}
+
+/// The word a typed value serialises to (`done`, `approval`, `completed`, …).
+fn word<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Json::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(e) => format!("<{e}>"),
+    }
+}
