@@ -28,8 +28,9 @@
 //! `parallel` (these steps at once). A `say` may carry `kill_at: <pause point>` (played by the
 //! `nomos ask` binary, killed with SIGKILL there) or `cancel_after_ms`.
 //!
-//! Templates, resolved when the step starts: `{{execution:N}}` and `{{approval:N}}` (the task's
-//! Nth, oldest first), `{{task}}`, `{{marks:NAME}}` (a file commands append to, quoted), `{{tmp}}`.
+//! Templates, resolved when the step starts: `{{execution:N}}` (the task's Nth execution, oldest
+//! first), `{{execution:ACTION}}` (its latest `pct_create`, `apt_upgrade`, …), `{{approval:N}}` (its
+//! Nth waiting approval), `{{task}}`, `{{marks:NAME}}` (a file commands append to, quoted), `{{tmp}}`.
 
 use std::collections::BTreeMap;
 
@@ -175,7 +176,7 @@ pub struct Expect {
     /// Exactly these executions of the task, oldest first.
     #[serde(default)]
     pub executions: Option<Vec<ExecExpect>>,
-    /// No execution of the task (any status) whose command matches one of these.
+    /// No execution of the task that started (queued ones never did) has a command matching one of these.
     #[serde(default)]
     pub never_ran: Vec<String>,
     #[serde(default)]

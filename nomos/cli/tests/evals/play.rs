@@ -106,6 +106,9 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
         }
     }
     failures.extend(p.invariants().await);
+    if !failures.is_empty() {
+        failures.extend(p.transcripts().await);
+    }
     failures
 }
 
@@ -154,6 +157,12 @@ impl Play<'_> {
                 "tmp" => self.w.tmp.path().display().to_string(),
                 "marks" => q(&self.w.marks(arg)),
                 "task" => self.need_task(if arg.is_empty() { label } else { arg })?,
+                // The latest execution of a curated action, by its name.
+                "execution" if arg.parse::<usize>().is_err() => {
+                    let x = self.executions(label).await;
+                    let x = x.iter().rev().find(|x| x.action == arg);
+                    x.map(|x| x.id.clone()).ok_or_else(|| format!("no {arg} execution for {{{{{name}}}}}"))?
+                }
                 "execution" | "approval" => {
                     let n: usize = arg.parse().map_err(|_| format!("bad template {{{{{name}}}}}"))?;
                     let ids: Vec<String> = if kind == "execution" {
@@ -381,8 +390,8 @@ impl Play<'_> {
             }
         }
         for pattern in &e.never_ran {
-            if let Some(x) = executions.iter().find(|x| glob(pattern, &x.command)) {
-                f.push(format!("an execution matches {pattern:?}: {} ({})", x.command, x.status));
+            if let Some(x) = executions.iter().find(|x| x.started_at.is_some() && glob(pattern, &x.command)) {
+                f.push(format!("an execution that ran matches {pattern:?}: {} ({})", x.command, x.status));
             }
         }
         if let Some(n) = e.pending_approvals {
@@ -477,8 +486,27 @@ impl Play<'_> {
         f
     }
 
-    /// What holds in every scenario: no task left working, nothing ran twice, one call per
-    /// execution, and every request well formed (system prompt first, each call paired with one
+    /// Each task's conversation in short, to read a failure by.
+    async fn transcripts(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for label in self.lanes.keys() {
+            let Some(id) = self.task_id(label) else { continue };
+            let t = Transcript::new(&self.w.engine, &id);
+            out.push(format!("-- {label}: the conversation"));
+            for m in t.messages().await.unwrap() {
+                let text: String = m.content.chars().take(200).collect();
+                out.push(format!("   {}: {}", word(&m.role), text.replace('\n', " ")));
+            }
+            for c in t.calls().await.unwrap() {
+                let result: String = c.result.unwrap_or_default().chars().take(200).collect();
+                let error = if c.is_error { " error" } else { "" };
+                out.push(format!("   call {} {} [{}{error}]: {}", c.call.id, c.call.name, c.state.as_str(), result.replace('\n', " ")));
+            }
+        }
+        out
+    }
+
+    /// What holds in every scenario: no task left working, no change ran twice, and every request well formed (system prompt first, each call paired with one
     /// result, the operator's latest message present, within the budget); in scripted mode also
     /// that every scripted reply was asked for.
     async fn invariants(&self) -> Vec<String> {
@@ -489,9 +517,10 @@ impl Play<'_> {
             if task.status == TaskStatus::Working {
                 f.push(format!("task {label} was left working"));
             }
+            // Reads may repeat (a planner reads the host again); nothing that changes anything may.
             let mut ran: HashMap<(String, String), usize> = HashMap::new();
             for x in self.executions(label).await {
-                if x.started_at.is_some() || x.status == ExecutionStatus::Running {
+                if x.started_at.is_some() && word(&x.risk) != "read_only" {
                     *ran.entry((x.target.clone(), x.command.clone())).or_default() += 1;
                 }
             }
@@ -500,23 +529,6 @@ impl Play<'_> {
                     if *n > 1 {
                         f.push(format!("task {label}: `{command}` ran {n} times on {target}"));
                     }
-                }
-            }
-            let calls = Transcript::new(&self.w.engine, &id).calls().await.unwrap();
-            let mut per_execution: HashMap<&str, usize> = HashMap::new();
-            for c in &calls {
-                if let Some(x) = &c.execution_id {
-                    *per_execution.entry(x.as_str()).or_default() += 1;
-                }
-            }
-            for (x, n) in per_execution {
-                // A status look-up names its execution too; only calls that made one count.
-                let makers = calls
-                    .iter()
-                    .filter(|c| c.execution_id.as_deref() == Some(x) && matches!(c.call.name.as_str(), "run" | "request_execution"))
-                    .count();
-                if makers > 1 {
-                    f.push(format!("task {label}: execution {x} was made by {makers} calls ({n} in all)"));
                 }
             }
             let Some(server) = &lane.server else { continue };
