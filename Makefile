@@ -22,7 +22,7 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
 	openssh-server openssh-client iputils-ping procps util-linux
 
-.PHONY: run build test setup setup-test ui check fmt lint bench lab lab-down clean help
+.PHONY: run build test eval setup setup-test ui check fmt lint bench lab lab-down clean help
 
 # Every native crate: the UI is built for wasm32 only (`ui` below) and linted there.
 NATIVE := --workspace --exclude oikos-ui
@@ -30,6 +30,7 @@ NATIVE := --workspace --exclude oikos-ui
 help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
+	@echo "make eval   the agent's golden conversations (EVAL=name for some; NOMOS_EVAL_REAL=1 against a real model)"
 	@echo "make bench  blast-radius, classifier and SSH executor benchmarks"
 	@echo "make fmt    format the code"
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm)"
@@ -52,6 +53,11 @@ test: setup setup-test ui
 	$(CARGO) test $(NATIVE)
 	# The UI's own logic (event folding, routes, forms) is plain Rust, tested natively.
 	$(CARGO) test -p oikos-ui
+
+# Nomos's golden conversations (nomos/evals), against the scripted provider and the lab; `make test`
+# runs them too. With NOMOS_EVAL_REAL=1 and a provider configured, against that model: a pass rate.
+eval:
+	EVAL='$(EVAL)' $(CARGO) test -p nomos-cli --test evals -- --nocapture
 
 bench: setup setup-test
 	$(CARGO) bench -p nomos --bench blast_radius --bench ssh
