@@ -114,6 +114,10 @@ async fn a_yes_grants_what_the_last_turn_queued_and_nothing_older() {
     assert_eq!(w.act.grant_message(&new[0]).await.unwrap().as_deref(), Some("yes"));
     let approval = w.act.approval(new[0].granted_by.as_deref().unwrap()).await.unwrap();
     assert_eq!((approval.status, approval.channel), (ApprovalStatus::Approved, Some(Channel::Chat)));
+    // The ledger names the operator the same way whether they decided in chat or in the terminal.
+    let by = nomos::actuate::Decision::by_operator(Channel::Cli, None).actor;
+    assert!(by.starts_with("operator"), "{by}");
+    assert_eq!(approval.decided_by.as_deref(), Some(by.as_str()));
     // The model learns what the yes did.
     let notes = nomos::agent::transcript::Transcript::new(&w.engine, &task).messages().await.unwrap();
     assert!(notes.last().unwrap().content.contains(&format!("Approved and run: execution {}", new[0].id)));

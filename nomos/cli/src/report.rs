@@ -13,8 +13,7 @@ use crate::out::Out;
 
 /// The operator at this terminal.
 pub fn operator(message: Option<String>) -> Decision {
-    let user = std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "operator".into());
-    Decision { actor: format!("operator:{user}"), channel: Channel::Cli, message }
+    Decision::by_operator(Channel::Cli, message)
 }
 
 /// Runs `work`; on Ctrl-C, stops what this process runs on the hosts (killed there, recorded as

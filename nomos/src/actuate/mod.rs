@@ -122,6 +122,20 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
+impl Decision {
+    /// A decision by the operator of this machine (`operator:<login>`), the same in the terminal,
+    /// the desktop and chat, so the ledger names one person one way.
+    pub fn by_operator(channel: nomos_types::Channel, message: Option<String>) -> Decision {
+        let user = std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .ok()
+            .map(|u| u.trim().to_string())
+            .filter(|u| !u.is_empty());
+        let actor = user.map_or_else(|| "operator".to_string(), |u| format!("operator:{u}"));
+        Decision { actor, channel, message }
+    }
+}
+
 /// The gate and the executor, shared by the desktop, the CLI and the agent. A process has one,
 /// in its [`crate::Runtime`]; clones share its connections and what it runs. Its time is the
 /// engine's clock.

@@ -22,9 +22,6 @@ use crate::actuate::{Actuator, Decision};
 use crate::policy::{is_assent, is_assent_to, typed_confirmation, ConfirmTarget};
 use crate::{Engine, Result};
 
-/// Who decides from chat and the UI: the operator at this engine.
-const OPERATOR: &str = "operator";
-
 /// What an operator's message decided.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Granted {
@@ -114,7 +111,7 @@ pub async fn on_operator_message(engine: &Engine, actuator: &Actuator, task: &st
         targets.push(target);
     }
     let assent = is_assent(message) || targets.iter().any(|t| is_assent_to(message, t));
-    let decision = Decision { actor: OPERATOR.into(), channel: Channel::Chat, message: Some(message.to_string()) };
+    let decision = Decision::by_operator(Channel::Chat, Some(message.to_string()));
     let mut granted = Granted::default();
     if assent {
         open_assent_window(actuator, task, &decision, &mut granted).await;
@@ -142,7 +139,7 @@ pub async fn approve_plan(engine: &Engine, actuator: &Actuator, task: &str) -> R
     if t.status.is_end() {
         return Err(crate::Error::Conflict(format!("task {task} is {}: there is no plan to approve", t.status)));
     }
-    let decision = Decision { actor: OPERATOR.into(), channel: Channel::Ui, message: None };
+    let decision = Decision::by_operator(Channel::Ui, None);
     let mut granted = Granted::default();
     open_assent_window(actuator, task, &decision, &mut granted).await;
     for a in last_turn_approvals(engine, actuator, task).await? {

@@ -3,9 +3,10 @@
 //! holds (a call that completed without error, an execution that succeeded), and is refused while a
 //! cited call failed or its outcome is unknown, or a step is still open.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
+use super::args::schema_of;
 use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
 use crate::agent::chat::{ToolCall, ToolSpec};
 use crate::agent::transcript::{CallState, Transcript};
@@ -21,50 +22,86 @@ pub const COMPLETE_TASK: &str = "complete_task";
 /// The task tools' names.
 pub const NAMES: &[&str] = &[SET_GOAL, PROPOSE_PLAN, UPDATE_PLAN_STEP, ASK_OPERATOR, COMPLETE_TASK];
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `set_goal`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SetGoal {
+    /// One sentence: what done looks like.
     goal: String,
 }
 
-#[derive(Debug, Deserialize)]
+/// One step of a proposed plan.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct StepArg {
     title: String,
+    /// The commands or actions, briefly.
     #[serde(default)]
     detail: Option<String>,
+    /// The entity slug it changes, e.g. `lxc:web`.
     #[serde(default)]
     target: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `propose_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ProposePlan {
+    #[schemars(length(min = 1))]
     steps: Vec<StepArg>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `update_plan_step`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct UpdateStep {
+    /// The step's number, from 1.
+    #[schemars(range(min = 1))]
     seq: i64,
+    #[schemars(extend("enum" = crate::plan::STEP_STATES))]
     status: String,
+    /// The execution that did it.
     #[serde(default)]
     execution_id: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `ask_operator`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AskOperator {
     prompt: String,
+    /// Answers to choose from, if the question has a few.
     #[serde(default)]
     options: Vec<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// How a task ended, as the model reports it.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Outcome {
+    Success,
+    Failure,
+    Partial,
+}
+
+impl From<Outcome> for nomos_types::TaskOutcome {
+    fn from(o: Outcome) -> nomos_types::TaskOutcome {
+        match o {
+            Outcome::Success => nomos_types::TaskOutcome::Success,
+            Outcome::Failure => nomos_types::TaskOutcome::Failure,
+            Outcome::Partial => nomos_types::TaskOutcome::Partial,
+        }
+    }
+}
+
+/// The arguments of `complete_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CompleteTask {
-    outcome: String,
+    outcome: Outcome,
+    /// What was done and found.
     summary: String,
+    /// Ids of tool calls that succeeded or executions that completed with exit code 0.
     #[serde(default)]
     evidence: Vec<String>,
 }
@@ -137,70 +174,19 @@ fn describe(name: &str) -> &'static str {
     DESCRIPTIONS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d).unwrap_or_default()
 }
 
-/// The task tools as offered to the model.
+/// The task tools as offered to the model; each schema is derived from its argument struct.
 pub fn specs() -> Vec<ToolSpec> {
-    let spec = |name: &str, description: &str, parameters: serde_json::Value| ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        parameters,
-    };
-    vec![
-        spec(
-            SET_GOAL,
-            describe(SET_GOAL),
-            json!({
-                "type": "object", "additionalProperties": false, "required": ["goal"],
-                "properties": {"goal": {"type": "string"}}
-            }),
-        ),
-        spec(
-            PROPOSE_PLAN,
-            describe(PROPOSE_PLAN),
-            json!({
-                "type": "object", "additionalProperties": false, "required": ["steps"],
-                "properties": {"steps": {"type": "array", "minItems": 1, "items": {
-                    "type": "object", "additionalProperties": false, "required": ["title"],
-                    "properties": {
-                        "title": {"type": "string"},
-                        "detail": {"type": "string", "description": "the commands or actions, briefly"},
-                        "target": {"type": "string", "description": "the entity slug it changes, e.g. lxc:web"}
-                    }
-                }}}
-            }),
-        ),
-        spec(
-            UPDATE_PLAN_STEP,
-            describe(UPDATE_PLAN_STEP),
-            json!({
-                "type": "object", "additionalProperties": false, "required": ["seq", "status"],
-                "properties": {
-                    "seq": {"type": "integer", "minimum": 1},
-                    "status": {"type": "string", "enum": crate::plan::STEP_STATES},
-                    "execution_id": {"type": "string"}
-                }
-            }),
-        ),
-        spec(
-            ASK_OPERATOR,
-            describe(ASK_OPERATOR),
-            json!({
-                "type": "object", "additionalProperties": false, "required": ["prompt"],
-                "properties": {"prompt": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}}}
-            }),
-        ),
-        spec(
-            COMPLETE_TASK,
-            describe(COMPLETE_TASK),
-            json!({
-                "type": "object", "additionalProperties": false, "required": ["outcome", "summary"],
-                "properties": {
-                    "outcome": {"type": "string", "enum": ["success", "failure", "partial"]},
-                    "summary": {"type": "string"},
-                    "evidence": {"type": "array", "items": {"type": "string"}}
-                }
-            }),
-        ),
-    ]
+    let schemas = [
+        (SET_GOAL, schema_of::<SetGoal>()),
+        (PROPOSE_PLAN, schema_of::<ProposePlan>()),
+        (UPDATE_PLAN_STEP, schema_of::<UpdateStep>()),
+        (ASK_OPERATOR, schema_of::<AskOperator>()),
+        (COMPLETE_TASK, schema_of::<CompleteTask>()),
+    ];
+    schemas
+        .into_iter()
+        .map(|(name, parameters)| ToolSpec { name: name.into(), description: describe(name).into(), parameters })
+        .collect()
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(call: &ToolCall) -> Result<T, ToolResult> {
@@ -228,7 +214,7 @@ pub fn completion_of(call: &ToolCall) -> Option<(nomos_types::TaskOutcome, Strin
         return None;
     }
     let args: CompleteTask = parse(call).ok()?;
-    Some((nomos_types::TaskOutcome::lenient(&args.outcome), args.summary.trim().to_string()))
+    Some((args.outcome.into(), args.summary.trim().to_string()))
 }
 
 fn engine_error(e: crate::Error) -> ToolResult {
@@ -312,7 +298,7 @@ async fn execution_problem(engine: &Engine, task: &str, id: &str) -> Option<Stri
 
 async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
     let args: CompleteTask = parse(call)?;
-    let outcome = nomos_types::TaskOutcome::lenient(&args.outcome);
+    let outcome: nomos_types::TaskOutcome = args.outcome.into();
     if args.summary.trim().is_empty() {
         return Err(ToolResult::error("complete_task: the summary is empty; say what was done and found"));
     }
@@ -359,4 +345,51 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
         next: Next::Finish,
         ..ToolResult::ok(format!("task {}: {}", outcome.as_str(), args.summary.trim()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(name: &str) -> serde_json::Value {
+        specs().into_iter().find(|s| s.name == name).map(|s| s.parameters).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_schemas_are_derived_from_the_argument_structs() {
+        let names: Vec<String> = specs().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, NAMES);
+        for name in NAMES {
+            let s = schema(name);
+            assert_eq!(s["type"], "object", "{name}");
+            assert_eq!(s["additionalProperties"], false, "{name}: unknown fields are refused");
+            assert!(!describe(name).is_empty(), "{name} has a description");
+        }
+        let update = schema(UPDATE_PLAN_STEP);
+        assert_eq!(update["properties"]["status"]["enum"], serde_json::json!(crate::plan::STEP_STATES));
+        assert_eq!(update["properties"]["seq"]["minimum"], 1);
+        assert_eq!(update["required"], serde_json::json!(["seq", "status"]));
+        let complete = schema(COMPLETE_TASK);
+        assert_eq!(complete["properties"]["outcome"]["enum"], serde_json::json!(["success", "failure", "partial"]));
+        assert_eq!(complete["required"], serde_json::json!(["outcome", "summary"]));
+        let plan = schema(PROPOSE_PLAN);
+        assert_eq!(plan["properties"]["steps"]["minItems"], 1);
+        assert_eq!(plan["properties"]["steps"]["items"]["required"], serde_json::json!(["title"]));
+    }
+
+    #[test]
+    fn every_call_is_checked_against_its_schema() {
+        let bad = [
+            (UPDATE_PLAN_STEP, serde_json::json!({"seq": 1, "status": "finished"})),
+            (UPDATE_PLAN_STEP, serde_json::json!({"seq": 0, "status": "done"})),
+            (COMPLETE_TASK, serde_json::json!({"outcome": "great", "summary": "x"})),
+            (PROPOSE_PLAN, serde_json::json!({"steps": []})),
+            (SET_GOAL, serde_json::json!({"goal": "x", "extra": 1})),
+        ];
+        for (name, args) in bad {
+            assert!(super::super::args::check(&schema(name), &args).is_err(), "{name} {args}");
+        }
+        let good = serde_json::json!({"outcome": "partial", "summary": "half", "evidence": ["c1"]});
+        assert!(super::super::args::check(&schema(COMPLETE_TASK), &good).is_ok());
+    }
 }
