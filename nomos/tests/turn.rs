@@ -102,7 +102,8 @@ async fn a_plan_waits_for_approval_and_a_second_proposal_appends() {
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Plan));
     assert_eq!((task.status, task.waiting_for), (TaskStatus::Waiting, Some(WaitingFor::Plan)));
 
-    let model = ScriptedModel::repeating(vec![calls(&[("p2", "propose_plan", r#"{"steps":[{"title":"start web"}]}"#)])]);
+    let model =
+        ScriptedModel::repeating(vec![calls(&[("p2", "propose_plan", r#"{"steps":[{"title":"start web"}]}"#)])]);
     send_message(
         &eng,
         &model,

@@ -13,7 +13,7 @@ use nomos::agent::tools::{Registry, RegistryConfig};
 use nomos::agent::transcript::Transcript;
 use nomos::agent::turn::{run_turn, GatedTools, TurnConfig};
 use nomos::testing_hooks::{PAUSE_AT_ENV, PAUSE_FILE_ENV};
-use nomos::types::{Channel, Execution, ExecutionStatus, TaskStatus};
+use nomos::types::{Channel, Execution, TaskStatus};
 use nomos_scripted_provider::{Script, ScriptedProvider, Step};
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
@@ -267,11 +267,7 @@ impl Play<'_> {
                 let n = st.approve.or(st.deny).unwrap_or_default();
                 let approvals = self.approvals(label).await;
                 let a = approvals.get(n.wrapping_sub(1)).ok_or_else(|| format!("the task has no approval {n}"))?;
-                let decision = Decision {
-                    actor: operator().actor,
-                    channel: Channel::Ui,
-                    message: st.confirm.clone(),
-                };
+                let decision = Decision { actor: operator().actor, channel: Channel::Ui, message: st.confirm.clone() };
                 let done = if action == "approve" {
                     self.w.act.approve(&a.id, &decision).await.map(|_| ())
                 } else {
@@ -376,7 +372,8 @@ impl Play<'_> {
             }
         }
         let executions = self.executions(label).await;
-        let shown = || executions.iter().map(|x| format!("[{} {} {}]", x.action, x.status, x.command)).collect::<Vec<_>>();
+        let shown =
+            || executions.iter().map(|x| format!("[{} {} {}]", x.action, x.status, x.command)).collect::<Vec<_>>();
         if let Some(want) = &e.executions {
             let fits = want.len() == executions.len()
                 && want.iter().zip(&executions).all(|(w, x)| {
@@ -500,7 +497,13 @@ impl Play<'_> {
             for c in t.calls().await.unwrap() {
                 let result: String = c.result.unwrap_or_default().chars().take(200).collect();
                 let error = if c.is_error { " error" } else { "" };
-                out.push(format!("   call {} {} [{}{error}]: {}", c.call.id, c.call.name, c.state.as_str(), result.replace('\n', " ")));
+                out.push(format!(
+                    "   call {} {} [{}{error}]: {}",
+                    c.call.id,
+                    c.call.name,
+                    c.state.as_str(),
+                    result.replace('\n', " ")
+                ));
             }
         }
         out
@@ -556,7 +559,10 @@ impl Play<'_> {
                 if let Some((_, latest)) = said.iter().rev().find(|(before, _)| *before <= i) {
                     let present = messages.iter().any(|m| m["role"] == "user" && m["content"] == latest.as_str());
                     if !present {
-                        f.push(format!("task {label}: request {} lacks the operator's latest message {latest:?}", i + 1));
+                        f.push(format!(
+                            "task {label}: request {} lacks the operator's latest message {latest:?}",
+                            i + 1
+                        ));
                     }
                 }
             }
