@@ -151,6 +151,31 @@ fn lab_hosts_over_real_ssh() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "out\n");
     assert_eq!(stderr(&out), "err\n");
 
+    // apt is the lab's stand-in, first on PATH: it upgrades a pretend list, records what it was
+    // asked, and refuses what it does not know — this machine's apt is never reached.
+    let which = ssh.ok(&lab, "pve1", "command -v apt-get; command -v apt");
+    assert_eq!(which, format!("{0}/standins/apt-get\n{0}/standins/apt\n", dir.display()));
+    assert_eq!(
+        ssh.ok(&lab, "pve1", "apt list --upgradable").lines().filter(|l| l.contains("upgradable from")).count(),
+        4
+    );
+    let upgrade = "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confold upgrade";
+    assert!(ssh.ok(&lab, "pve1", upgrade).contains("4 upgraded, 0 newly installed"));
+    assert_eq!(ssh.ok(&lab, "pve1", "apt list --upgradable"), "Listing... Done\n");
+    assert!(ssh.ok(&lab, "pve2", "apt list --upgradable").contains("pve-manager"), "each host has its own state");
+    let install = ssh.run(&lab, "pve1", "apt-get install -y nginx");
+    assert_eq!(install.status.code(), Some(100));
+    assert!(
+        stderr(&install).contains("stand-in for apt-get does not support: install -y nginx"),
+        "{}",
+        stderr(&install)
+    );
+    let log = std::fs::read_to_string(dir.join("hosts/pve1/apt.log")).unwrap();
+    assert_eq!(
+        log,
+        "apt list --upgradable\napt-get -y -o Dpkg::Options::=--force-confold upgrade\napt list --upgradable\napt-get install -y nginx\n"
+    );
+
     // Only the lab key gets in.
     let stranger = tmp.path().join("stranger");
     let made =
