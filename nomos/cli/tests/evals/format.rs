@@ -188,6 +188,9 @@ pub struct Expect {
     /// A transcript message (any role) contains it.
     #[serde(default)]
     pub transcript_contains: Vec<String>,
+    /// No transcript message contains it.
+    #[serde(default)]
+    pub transcript_lacks: Vec<String>,
     /// The lines of a marks file, exactly.
     #[serde(default)]
     pub marks: BTreeMap<String, Vec<String>>,

@@ -430,11 +430,16 @@ impl Play<'_> {
                 f.push(format!("no question contains {text:?}"));
             }
         }
-        if !e.transcript_contains.is_empty() {
+        if !e.transcript_contains.is_empty() || !e.transcript_lacks.is_empty() {
             let messages = transcript.messages().await.unwrap();
             for text in &e.transcript_contains {
                 if !messages.iter().any(|m| m.content.contains(text.as_str())) {
                     f.push(format!("no transcript message contains {text:?}"));
+                }
+            }
+            for text in &e.transcript_lacks {
+                if messages.iter().any(|m| m.content.contains(text.as_str())) {
+                    f.push(format!("a transcript message contains {text:?}"));
                 }
             }
         }
