@@ -56,7 +56,7 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
     let config = TurnConfig { max_iterations: sc.max_iterations.unwrap_or(40), ..TurnConfig::default() };
     let mut labels = BTreeSet::from([MAIN.to_string()]);
     collect_labels(&sc.steps, &mut labels);
-    labels.extend(sc.expect.keys().cloned());
+    labels.extend(sc.expect.keys().chain(sc.real.keys()).cloned());
     let mut lanes = BTreeMap::new();
     for label in labels {
         let lane = match &mode {
@@ -89,9 +89,13 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
                 failures.push(format!("step {}: {e}", i + 1));
                 break;
             }
-            if let (Mode::Scripted, Some(expect)) = (&p.mode, &step.expect) {
-                for f in p.check(&step.task, expect).await {
-                    failures.push(format!("step {} ({}) expect: {f}", i + 1, step.task));
+            if matches!(p.mode, Mode::Scripted) {
+                let mut expects = Vec::new();
+                step_expects(step, &mut expects);
+                for (label, expect) in expects {
+                    for f in p.check(label, expect).await {
+                        failures.push(format!("step {} ({label}) expect: {f}", i + 1));
+                    }
                 }
             }
         }
@@ -110,6 +114,16 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
         failures.extend(p.transcripts().await);
     }
     failures
+}
+
+/// A step's expectations and those of the steps it runs at once, with their tasks.
+fn step_expects<'s>(step: &'s OpStep, out: &mut Vec<(&'s str, &'s Expect)>) {
+    if let Some(e) = &step.expect {
+        out.push((&step.task, e));
+    }
+    for s in &step.parallel {
+        step_expects(s, out);
+    }
 }
 
 fn collect_labels(steps: &[OpStep], out: &mut BTreeSet<String>) {
