@@ -202,10 +202,10 @@ pub struct Expect {
     pub exists: Vec<String>,
     #[serde(default)]
     pub absent: Vec<String>,
-    /// How many requests the task's provider received so far (scripted only).
+    /// How many requests the task's provider received so far.
     #[serde(default)]
     pub requests: Option<usize>,
-    /// Texts the last request to the task's provider contains (scripted only).
+    /// Texts the last request to the task's provider contains.
     #[serde(default)]
     pub last_request_contains: Vec<String>,
 }

@@ -8,10 +8,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nomos::actuate::{ActuateConfig, Decision};
+use nomos::agent::chat::{ChatRequest, ChatResponse, Delta};
 use nomos::agent::provider::{Provider, ProviderConfig, RetryPolicy};
 use nomos::agent::tools::{Registry, RegistryConfig};
 use nomos::agent::transcript::Transcript;
-use nomos::agent::turn::{run_turn, GatedTools, TurnConfig};
+use nomos::agent::turn::{run_turn, GatedTools, Model, ModelError, TurnConfig};
 use nomos::testing_hooks::{PAUSE_AT_ENV, PAUSE_FILE_ENV};
 use nomos::types::{Channel, Execution, TaskStatus};
 use nomos_scripted_provider::{Script, ScriptedProvider, Step};
@@ -34,7 +35,7 @@ pub enum Mode {
 /// One task of the scenario: its provider, its id once it exists, what the operator said to it.
 struct Lane {
     server: Option<ScriptedProvider>,
-    provider: Provider,
+    model: Recorded,
     id: Mutex<Option<String>>,
     /// (requests the provider had received when it was said, the message).
     said: Mutex<Vec<(usize, String)>>,
@@ -66,10 +67,16 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
                 // Quick retries: a scenario waits only where the server says so (Retry-After).
                 config.retry = RetryPolicy { base: Duration::from_millis(20), ..RetryPolicy::default() };
                 let provider = Provider::new(config).expect("the provider client is configured");
-                Lane { server: Some(server), provider, id: Mutex::default(), said: Mutex::default() }
+                Lane {
+                    server: Some(server),
+                    model: Recorded::new(provider),
+                    id: Mutex::default(),
+                    said: Mutex::default(),
+                }
             }
             Mode::Real(provider) => {
-                Lane { server: None, provider: provider.clone(), id: Mutex::default(), said: Mutex::default() }
+                let model = Recorded::new(provider.clone());
+                Lane { server: None, model, id: Mutex::default(), said: Mutex::default() }
             }
         };
         lanes.insert(label, lane);
@@ -244,7 +251,7 @@ impl Play<'_> {
             }
             "say" => {
                 let message = self.resolve_text(st.say.as_deref().unwrap_or_default(), label).await?;
-                let before = lane.server.as_ref().map_or(0, |s| s.requests().len());
+                let before = lane.requests().len();
                 lane.said.lock().unwrap().push((before, message.clone()));
                 if let Some(point) = &st.kill_at {
                     return self.killed_ask(label, &message, point).await;
@@ -259,7 +266,7 @@ impl Play<'_> {
                 let id = self.task_id(label);
                 let (task, _) = nomos::agent::send_message(
                     &self.w.engine,
-                    &lane.provider,
+                    &lane.model,
                     &self.tools,
                     &self.config,
                     id.as_deref(),
@@ -306,7 +313,7 @@ impl Play<'_> {
 
     async fn turn(&self, label: &str, cancel: &CancellationToken) -> Result<(), String> {
         let id = self.need_task(label)?;
-        run_turn(&self.w.engine, &self.lane(label).provider, &self.tools, &self.config, &id, cancel)
+        run_turn(&self.w.engine, &self.lane(label).model, &self.tools, &self.config, &id, cancel)
             .await
             .map(|_| ())
             .map_err(|e| format!("turn: {e}"))
@@ -479,23 +486,17 @@ impl Play<'_> {
                 }
             }
         }
-        let server = self.lane(label).server.as_ref();
         if e.requests.is_some() || !e.last_request_contains.is_empty() {
-            match server {
-                None => f.push("request expectations need the scripted provider".into()),
-                Some(s) => {
-                    let requests = s.requests();
-                    if let Some(n) = e.requests {
-                        if requests.len() != n {
-                            f.push(format!("the provider received {} requests, expected {n}", requests.len()));
-                        }
-                    }
-                    let last = requests.last().map(|r| r.to_string()).unwrap_or_default();
-                    for text in &e.last_request_contains {
-                        if !last.contains(text.as_str()) {
-                            f.push(format!("the last request lacks {text:?}"));
-                        }
-                    }
+            let requests = self.lane(label).requests();
+            if let Some(n) = e.requests {
+                if requests.len() != n {
+                    f.push(format!("the provider received {} requests, expected {n}", requests.len()));
+                }
+            }
+            let last = requests.last().map(|r| r.to_string()).unwrap_or_default();
+            for text in &e.last_request_contains {
+                if !last.contains(text.as_str()) {
+                    f.push(format!("the last request lacks {text:?}"));
                 }
             }
         }
@@ -528,9 +529,10 @@ impl Play<'_> {
         out
     }
 
-    /// What holds in every scenario: no task left working, no change ran twice, and every request well formed (system prompt first, each call paired with one
-    /// result, the operator's latest message present, within the budget); in scripted mode also
-    /// that every scripted reply was asked for.
+    /// What holds in every scenario, whatever the model: no task left working, no change ran twice,
+    /// and every request well formed (system prompt first, each call paired with one result, the
+    /// operator's latest message present, within the budget); with the scripted provider also that
+    /// every scripted reply was asked for.
     async fn invariants(&self) -> Vec<String> {
         let mut f = Vec::new();
         for (label, lane) in &self.lanes {
@@ -553,12 +555,13 @@ impl Play<'_> {
                     }
                 }
             }
-            let Some(server) = &lane.server else { continue };
-            if server.remaining() > 0 {
-                f.push(format!("task {label}: {} scripted replies were never asked for", server.remaining()));
+            if let Some(server) = &lane.server {
+                if server.remaining() > 0 {
+                    f.push(format!("task {label}: {} scripted replies were never asked for", server.remaining()));
+                }
             }
             let said = lane.said.lock().unwrap().clone();
-            for (i, r) in server.requests().iter().enumerate() {
+            for (i, r) in lane.requests().iter().enumerate() {
                 let messages = r["messages"].as_array().cloned().unwrap_or_default();
                 if messages.first().map(|m| m["role"] != "system").unwrap_or(true) {
                     f.push(format!("task {label}: request {} does not start with the system prompt", i + 1));
@@ -587,6 +590,41 @@ impl Play<'_> {
             }
         }
         f
+    }
+}
+
+impl Lane {
+    /// Every request body the task's provider received: as the scripted server read them off the
+    /// wire (retries included), or, against a real model, as the client built them.
+    fn requests(&self) -> Vec<Json> {
+        match &self.server {
+            Some(s) => s.requests(),
+            None => self.model.bodies.lock().unwrap().clone(),
+        }
+    }
+}
+
+/// The provider client, keeping the body of every request it is asked to send.
+struct Recorded {
+    provider: Provider,
+    bodies: Mutex<Vec<Json>>,
+}
+
+impl Recorded {
+    fn new(provider: Provider) -> Recorded {
+        Recorded { provider, bodies: Mutex::default() }
+    }
+}
+
+impl Model for Recorded {
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_delta: &(dyn Fn(Delta) + Send + Sync),
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, ModelError> {
+        self.bodies.lock().unwrap().push(self.provider.request_body(request));
+        Model::complete(&self.provider, request, on_delta, cancel).await
     }
 }
 
