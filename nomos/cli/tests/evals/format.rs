@@ -202,6 +202,10 @@ pub struct Expect {
     pub exists: Vec<String>,
     #[serde(default)]
     pub absent: Vec<String>,
+    /// The task reached its state before any execution of this other task ended: a slow command of
+    /// one task does not hold another up.
+    #[serde(default)]
+    pub ended_before_executions_of: Option<String>,
     /// How many requests the task's provider received so far.
     #[serde(default)]
     pub requests: Option<usize>,

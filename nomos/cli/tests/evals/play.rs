@@ -486,6 +486,21 @@ impl Play<'_> {
                 }
             }
         }
+        if let Some(other) = &e.ended_before_executions_of {
+            let others = self.executions(other).await;
+            if others.is_empty() {
+                f.push(format!("task {other} has no executions"));
+            }
+            for x in others {
+                // Timestamps are fixed-width UTC text: their order is their time's.
+                if let Some(end) = x.finished_at.as_ref().filter(|end| **end <= task.updated_at) {
+                    f.push(format!(
+                        "{other}'s `{}` ended at {end}, before this task did ({})",
+                        x.command, task.updated_at
+                    ));
+                }
+            }
+        }
         if e.requests.is_some() || !e.last_request_contains.is_empty() {
             let requests = self.lane(label).requests();
             if let Some(n) = e.requests {
