@@ -31,7 +31,7 @@ const KEEP_PERCENT: usize = 20;
 const KEEP_AFTER_OVERFLOW_PERCENT: usize = 8;
 /// The summary's narrative, its record of executions, and the task's state block: their shares.
 const NARRATIVE_PERCENT: usize = 12;
-const RECORD_PERCENT: usize = 6;
+const RECORD_PERCENT: usize = 8;
 const STATE_PERCENT: usize = 15;
 /// Bytes per token of the estimate: low on purpose (JSON, ids and command output tokenise
 /// densely), so the estimate errs towards too many tokens.
