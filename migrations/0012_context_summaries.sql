@@ -6,10 +6,15 @@ CREATE TABLE context_summaries (
     task_id         TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
     -- Covers every message of the task up to and including this one (and those messages' calls).
     upto_message_id INTEGER NOT NULL,
-    -- What the model (or, when it could not, the deterministic digest) made of it.
+    -- The model's summary of the messages up to model_upto_message_id.
     narrative       TEXT NOT NULL,
+    model_upto_message_id INTEGER NOT NULL DEFAULT 0,
+    -- The deterministic digest of the messages after that, up to upto_message_id: one line each,
+    -- with call ids, execution ids and the first line of each result.
+    recent          TEXT NOT NULL DEFAULT '',
     -- The summarised calls that ran something: tool, call id, execution id, ok or error; one a line.
     record          TEXT NOT NULL DEFAULT '',
+    -- model: this fold rewrote the narrative; digest: it only added to recent.
     method          TEXT NOT NULL CHECK (method IN ('model', 'digest')),
     created_at      TEXT NOT NULL
 );

@@ -212,7 +212,7 @@ async fn a_long_task_stays_within_its_budget_and_keeps_what_matters() {
     // The history was folded (not replayed): late requests are no larger than the budget allows
     // and much smaller than the whole transcript.
     let summaries = model.summaries();
-    assert!(summaries.len() >= 5, "{} summaries", summaries.len());
+    assert!(summaries.len() >= 3, "{} summaries", summaries.len());
     for (i, s) in summaries.iter().enumerate() {
         assert!(estimate_messages(&s.messages) <= budget.input_tokens(), "summary request {i} does not fit");
     }
@@ -221,7 +221,7 @@ async fn a_long_task_stays_within_its_budget_and_keeps_what_matters() {
 
     // Every execution id of a folded turn is in the summary, and the summary is stored.
     let summary = latest_summary(&eng, &task).await.unwrap().unwrap();
-    assert_eq!(summary.method, "model");
+    assert!(summary.model_upto_message_id > 0, "the model rewrote the narrative");
     let folded: Vec<String> = nomos::agent::transcript::Transcript::new(&eng, &task)
         .calls()
         .await
@@ -267,8 +267,10 @@ async fn a_model_that_cannot_summarise_leaves_a_digest_with_the_ids() {
     assert_eq!(summary.method, "digest");
     assert!(summary.record.contains(&exec_id(10).unwrap()), "{}", summary.record);
     // The digest names the calls it folded, with the first line of their results.
-    assert!(summary.narrative.contains("look({\"n\":"), "{}", summary.narrative);
-    assert!(summary.narrative.contains(": item "), "{}", summary.narrative);
+    assert_eq!(summary.model_upto_message_id, 0);
+    let text = summary.message().content;
+    assert!(text.contains("look({\"n\":"), "{text}");
+    assert!(text.contains(": item "), "{text}");
 }
 
 #[tokio::test]

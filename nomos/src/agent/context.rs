@@ -25,10 +25,12 @@ use crate::{Engine, Result};
 
 /// Folding starts when a request would take more than this share of the input budget.
 pub const COMPACT_AT_PERCENT: usize = 70;
-/// After folding, the newest messages kept as they are weigh at most this share.
-const KEEP_PERCENT: usize = 20;
-/// After a provider said the request was too long: keep even less.
-const KEEP_AFTER_OVERFLOW_PERCENT: usize = 8;
+/// A fold brings the request down to about this share: the newest messages fill what the system
+/// prompt, the state and the summary leave. Close to [`COMPACT_AT_PERCENT`], so that a request is
+/// about the same size however long the task runs; folds are cheap (a digest, see [`Summary`]).
+const FOLD_TO_PERCENT: usize = 63;
+/// After a provider said the request was too long: much less.
+const FOLD_TO_AFTER_OVERFLOW_PERCENT: usize = 30;
 /// The summary's narrative, its record of executions, and the task's state block: their shares.
 const NARRATIVE_PERCENT: usize = 12;
 const RECORD_PERCENT: usize = 8;
@@ -137,15 +139,22 @@ impl Calibration {
     }
 }
 
-/// Where the older part of a task's conversation went.
+/// Where the older part of a task's conversation went. A fold adds the folded messages' digest
+/// (one line each, with call ids, execution ids and the first line of each result) to `recent`;
+/// when narrative and digest outgrow their share, the model rewrites the narrative from the full
+/// text of everything since its last one, and `recent` starts empty again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     /// Covers every message up to and including this one.
     pub upto_message_id: i64,
+    /// The model's summary of the messages up to `model_upto_message_id`.
     pub narrative: String,
+    pub model_upto_message_id: i64,
+    /// The digest of the messages after `model_upto_message_id`, up to `upto_message_id`.
+    pub recent: String,
     /// One line per summarised call that ran something, with its execution id.
     pub record: String,
-    /// `model` or `digest`.
+    /// How this fold was made: `model` (the narrative was rewritten) or `digest`.
     pub method: String,
 }
 
@@ -153,6 +162,10 @@ impl Summary {
     /// The summary as the model reads it.
     pub fn message(&self) -> ChatMessage {
         let mut text = format!("{NOTE_PREFIX}{SUMMARY_HEADING}\n{}", self.narrative.trim());
+        if !self.recent.trim().is_empty() {
+            text.push_str("\n\nAfter that, in short:\n");
+            text.push_str(self.recent.trim());
+        }
         if !self.record.trim().is_empty() {
             text.push_str("\n\nExecutions in the summarised part (tool, call id → execution id, result):\n");
             text.push_str(self.record.trim());
@@ -163,26 +176,36 @@ impl Summary {
 
 /// The newest summary of a task, if its conversation was ever folded.
 pub async fn latest_summary(engine: &Engine, task: &str) -> Result<Option<Summary>> {
-    let row: Option<(i64, String, String, String)> = sqlx::query_as(
-        "SELECT upto_message_id, narrative, record, method FROM context_summaries
+    let row: Option<(i64, String, i64, String, String, String)> = sqlx::query_as(
+        "SELECT upto_message_id, narrative, model_upto_message_id, recent, record, method FROM context_summaries
           WHERE task_id = ? ORDER BY id DESC LIMIT 1",
     )
     .bind(task)
     .fetch_optional(engine.store().pool())
     .await?;
-    Ok(row.map(|(upto_message_id, narrative, record, method)| Summary { upto_message_id, narrative, record, method }))
+    Ok(row.map(|(upto_message_id, narrative, model_upto_message_id, recent, record, method)| Summary {
+        upto_message_id,
+        narrative,
+        model_upto_message_id,
+        recent,
+        record,
+        method,
+    }))
 }
 
 async fn store_summary(engine: &Engine, task: &str, s: &Summary) -> Result<()> {
     let mut tx = engine.store().begin_write().await?;
     let now = tx.now().to_string();
     sqlx::query(
-        "INSERT INTO context_summaries (task_id, upto_message_id, narrative, record, method, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO context_summaries
+                (task_id, upto_message_id, narrative, model_upto_message_id, recent, record, method, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(task)
     .bind(s.upto_message_id)
     .bind(&s.narrative)
+    .bind(s.model_upto_message_id)
+    .bind(&s.recent)
     .bind(&s.record)
     .bind(&s.method)
     .bind(&now)
@@ -204,7 +227,7 @@ pub struct Unit {
 }
 
 /// Groups messages with their calls (both oldest first).
-pub fn units(messages: Vec<MessageRecord>, calls: Vec<CallRecord>) -> Vec<Unit> {
+pub fn units_of(messages: Vec<MessageRecord>, calls: Vec<CallRecord>) -> Vec<Unit> {
     let mut by_message: HashMap<i64, Vec<CallRecord>> = HashMap::new();
     for c in calls {
         by_message.entry(c.message_id).or_default().push(c);
@@ -361,6 +384,10 @@ fn render(units: &[Unit], per_message_bytes: usize) -> String {
     out
 }
 
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// The request that asks the model for a summary: always within `input_tokens`.
 pub fn summary_request(previous: Option<&Summary>, units: &[Unit], input_tokens: usize, answer: u32) -> ChatRequest {
     let system = ChatMessage::system(SUMMARY_PROMPT);
@@ -465,7 +492,7 @@ impl<'a> Context<'a> {
             let summary = self.summary.clone().flatten();
             let after = summary.as_ref().map_or(0, |s| s.upto_message_id);
             let transcript = Transcript::new(self.engine, self.task);
-            let tail = units(transcript.messages_after(after).await?, transcript.calls_after(after).await?);
+            let tail = units_of(transcript.messages_after(after).await?, transcript.calls_after(after).await?);
             let operator_in_tail = tail.iter().any(|u| u.message.role == Role::User);
             let state = self.state_block(!operator_in_tail).await?;
             let mut messages = vec![ChatMessage::system(format!("{}{state}", self.system_prompt))];
@@ -474,9 +501,12 @@ impl<'a> Context<'a> {
             messages.extend(note.map(|n| ChatMessage::user(format!("{NOTE_PREFIX}{n}"))));
             let due = self.overflowed || self.count(&messages) > self.budget.share(COMPACT_AT_PERCENT);
             if due && !folded && tail.len() > 1 {
-                let keep = self.budget.share(if self.overflowed { KEEP_AFTER_OVERFLOW_PERCENT } else { KEEP_PERCENT });
+                let to = if self.overflowed { FOLD_TO_AFTER_OVERFLOW_PERCENT } else { FOLD_TO_PERCENT };
+                // In estimated tokens: what the newest messages may fill beside everything else.
+                let target = self.budget.share(to).saturating_mul(1000) / self.calibration.permille.max(1);
                 let weights: Vec<usize> = tail.iter().map(|u| u.tokens).collect();
-                let cut = cut_point(&weights, keep);
+                let others = estimate_messages(&messages).saturating_sub(weights.iter().sum());
+                let cut = cut_point(&weights, target.saturating_sub(others));
                 if cut > 0 {
                     let next = self.fold(model, summary.as_ref(), &tail[..cut], cancel).await?;
                     self.summary = Some(Some(next));
@@ -493,7 +523,7 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// Folds `units` into a new summary (stored) after `previous`.
+    /// Folds `units` (the oldest of the tail) into a new summary after `previous`, and stores it.
     async fn fold<M: Model>(
         &self,
         model: &M,
@@ -507,29 +537,54 @@ impl<'a> Context<'a> {
         let mut record: Vec<String> = previous.map(|p| p.record.lines().map(str::to_string).collect()).unwrap_or_default();
         record.extend(record_lines(units));
         let record = keep_newest_lines(&record.join("\n"), record_bytes, RECORD_MARKER);
-        let answer = u32::try_from(self.budget.share(NARRATIVE_PERCENT)).unwrap_or(u32::MAX);
-        let request = summary_request(previous, units, self.budget.input_tokens(), answer);
-        let ignore = |_| {};
-        let by_model = match model.complete(&request, &ignore, cancel).await {
-            Ok(r) if !r.content.trim().is_empty() => Some(truncate_middle(r.content.trim(), narrative_bytes)),
-            Ok(_) => {
-                tracing::info!(task = self.task, "the model gave an empty summary; using the digest");
-                None
-            }
-            Err(e) => {
-                tracing::info!(task = self.task, "the model could not summarise ({e}); using the digest");
-                None
-            }
+        let narrative = previous.map(|p| p.narrative.clone()).unwrap_or_default();
+        let model_upto = previous.map_or(0, |p| p.model_upto_message_id);
+        let recent = format!("{}\n{}", previous.map(|p| p.recent.as_str()).unwrap_or_default(), digest(units));
+        let recent = recent.trim().to_string();
+        let mut summary = Summary {
+            upto_message_id,
+            narrative,
+            model_upto_message_id: model_upto,
+            recent,
+            record,
+            method: "digest".into(),
         };
-        let summary = match by_model {
-            Some(narrative) => Summary { upto_message_id, narrative, record, method: "model".into() },
-            None => {
-                let earlier = previous.map(|p| p.narrative.as_str()).unwrap_or_default();
-                let text = format!("{earlier}\n{}", digest(units));
-                let narrative = keep_newest_lines(text.trim(), narrative_bytes, NARRATIVE_MARKER);
-                Summary { upto_message_id, narrative, record, method: "digest".into() }
+        if summary.narrative.len() + summary.recent.len() > narrative_bytes {
+            // Rewrite the narrative from the full text of everything since the last rewrite, to
+            // half the share, so that digests have room again.
+            let transcript = Transcript::new(self.engine, self.task);
+            let messages: Vec<MessageRecord> = transcript
+                .messages_after(model_upto)
+                .await?
+                .into_iter()
+                .filter(|m| m.id <= upto_message_id)
+                .collect();
+            let calls: Vec<CallRecord> = transcript
+                .calls_after(model_upto)
+                .await?
+                .into_iter()
+                .filter(|c| c.message_id <= upto_message_id)
+                .collect();
+            let since = units_of(messages, calls);
+            let answer = self.budget.share(NARRATIVE_PERCENT) / 2;
+            let request = summary_request(previous, &since, self.budget.input_tokens(), saturate(answer));
+            let ignore = |_| {};
+            match model.complete(&request, &ignore, cancel).await {
+                Ok(r) if !r.content.trim().is_empty() => {
+                    summary.narrative = truncate_middle(r.content.trim(), narrative_bytes / 2);
+                    summary.model_upto_message_id = upto_message_id;
+                    summary.recent = String::new();
+                    summary.method = "model".into();
+                }
+                other => {
+                    let why = other.err().map_or_else(|| "an empty answer".to_string(), |e| e.to_string());
+                    tracing::info!(task = self.task, "the model could not summarise ({why}); keeping the digest");
+                    let room = narrative_bytes.saturating_sub(summary.narrative.len()).max(narrative_bytes / 2);
+                    summary.narrative = truncate_middle(&summary.narrative, narrative_bytes / 2);
+                    summary.recent = keep_newest_lines(&summary.recent, room, NARRATIVE_MARKER);
+                }
             }
-        };
+        }
         store_summary(self.engine, self.task, &summary).await?;
         Ok(summary)
     }

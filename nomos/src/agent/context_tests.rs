@@ -88,7 +88,7 @@ fn a_unit_is_a_message_with_the_results_of_its_calls() {
         record(4, Role::Assistant, "done"),
     ];
     let calls = vec![call(2, 0, "a", Some("e-1"), "up 3 days"), call(2, 1, "b", None, "ok")];
-    let u = units(messages, calls);
+    let u = units_of(messages, calls);
     assert_eq!(u.len(), 4);
     let roles: Vec<Role> = u[1].chat.iter().map(|m| m.role).collect();
     assert_eq!(roles, [Role::Assistant, Role::Tool, Role::Tool]);
@@ -105,7 +105,7 @@ fn a_unit_is_a_message_with_the_results_of_its_calls() {
 
 #[test]
 fn the_digest_and_record_keep_execution_ids() {
-    let u = units(
+    let u = units_of(
         vec![record(1, Role::User, "restart caddy\nplease"), record(2, Role::Assistant, "restarting")],
         vec![call(2, 0, "a", Some("e-1"), "\nActive: active (running)\nmore"), call(2, 1, "b", None, "x")],
     );
@@ -159,10 +159,12 @@ fn the_summary_request_fits_however_much_is_folded() {
     let calls: Vec<CallRecord> = (1..=200)
         .map(|i| call(i * 2, 0, &format!("c{i}"), Some(&format!("e-{i}")), &"output line\n".repeat(300)))
         .collect();
-    let u = units(messages, calls);
+    let u = units_of(messages, calls);
     let previous = Summary {
         upto_message_id: 0,
         narrative: "earlier: pve1 has 4 containers".into(),
+        model_upto_message_id: 0,
+        recent: String::new(),
         record: String::new(),
         method: "model".into(),
     };
