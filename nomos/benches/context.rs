@@ -63,7 +63,8 @@ impl Model for InstantModel {
         if let Some(at) = self.returned.lock().unwrap().take() {
             self.gaps.lock().unwrap().push(at.elapsed());
         }
-        let bytes = serde_json::to_vec(&request.messages).unwrap().len() + serde_json::to_vec(&request.tools).unwrap().len();
+        let bytes =
+            serde_json::to_vec(&request.messages).unwrap().len() + serde_json::to_vec(&request.tools).unwrap().len();
         let n = {
             let mut sizes = self.sizes.lock().unwrap();
             sizes.push(bytes);
@@ -99,7 +100,14 @@ impl Tools for Looks {
         name == "look"
     }
 
-    async fn call(&self, engine: &Engine, task: &str, turn: &str, call: &ToolCall, c: &CancellationToken) -> ToolResult {
+    async fn call(
+        &self,
+        engine: &Engine,
+        task: &str,
+        turn: &str,
+        call: &ToolCall,
+        c: &CancellationToken,
+    ) -> ToolResult {
         if call.name != "look" {
             return TaskToolsOnly.call(engine, task, turn, call, c).await;
         }
@@ -144,6 +152,9 @@ fn main() {
         let window = &sizes[29..200];
         let (min, max) = (window.iter().min().unwrap(), window.iter().max().unwrap());
         let mean = window.iter().sum::<usize>() / window.len();
+        let mut sorted = window.to_vec();
+        sorted.sort_unstable();
+        let (p10, p90) = (sorted[sorted.len() / 10], sorted[sorted.len() * 9 / 10]);
         let replay = {
             let mut all = vec![nomos::agent::chat::ChatMessage::system(SOUL)];
             all.extend(Transcript::new(&engine, &task).history().await.expect("history"));
@@ -176,8 +187,16 @@ fn main() {
         println!("  request bytes at iteration  30: {at30}");
         println!("  request bytes at iteration 200: {at200}");
         println!("  ratio 200/30: {:.2}x (goal <= 1.1x)", at200 as f64 / at30 as f64);
-        println!("  iterations 30..200: min {min}, mean {mean}, max {max} bytes (max/min {:.2}x)", *max as f64 / *min as f64);
-        println!("  replaying the whole history at the end would send {replay} bytes ({:.1}x)", replay as f64 / at200 as f64);
+        println!(
+            "  iterations 30..200: min {min}, p10 {p10}, mean {mean}, p90 {p90}, max {max} bytes (p90/p10 {:.2}x, \
+             max/min {:.2}x)",
+            p90 as f64 / p10 as f64,
+            *max as f64 / *min as f64
+        );
+        println!(
+            "  replaying the whole history at the end would send {replay} bytes ({:.1}x)",
+            replay as f64 / at200 as f64
+        );
         println!("  summary requests: {}", model.summaries.lock().unwrap());
         println!(
             "  build one request (state from the database, summary, tail, fit): median {:?}, p90 {:?}",

@@ -20,12 +20,13 @@ use nomos::Engine;
 use tokio_util::sync::CancellationToken;
 
 type Rule = Box<dyn Fn(&ChatRequest, usize) -> Result<ChatResponse, ModelError> + Send + Sync>;
+type SummaryRule = Box<dyn Fn(&ChatRequest) -> Result<ChatResponse, ModelError> + Send + Sync>;
 
 /// Stand-in for the language model: `rule` gets each task request (with tools) and its index;
 /// summary requests (no tools) get `summary`.
 struct Scripted {
     rule: Rule,
-    summary: Box<dyn Fn(&ChatRequest) -> Result<ChatResponse, ModelError> + Send + Sync>,
+    summary: SummaryRule,
     main: Mutex<Vec<ChatRequest>>,
     summaries: Mutex<Vec<ChatRequest>>,
 }
@@ -116,12 +117,20 @@ impl Tools for Looks {
         name == "look"
     }
 
-    async fn call(&self, engine: &Engine, task: &str, turn: &str, call: &ToolCall, c: &CancellationToken) -> ToolResult {
+    async fn call(
+        &self,
+        engine: &Engine,
+        task: &str,
+        turn: &str,
+        call: &ToolCall,
+        c: &CancellationToken,
+    ) -> ToolResult {
         if call.name != "look" {
             return TaskToolsOnly.call(engine, task, turn, call, c).await;
         }
         self.runs.fetch_add(1, Ordering::SeqCst);
-        let n: usize = serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap()["n"].as_u64().unwrap() as usize;
+        let n: usize =
+            serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap()["n"].as_u64().unwrap() as usize;
         let out = format!(
             "item {n}: ok\n{}",
             (0..6).map(|l| format!("  /dev/sda{l}  20G  {n}G used  mounted on /srv/{n}/{l}\n")).collect::<String>()

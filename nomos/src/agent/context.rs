@@ -60,8 +60,11 @@ pub fn estimate_text(text: &str) -> usize {
 
 /// Estimated tokens of one message: its text, its calls, and the overhead.
 pub fn estimate_message(m: &ChatMessage) -> usize {
-    let calls: usize =
-        m.tool_calls.iter().map(|c| estimate_text(&c.id) + estimate_text(&c.name) + estimate_text(&c.arguments) + 8).sum();
+    let calls: usize = m
+        .tool_calls
+        .iter()
+        .map(|c| estimate_text(&c.id) + estimate_text(&c.name) + estimate_text(&c.arguments) + 8)
+        .sum();
     MESSAGE_OVERHEAD + estimate_text(&m.content) + calls + m.tool_call_id.as_deref().map_or(0, estimate_text)
 }
 
@@ -450,7 +453,15 @@ pub struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub fn new(engine: &'a Engine, task: &'a str, system_prompt: &'a str, budget: Budget) -> Context<'a> {
-        Context { engine, task, system_prompt, budget, calibration: Calibration::default(), summary: None, overflowed: false }
+        Context {
+            engine,
+            task,
+            system_prompt,
+            budget,
+            calibration: Calibration::default(),
+            summary: None,
+            overflowed: false,
+        }
     }
 
     pub fn budget(&self) -> &Budget {
@@ -534,7 +545,8 @@ impl<'a> Context<'a> {
         let upto_message_id = units.last().map_or(0, |u| u.message.id);
         let narrative_bytes = self.budget.share(NARRATIVE_PERCENT) * BYTES_PER_TOKEN;
         let record_bytes = self.budget.share(RECORD_PERCENT) * BYTES_PER_TOKEN;
-        let mut record: Vec<String> = previous.map(|p| p.record.lines().map(str::to_string).collect()).unwrap_or_default();
+        let mut record: Vec<String> =
+            previous.map(|p| p.record.lines().map(str::to_string).collect()).unwrap_or_default();
         record.extend(record_lines(units));
         let record = keep_newest_lines(&record.join("\n"), record_bytes, RECORD_MARKER);
         let narrative = previous.map(|p| p.narrative.clone()).unwrap_or_default();
@@ -553,12 +565,8 @@ impl<'a> Context<'a> {
             // Rewrite the narrative from the full text of everything since the last rewrite, to
             // half the share, so that digests have room again.
             let transcript = Transcript::new(self.engine, self.task);
-            let messages: Vec<MessageRecord> = transcript
-                .messages_after(model_upto)
-                .await?
-                .into_iter()
-                .filter(|m| m.id <= upto_message_id)
-                .collect();
+            let messages: Vec<MessageRecord> =
+                transcript.messages_after(model_upto).await?.into_iter().filter(|m| m.id <= upto_message_id).collect();
             let calls: Vec<CallRecord> = transcript
                 .calls_after(model_upto)
                 .await?

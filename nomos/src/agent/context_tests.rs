@@ -154,7 +154,13 @@ fn fitting_truncates_the_largest_message_never_below_the_floor() {
 #[test]
 fn the_summary_request_fits_however_much_is_folded() {
     let messages: Vec<MessageRecord> = (1..=400)
-        .map(|i| if i % 2 == 1 { record(i, Role::User, &"tell me more ".repeat(50)) } else { record(i, Role::Assistant, "") })
+        .map(|i| {
+            if i % 2 == 1 {
+                record(i, Role::User, &"tell me more ".repeat(50))
+            } else {
+                record(i, Role::Assistant, "")
+            }
+        })
         .collect();
     let calls: Vec<CallRecord> = (1..=200)
         .map(|i| call(i * 2, 0, &format!("c{i}"), Some(&format!("e-{i}")), &"output line\n".repeat(300)))
