@@ -1,6 +1,7 @@
 -- Bounded context: the older part of a task's conversation, summarised. A request is built from
 -- the system prompt, the task's state, the newest summary, and the messages after the last one it
--- covers. Kept for every compaction (the newest wins), so a restart continues from the same point.
+-- covers. The newest wins, so a restart continues from the same point; every rewrite by the model
+-- is kept, and of the folds that only added to the digest, the newest.
 CREATE TABLE context_summaries (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,
     task_id         TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,

@@ -245,6 +245,12 @@ async fn a_long_task_stays_within_its_budget_and_keeps_what_matters() {
         assert!(last.messages[1].content.contains(id.as_str()), "{id} not in the request's summary");
     }
     assert!(last.messages[1].content.contains("Findings so far"));
+    let rows: Vec<(String,)> = sqlx::query_as("SELECT method FROM context_summaries WHERE task_id = ? ORDER BY id")
+        .bind(&task)
+        .fetch_all(eng.store().pool())
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), summaries.len() + usize::from(summary.method == "digest"), "{rows:?}");
 
     // A restart (a new engine on the same file) continues from the stored summary.
     drop(eng);

@@ -199,6 +199,11 @@ pub async fn latest_summary(engine: &Engine, task: &str) -> Result<Option<Summar
 async fn store_summary(engine: &Engine, task: &str, s: &Summary) -> Result<()> {
     let mut tx = engine.store().begin_write().await?;
     let now = tx.now().to_string();
+    // A digest fold only extends the one before it: keep the newest of those, and every rewrite.
+    sqlx::query("DELETE FROM context_summaries WHERE task_id = ? AND method = 'digest'")
+        .bind(task)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(
         "INSERT INTO context_summaries
                 (task_id, upto_message_id, narrative, model_upto_message_id, recent, record, method, created_at)
