@@ -17,24 +17,26 @@ mod support;
 
 use support::*;
 
-/// Stand-in for the language model: replays its replies in order.
+/// Stand-in for the language model: replays its replies in order and records what it was sent.
 struct ScriptedModel {
     replies: Mutex<VecDeque<ChatResponse>>,
+    requests: Mutex<Vec<ChatRequest>>,
 }
 
 impl ScriptedModel {
     fn new(replies: Vec<ChatResponse>) -> ScriptedModel {
-        ScriptedModel { replies: Mutex::new(replies.into()) }
+        ScriptedModel { replies: Mutex::new(replies.into()), requests: Mutex::default() }
     }
 }
 
 impl Model for ScriptedModel {
     async fn complete(
         &self,
-        _: &ChatRequest,
+        request: &ChatRequest,
         _: &(dyn Fn(Delta) + Send + Sync),
         _: &CancellationToken,
     ) -> Result<ChatResponse, ModelError> {
+        self.requests.lock().unwrap().push(request.clone());
         self.replies.lock().unwrap().pop_front().ok_or(ModelError::Failed("script exhausted".into()))
     }
 }
@@ -145,6 +147,9 @@ async fn a_yes_grants_what_the_last_turn_queued_and_nothing_older() {
     let (_, end) = say(&w, &model, Some(&task), "append new instead").await;
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
     assert_eq!(pending(&w, &task).await.len(), 2);
+    // The second turn's request named the approval still waiting from the first, in its state.
+    let second = model.requests.lock().unwrap()[1].messages[0].content.clone();
+    assert!(second.contains("Waiting for the operator's approval: `echo old >> "), "{second}");
 
     receive_operator_message(&w.engine, Some(&w.act), Some(&task), "yes").await.unwrap();
     assert_eq!(w.read_marks("a"), ["new"], "the last turn's request ran, the older one did not");
