@@ -327,7 +327,7 @@ mod tests {
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
         assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
-        assert_eq!(latest_schema_version(), 11);
+        assert_eq!(latest_schema_version(), 12);
     }
 
     #[tokio::test]
@@ -366,6 +366,8 @@ mod tests {
             "messages",
             "entity_status",
             "host_keys",
+            "tool_calls",
+            "context_summaries",
         ] {
             assert!(before.iter().any(|(n, _)| n == table), "missing table {table}");
         }

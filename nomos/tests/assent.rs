@@ -101,6 +101,9 @@ async fn a_yes_grants_what_the_last_turn_queued_and_nothing_older() {
     let (_, end) = say(&w, &model, Some(&task), "append new instead").await;
     assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
     assert_eq!(pending(&w, &task).await.len(), 2);
+    // The second turn's request named the approval still waiting from the first, in its state.
+    let second = model.requests()[1].messages[0].content.clone();
+    assert!(second.contains("Waiting for the operator's approval: `echo old >> "), "{second}");
 
     receive_operator_message(&w.engine, Some(&w.act), Some(&task), "yes").await.unwrap();
     assert_eq!(w.read_marks("a"), ["new"], "the last turn's request ran, the older one did not");

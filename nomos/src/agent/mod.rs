@@ -7,10 +7,12 @@
 //! - [`tools`]: what Nomos may call, checked against each tool's schema;
 //! - [`transcript`]: the conversation, written ahead of every side effect;
 //! - [`turn`]: one turn of a task, its guards, and the state it always ends in;
+//! - [`context`]: what one request may hold, and the summaries that keep it there;
 //! - [`assent`]: the operator's message as the one plan approval.
 
 pub mod assent;
 pub mod chat;
+pub mod context;
 pub mod provider;
 pub mod secrets;
 pub mod tools;
@@ -147,9 +149,11 @@ impl Agent {
     /// The second half of [`Agent::send`]: one turn of the task, to its end.
     pub async fn run(&self, id: &str) -> crate::Result<(nomos_types::Task, turn::TurnEnd)> {
         let provider = self.provider()?;
+        // The context budget is the configured model's window.
+        let config = turn::TurnConfig { context_tokens: provider.config().context_tokens, ..self.config.clone() };
         let cancel = tokio_util::sync::CancellationToken::new();
         self.lock_running().insert(id.to_string(), cancel.clone());
-        let end = turn::run_turn(&self.engine, provider, &self.tools, &self.config, id, &cancel).await;
+        let end = turn::run_turn(&self.engine, provider, &self.tools, &config, id, &cancel).await;
         self.lock_running().remove(id);
         Ok((self.engine.task(id).await?, end?))
     }

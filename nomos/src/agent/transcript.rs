@@ -28,7 +28,7 @@ pub const SKIPPED_RESULT: &str = "not run — the work stopped before this call 
 
 /// Notes from the engine (not the operator) reach the model as user messages with this prefix:
 /// several providers accept a system message only at the start.
-const NOTE_PREFIX: &str = "[note from Oikos, not from the operator] ";
+pub(crate) const NOTE_PREFIX: &str = "[note from Oikos, not from the operator] ";
 
 /// Where a tool call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -325,13 +325,19 @@ impl<'a> Transcript<'a> {
 
     /// Every recorded call, oldest first.
     pub async fn calls(&self) -> Result<Vec<CallRecord>> {
+        self.calls_after(0).await
+    }
+
+    /// The calls of the messages after message `after` (see [`Transcript::messages_after`]).
+    pub async fn calls_after(&self, after: i64) -> Result<Vec<CallRecord>> {
         let rows = sqlx::query(
             "SELECT c.message_id, m.turn_id, c.seq, c.call_id, c.name, c.arguments, c.state, c.result, c.is_error,
                     c.execution_id
                FROM tool_calls c JOIN messages m ON m.id = c.message_id
-              WHERE c.task_id = ? ORDER BY c.message_id, c.seq",
+              WHERE c.task_id = ? AND c.message_id > ? ORDER BY c.message_id, c.seq",
         )
         .bind(self.task)
+        .bind(after)
         .fetch_all(self.engine.store().pool())
         .await?;
         rows.iter()
@@ -357,11 +363,18 @@ impl<'a> Transcript<'a> {
 
     /// The transcript's messages, oldest first (tool results are in [`Transcript::calls`]).
     pub async fn messages(&self) -> Result<Vec<MessageRecord>> {
+        self.messages_after(0).await
+    }
+
+    /// The messages after message `after`, oldest first: the part of the conversation a summary
+    /// covering everything up to `after` leaves to be sent as it is.
+    pub async fn messages_after(&self, after: i64) -> Result<Vec<MessageRecord>> {
         let rows = sqlx::query(
             "SELECT id, role, content, turn_id, created_at FROM messages
-              WHERE task_id = ? AND role <> 'tool' ORDER BY id",
+              WHERE task_id = ? AND role <> 'tool' AND id > ? ORDER BY id",
         )
         .bind(self.task)
+        .bind(after)
         .fetch_all(self.engine.store().pool())
         .await?;
         rows.iter()

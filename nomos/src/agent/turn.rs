@@ -24,7 +24,8 @@ use nomos_types::events::{AgentDelta, DeltaKind};
 use nomos_types::{TaskOutcome, TaskStatus, WaitingFor};
 use tokio_util::sync::CancellationToken;
 
-use super::chat::{ChatMessage, ChatRequest, ChatResponse, Delta, ToolCall, ToolSpec};
+use super::chat::{ChatRequest, ChatResponse, Delta, ToolCall, ToolSpec};
+use super::context::{Budget, Context};
 use super::tools::{self, Next, ToolResult};
 use super::transcript::{CallState, Transcript};
 use crate::events::EventDraft;
@@ -39,6 +40,10 @@ const SUMMARY_CHARS: usize = 300;
 pub enum ModelError {
     #[error("cancelled")]
     Cancelled,
+    /// The request did not fit the model's context window (never retried as it is: the loop
+    /// folds the conversation and tries once more).
+    #[error("the request is longer than the model's context window: {0}")]
+    ContextLength(String),
     #[error("{0}")]
     Failed(String),
 }
@@ -64,6 +69,7 @@ impl Model for super::provider::Provider {
         match super::provider::Provider::complete(self, request, on_delta, cancel).await {
             Ok(r) => Ok(r),
             Err(super::provider::ProviderError::Cancelled) => Err(ModelError::Cancelled),
+            Err(super::provider::ProviderError::ContextLength { message }) => Err(ModelError::ContextLength(message)),
             Err(e) => Err(ModelError::Failed(e.to_string())),
         }
     }
@@ -163,7 +169,11 @@ pub struct TurnConfig {
     /// Tool errors in a row before it stops and asks the operator.
     pub max_error_run: usize,
     pub lease_ttl_ms: i64,
+    /// The most tokens one answer may take; also the output reserve of the context budget (an
+    /// eighth of the window when unset).
     pub max_output_tokens: Option<u32>,
+    /// The model's context window (the provider's `context_tokens`); see [`super::context`].
+    pub context_tokens: u32,
 }
 
 impl Default for TurnConfig {
@@ -174,6 +184,7 @@ impl Default for TurnConfig {
             max_error_run: 4,
             lease_ttl_ms: LEASE_TTL_MS,
             max_output_tokens: None,
+            context_tokens: super::provider::config::DEFAULT_CONTEXT_TOKENS,
         }
     }
 }
@@ -358,27 +369,47 @@ async fn drive<M: Model, T: Tools>(
 ) -> Result<(StatusChange, String)> {
     let transcript = Transcript::new(engine, task);
     let specs = tools.specs();
+    let budget = Budget::new(config.context_tokens, config.max_output_tokens, &specs);
+    let mut context = Context::new(engine, task, &config.system_prompt, budget);
     let mut guards = Guards::default();
     let mut empty_replies = 0;
+    let mut overflowed = false;
     let on_delta = |d: Delta| publish_delta(engine, task, turn_id, &d);
     for _ in 0..config.max_iterations {
-        let mut messages = vec![ChatMessage::system(&config.system_prompt)];
-        messages.extend(transcript.history().await?);
-        if empty_replies > 0 {
-            messages.push(ChatMessage::user(
-                "[note from Oikos] Your last reply was empty. Answer in text, or call a tool.",
-            ));
-        }
+        let note = (empty_replies > 0).then_some("Your last reply was empty. Answer in text, or call a tool.");
+        let messages = context.messages(model, note, cancel).await?;
         let request = ChatRequest { messages, tools: specs.clone(), max_tokens: config.max_output_tokens };
         let response = match model.complete(&request, &on_delta, cancel).await {
             Ok(r) => r,
             Err(ModelError::Cancelled) => return Ok(cancelled()),
+            Err(ModelError::ContextLength(e)) if !overflowed => {
+                // Our count was too low for this model: fold harder and try once more.
+                tracing::info!(task, "the provider refused the request as too long ({e}); folding and retrying");
+                overflowed = true;
+                context.overflowed();
+                continue;
+            }
+            Err(ModelError::ContextLength(e)) => {
+                let why = standing(
+                    engine,
+                    task,
+                    &format!(
+                        "The conversation does not fit the model's context window even after summarising it \
+                         ({e}). Set NOMOS_CONTEXT_TOKENS to the model's real window, or choose a model with a \
+                         larger one."
+                    ),
+                )
+                .await?;
+                transcript.add(crate::agent::chat::Role::System, &why, Some(turn_id)).await?;
+                return Ok((StatusChange::Waiting(WaitingFor::Message), why));
+            }
             Err(ModelError::Failed(e)) => {
                 let why = standing(engine, task, &format!("The model could not be reached: {e}.")).await?;
                 transcript.add(crate::agent::chat::Role::System, &why, Some(turn_id)).await?;
                 return Ok((StatusChange::Waiting(WaitingFor::Message), why));
             }
         };
+        context.observe(&request.messages, response.usage);
         if cancel.is_cancelled() {
             return Ok(cancelled());
         }
