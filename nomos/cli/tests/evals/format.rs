@@ -8,7 +8,7 @@
 //! ```yaml
 //! description: what it shows
 //! hosts: 1                  # lab hosts (pve1, pve2, …)
-//! budget_tokens: 16000      # every request's bytes / 4 must stay within it
+//! budget_tokens: 16000      # the loop's context window; every request's bytes / 4 stays within it
 //! setup: ["mkdir -p {{tmp}}/victim"]          # shell lines run here before the steps
 //! steps:
 //!   - say: "append a line on pve1"            # the operator's message; runs the turn

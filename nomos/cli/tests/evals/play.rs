@@ -54,7 +54,13 @@ struct Play<'a> {
 pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
     let w = World::start(sc.hosts.max(1), false, ActuateConfig::default()).await;
     let tools = GatedTools { registry: Registry::new(RegistryConfig::default()), actuator: w.act.clone() };
-    let config = TurnConfig { max_iterations: sc.max_iterations.unwrap_or(40), ..TurnConfig::default() };
+    // The scenario's budget is the context window the loop works within, and what each request is
+    // held to.
+    let config = TurnConfig {
+        max_iterations: sc.max_iterations.unwrap_or(40),
+        context_tokens: u32::try_from(sc.budget_tokens).unwrap_or(u32::MAX),
+        ..TurnConfig::default()
+    };
     let mut labels = BTreeSet::from([MAIN.to_string()]);
     collect_labels(&sc.steps, &mut labels);
     labels.extend(sc.expect.keys().chain(sc.real.keys()).cloned());
