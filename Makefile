@@ -33,7 +33,7 @@ help:
 	@echo "make eval   the agent's golden conversations (EVAL=name for some; NOMOS_EVAL_REAL=1 against a real model)"
 	@echo "make bench  blast-radius, classifier, SSH executor and bounded-context benchmarks"
 	@echo "make fmt    format the code"
-	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm)"
+	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm/apt)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
 
 run: build

@@ -13,7 +13,7 @@ use crate::exit::{Exit, Failure, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum LabCommand {
-    /// Start simulated Proxmox hosts (real sshd on 127.0.0.1, stand-in pct/pvesh/pveam/qm); they
+    /// Start simulated Proxmox hosts (real sshd on 127.0.0.1, stand-in pct/pvesh/pveam/qm/apt); they
     /// keep running after this command
     Up {
         /// Lab directory [default: the OS data directory's oikos/lab]
@@ -195,7 +195,7 @@ fn started(lab: &Lab) -> String {
         if default.as_deref() == Some(lab.dir()) { String::new() } else { format!(" --dir {}", shell_path(lab.dir())) };
     let _ = writeln!(
         s,
-        "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam and qm are stand-ins):",
+        "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam, qm and apt are stand-ins):",
         lab.dir().display(),
         lab.hosts().len()
     );

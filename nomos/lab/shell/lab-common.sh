@@ -1,4 +1,4 @@
-# Oikos lab: functions shared by the lab's stand-ins for the Proxmox tools (pct, pvesh, pveam, qm).
+# Oikos lab: functions shared by the lab's stand-ins (pct, pvesh, pveam, qm, apt-get/apt).
 # This is NOT Proxmox. It is sourced by the stand-ins, never run on its own.
 #
 # The simulated cluster's state, all under $OIKOS_LAB_DIR:
