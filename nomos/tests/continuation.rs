@@ -201,3 +201,27 @@ async fn one_tasks_long_command_does_not_hold_up_another_tasks_lookups() {
     assert_eq!(a_done.status, TaskStatus::Done);
     assert_eq!(w.act.execution(&a_execution).await.unwrap().status, ExecutionStatus::Completed);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn several_executions_of_one_task_that_end_together_are_handled_by_one_turn() {
+    let w = World::default(1).await;
+    let server = ScriptedProvider::start(Script::new(vec![Step::text("Both marks are there.")])).await.unwrap();
+    with_provider(&w.rt, &server).await;
+    let task = w.task("two marks").await;
+    let mut executions = Vec::new();
+    for name in ["one", "two"] {
+        let (x, approval) = queued(w.run("host:pve1", &format!("echo x >> {}", q(&w.marks(name))), Some(&task)).await);
+        executions.push((x, approval));
+    }
+    for (_, approval) in &executions {
+        assert_eq!(w.act.approve(approval, &operator()).await.unwrap().status, ExecutionStatus::Completed);
+    }
+    let resumed = w.rt.agent().continue_ready().await.unwrap();
+    assert_eq!(resumed, [(task.clone(), TurnEnd::Ended(TaskStatus::Done))], "one turn for both");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    for (x, _) in &executions {
+        assert_eq!(told(&requests[0], x).len(), 1, "{x} noted once in the one request");
+    }
+    assert_eq!((w.read_marks("one"), w.read_marks("two")), (vec!["x".to_string()], vec!["x".to_string()]));
+}

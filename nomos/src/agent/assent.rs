@@ -165,28 +165,25 @@ async fn open_assent_window(actuator: &Actuator, task: &str, decision: &Decision
 
 async fn approve(actuator: &Actuator, approval: &Approval, decision: &Decision, granted: &mut Granted) {
     // What runs now is reported in the note below and read by the turn that follows: no
-    // continuation may take it meanwhile. One that goes on in the background continues the task
-    // when it ends, so its link is given back.
-    let engine = actuator.engine();
-    let id = std::slice::from_ref(&approval.execution_id);
-    if let Err(e) = super::continuation::handled(engine, id, true).await {
-        tracing::warn!(execution = %approval.execution_id, error = %e, "could not hold the execution's link");
-    }
-    match actuator.approve(&approval.id, decision).await {
-        Ok(x) => {
-            if !x.status.is_final() {
-                if let Err(e) = super::continuation::handled(engine, id, false).await {
-                    tracing::warn!(execution = %x.id, error = %e, "could not give the execution's link back");
-                }
-            }
-            granted.executions.push(x)
-        }
+    // continuation may take it meanwhile. One that goes on in the background (or does not run)
+    // is given back, to continue the task when it ends.
+    let (engine, id) = (actuator.engine(), approval.execution_id.as_str());
+    let held = match super::continuation::hold(engine, id).await {
+        Ok(held) => held,
         Err(e) => {
-            if let Err(e) = super::continuation::handled(engine, id, false).await {
-                tracing::warn!(execution = %approval.execution_id, error = %e, "could not give the link back");
-            }
-            granted.refused.push(format!("`{}` on {} was not approved: {e}", approval.command, approval.target))
+            tracing::warn!(execution = %id, error = %e, "could not hold the execution's link");
+            false
         }
+    };
+    let result = actuator.approve(&approval.id, decision).await;
+    if held && !matches!(&result, Ok(x) if x.status.is_final()) {
+        if let Err(e) = super::continuation::give_back(engine, id).await {
+            tracing::warn!(execution = %id, error = %e, "could not give the execution's link back");
+        }
+    }
+    match result {
+        Ok(x) => granted.executions.push(x),
+        Err(e) => granted.refused.push(format!("`{}` on {} was not approved: {e}", approval.command, approval.target)),
     }
 }
 

@@ -106,22 +106,18 @@ pub fn note(x: &Execution, approval: Option<&Approval>) -> String {
     text
 }
 
-/// Marks links as continued without a note (`handled`), or gives them back (`!handled`): their
-/// outcome reaches the task some other way (an operator's message grants and runs them, and the
-/// note it writes says how they ended).
-pub(crate) async fn handled(engine: &Engine, execution_ids: &[String], handled: bool) -> Result<()> {
-    if execution_ids.is_empty() {
-        return Ok(());
-    }
-    let mut tx = engine.store().begin_write().await?;
-    let now = tx.now().to_string();
-    for id in execution_ids {
-        if handled {
-            executions::claim_link(&mut tx, id, &now).await?;
-        } else {
-            executions::unclaim_link(&mut tx, id).await?;
-        }
-    }
-    tx.commit().await?;
-    Ok(())
+/// Takes a link as continued without a note: its outcome reaches the task some other way (an
+/// operator's message grants and runs it, and the note that message writes says how it ended).
+/// True when it was ours to take (not continued yet).
+pub(crate) async fn hold(engine: &Engine, execution: &str) -> Result<bool> {
+    let mut conn = engine.store().pool().acquire().await?;
+    let now = engine.clock().now();
+    executions::claim_link(&mut conn, execution, &now).await
+}
+
+/// Gives back a link taken with [`hold`]: the task is to continue when the execution ends after
+/// all (it went on in the background, or it was not run).
+pub(crate) async fn give_back(engine: &Engine, execution: &str) -> Result<()> {
+    let mut conn = engine.store().pool().acquire().await?;
+    executions::unclaim_link(&mut conn, execution).await
 }
