@@ -6,7 +6,7 @@
 //! # async fn demo() -> nomos::Result<()> {
 //! use nomos::{Runtime, RuntimeConfig};
 //! let rt = Runtime::open(RuntimeConfig::new(nomos::store::resolve_path(None)?)).await?;
-//! rt.start_background(); // desktop: sweeps and other writers' events; the CLI sweeps once
+//! rt.start_background(); // desktop, `nomos agent serve`: sweeps, other writers' events, continuations
 //! let hosts = rt.engine().list_entities(&Default::default()).await?;
 //! rt.close().await;
 //! # Ok(()) }
