@@ -31,7 +31,7 @@ help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
 	@echo "make eval   the agent's golden conversations (EVAL=name for some; NOMOS_EVAL_REAL=1 against a real model)"
-	@echo "make bench  blast-radius, classifier, SSH executor and bounded-context benchmarks"
+	@echo "make bench  blast-radius, classifier, SSH executor, bounded-context and agent-overhead benchmarks"
 	@echo "make fmt    format the code"
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm/apt)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
@@ -60,7 +60,7 @@ eval:
 	EVAL='$(EVAL)' $(CARGO) test -p nomos-cli --test evals -- --nocapture
 
 bench: setup setup-test
-	$(CARGO) bench -p nomos --bench blast_radius --bench ssh --bench context
+	$(CARGO) bench -p nomos --bench blast_radius --bench ssh --bench context --bench agent
 	$(CARGO) bench -p nomos-policy --bench classify
 
 fmt:

@@ -6,7 +6,7 @@
 //! # async fn demo() -> nomos::Result<()> {
 //! use nomos::{Runtime, RuntimeConfig};
 //! let rt = Runtime::open(RuntimeConfig::new(nomos::store::resolve_path(None)?)).await?;
-//! rt.start_background(); // desktop: sweeps and other writers' events; the CLI sweeps once
+//! rt.start_background(); // desktop, `nomos agent serve`: sweeps, other writers' events, continuations
 //! let hosts = rt.engine().list_entities(&Default::default()).await?;
 //! rt.close().await;
 //! # Ok(()) }
@@ -64,6 +64,9 @@ pub struct RuntimeConfig {
     pub sweep_every: Duration,
     /// … and announces the events other processes wrote to the same database.
     pub follow_every: Duration,
+    /// How often the background work looks for tasks to continue even when no event woke it (a
+    /// safety net; an ended execution or a decided approval wakes it at once).
+    pub continue_every: Duration,
 }
 
 impl RuntimeConfig {
@@ -76,6 +79,7 @@ impl RuntimeConfig {
             policy: PolicySource::Operator,
             sweep_every: Duration::from_secs(30),
             follow_every: Duration::from_secs(1),
+            continue_every: Duration::from_secs(5),
         }
     }
 }
@@ -94,6 +98,7 @@ struct Inner {
     agent: crate::agent::Agent,
     sweep_every: Duration,
     follow_every: Duration,
+    continue_every: Duration,
     background: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -113,6 +118,7 @@ impl Runtime {
                 agent,
                 sweep_every: config.sweep_every,
                 follow_every: config.follow_every,
+                continue_every: config.continue_every,
                 background: Mutex::default(),
             }),
         })
@@ -157,8 +163,12 @@ impl Runtime {
     }
 
     /// Starts the background work on the current tokio runtime (call it from inside one): a
-    /// sweep now and then every `sweep_every`, and following other processes' writes every
-    /// `follow_every`. Starting it again does nothing; [`Runtime::close`] stops it.
+    /// sweep now and then every `sweep_every`, following other processes' writes every
+    /// `follow_every`, and continuing tasks (see [`crate::agent::continuation`]) whenever an
+    /// execution ends or an approval is decided — here or, through the follower, in another
+    /// process — and every `continue_every` besides. Each continued task's turn runs in a task of
+    /// its own. Starting it again does nothing; [`Runtime::close`] stops it (and the turns it
+    /// runs: call [`crate::agent::Agent::stop`] first to let them leave their tasks waiting).
     pub fn start_background(&self) {
         let mut tasks = self.inner.background.lock().unwrap_or_else(|e| e.into_inner());
         if !tasks.is_empty() {
@@ -181,6 +191,7 @@ impl Runtime {
                 }
             }
         }));
+        tasks.push(tokio::spawn(continue_tasks(self.clone(), self.inner.continue_every)));
     }
 
     /// Stops what this process runs on hosts (the operator pressed Ctrl-C): each command is killed
@@ -196,6 +207,50 @@ impl Runtime {
             t.abort();
         }
         self.inner.engine.store().close().await;
+    }
+}
+
+/// Whether `event` may make a task due to continue.
+fn may_continue(event: &EngineEvent) -> bool {
+    matches!(event.kind(), "execution.finished" | "approval.decided")
+}
+
+/// The continuation loop of [`Runtime::start_background`]: wakes on the events that end a linked
+/// execution and on a timer, claims what is due, and runs each task's turn in a task of its own
+/// (aborted with this loop).
+async fn continue_tasks(rt: Runtime, every: Duration) {
+    let mut events = rt.subscribe();
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut turns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            e = events.recv() => match e {
+                Ok(e) if may_continue(&e) => {}
+                Ok(_) => continue,
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            Some(_) = turns.join_next() => continue,
+        }
+        let due = match rt.agent().claim_continuations(None).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!("looking for tasks to continue failed: {e}");
+                continue;
+            }
+        };
+        for task in due {
+            let rt = rt.clone();
+            turns.spawn(async move {
+                match rt.agent().resume(&task).await {
+                    Ok(Some(c)) => tracing::info!(task, end = ?c.end, "continued"),
+                    Ok(None) => {}
+                    Err(e) => tracing::warn!(task, "continuing failed: {e}"),
+                }
+            });
+        }
     }
 }
 
@@ -256,7 +311,7 @@ mod tests {
         let mut rx = rt.subscribe();
         rt.start_background();
         rt.start_background();
-        assert_eq!(rt.inner.background.lock().unwrap().len(), 2, "started once");
+        assert_eq!(rt.inner.background.lock().unwrap().len(), 3, "started once");
         tokio::time::sleep(Duration::from_millis(60)).await;
 
         // Another process (here: another runtime on the same file) writes.

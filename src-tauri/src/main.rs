@@ -34,7 +34,7 @@ fn db_arg() -> Option<PathBuf> {
 }
 
 /// Opens the runtime and starts its background work (sweeps every 30 s, other processes' events
-/// every second) on the app's async runtime.
+/// every second, and Nomos continuing tasks when what they wait on ends) on the app's async runtime.
 fn open_runtime() -> Result<Runtime, String> {
     let path = nomos::store::resolve_path(db_arg().as_deref()).map_err(|e| e.to_string())?;
     tracing::info!(path = %path.display(), "opening database");

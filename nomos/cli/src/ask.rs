@@ -1,5 +1,6 @@
 //! `nomos ask [--task T] MESSAGE`: one message to Nomos, run in the foreground to the end of its
-//! turn, printing the answer as it streams, each tool call and a one-line result.
+//! turn, printing the answer as it streams, each tool call and a one-line result. The same
+//! printing and exit statuses serve every turn run in the foreground ([`in_foreground`]).
 
 use std::io::Write;
 
@@ -9,7 +10,7 @@ use nomos::types::{EngineEvent, Event, Task, TaskStatus, TransientEvent};
 use nomos::Runtime;
 use serde_json::json;
 
-use crate::exit::{Exit, Outcome};
+use crate::exit::{Exit, Failure, Outcome};
 use crate::out::{line, Out};
 
 #[derive(Args, Debug)]
@@ -78,7 +79,8 @@ fn print_event(task: &str, seen: &Seen, out: Out) {
     let _ = stdout.flush();
 }
 
-fn verdict(task: &Task) -> String {
+/// One line: where the task stands.
+pub fn verdict(task: &Task) -> String {
     match (task.status, task.waiting_for) {
         (TaskStatus::Waiting, Some(w)) => format!("task {}: waiting for {w}", task.id),
         _ => {
@@ -90,12 +92,38 @@ fn verdict(task: &Task) -> String {
 
 pub async fn ask(rt: &Runtime, args: AskArgs, out: Out) -> Outcome {
     let agent = rt.agent();
-    let mut stored = rt.subscribe();
-    let mut streamed = rt.subscribe_transient();
+    let events = Events::subscribe(rt);
     let id = agent.add_message(args.task.as_deref(), &args.message.join(" ")).await?;
+    let exit = in_foreground(rt, &id, events, async { agent.run(&id).await.map(Some) }, out).await?;
+    Ok(exit.unwrap_or(Exit::Failed))
+}
 
+/// The events a foreground turn prints, subscribed to before anything of the turn happens.
+pub struct Events {
+    stored: tokio::sync::broadcast::Receiver<EngineEvent>,
+    streamed: tokio::sync::broadcast::Receiver<TransientEvent>,
+}
+
+impl Events {
+    pub fn subscribe(rt: &Runtime) -> Events {
+        Events { stored: rt.subscribe(), streamed: rt.subscribe_transient() }
+    }
+}
+
+/// Runs `turn` (a turn of `task`, or nothing: `None`) in the foreground: prints the task's events
+/// as they come, stops the turn on Ctrl-C (the task ends cancelled), then prints where the task
+/// stands. Returns the exit status — 0 done, 3 waiting, 1 failed or cancelled — or `None` when no
+/// turn ran (nothing was printed).
+pub async fn in_foreground(
+    rt: &Runtime,
+    task: &str,
+    events: Events,
+    turn: impl std::future::Future<Output = nomos::Result<Option<(Task, TurnEnd)>>>,
+    out: Out,
+) -> Result<Option<Exit>, Failure> {
+    let Events { mut stored, mut streamed } = events;
     let printer = {
-        let id = id.clone();
+        let id = task.to_string();
         tokio::spawn(async move {
             loop {
                 let seen = tokio::select! {
@@ -114,19 +142,18 @@ pub async fn ask(rt: &Runtime, args: AskArgs, out: Out) -> Outcome {
             }
         })
     };
-    let run = agent.run(&id);
-    tokio::pin!(run);
+    tokio::pin!(turn);
     let result = tokio::select! {
-        r = &mut run => r,
+        r = &mut turn => r,
         _ = tokio::signal::ctrl_c() => {
-            agent.cancel(&id);
-            run.await
+            rt.agent().cancel(task);
+            turn.await
         }
     };
     // Let the printer catch up with the last events before it stops.
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     printer.abort();
-    let (task, end) = result?;
+    let Some((task, end)) = result? else { return Ok(None) };
     if out.json {
         let payload = serde_json::to_value(&task)?;
         line(&json!({"kind": "ask.finished", "task": task.id, "payload": payload}).to_string());
@@ -134,10 +161,10 @@ pub async fn ask(rt: &Runtime, args: AskArgs, out: Out) -> Outcome {
         line("");
         line(&verdict(&task));
     }
-    Ok(match (end, task.status) {
+    Ok(Some(match (end, task.status) {
         (_, TaskStatus::Done) => Exit::Ok,
         (_, TaskStatus::Waiting) => Exit::Waiting,
         (TurnEnd::LostClaim, TaskStatus::Working) => Exit::Waiting,
         _ => Exit::Failed,
-    })
+    }))
 }

@@ -4,6 +4,7 @@
 //! approval or the operator.
 
 mod action;
+mod agent;
 mod approvals;
 mod ask;
 mod auth;
@@ -71,6 +72,9 @@ enum Command {
     Assent(classify::AssentArgs),
     /// Ask Nomos: a new task, or the next message to one (--task); runs in the foreground
     Ask(ask::AskArgs),
+    /// Nomos as a service: continue tasks by themselves (`nomos agent serve`)
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
     /// Tasks: what the agent (or you) works on; their windows let their changes run
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
@@ -162,6 +166,7 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Knowledge(c) => knowledge::knowledge(engine, c, out).await,
         Command::Tasks(c) => tasks::tasks(engine, c, out).await,
         Command::Ask(args) => ask::ask(swept(rt).await?, args, out).await,
+        Command::Agent(c) => agent::agent(swept(rt).await?, c, out).await,
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,

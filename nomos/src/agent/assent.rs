@@ -161,7 +161,24 @@ async fn open_assent_window(actuator: &Actuator, task: &str, decision: &Decision
 }
 
 async fn approve(actuator: &Actuator, approval: &Approval, decision: &Decision, granted: &mut Granted) {
-    match actuator.approve(&approval.id, decision).await {
+    // What runs now is reported in the note below and read by the turn that follows: no
+    // continuation may take it meanwhile. One that goes on in the background (or does not run)
+    // is given back, to continue the task when it ends.
+    let (engine, id) = (actuator.engine(), approval.execution_id.as_str());
+    let held = match super::continuation::hold(engine, id).await {
+        Ok(held) => held,
+        Err(e) => {
+            tracing::warn!(execution = %id, error = %e, "could not hold the execution's link");
+            false
+        }
+    };
+    let result = actuator.approve(&approval.id, decision).await;
+    if held && !matches!(&result, Ok(x) if x.status.is_final()) {
+        if let Err(e) = super::continuation::give_back(engine, id).await {
+            tracing::warn!(execution = %id, error = %e, "could not give the execution's link back");
+        }
+    }
+    match result {
         Ok(x) => granted.executions.push(x),
         Err(e) => granted.refused.push(format!("`{}` on {} was not approved: {e}", approval.command, approval.target)),
     }

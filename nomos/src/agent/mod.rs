@@ -8,11 +8,13 @@
 //! - [`transcript`]: the conversation, written ahead of every side effect;
 //! - [`turn`]: one turn of a task, its guards, and the state it always ends in;
 //! - [`context`]: what one request may hold, and the summaries that keep it there;
-//! - [`assent`]: the operator's message as the one plan approval.
+//! - [`assent`]: the operator's message as the one plan approval;
+//! - [`continuation`]: a task resumes when an execution it waits on ends.
 
 pub mod assent;
 pub mod chat;
 pub mod context;
+pub mod continuation;
 pub mod provider;
 pub mod secrets;
 pub mod tools;
@@ -88,6 +90,13 @@ pub async fn send_message<M: turn::Model, T: turn::Tools>(
     Ok((engine.task(&id).await?, end))
 }
 
+/// A task that resumed by itself, as its turn left it.
+#[derive(Debug, Clone)]
+pub struct Continued {
+    pub task: nomos_types::Task,
+    pub end: turn::TurnEnd,
+}
+
 /// Nomos as the runtime owns it: the provider (configured on first use — a missing one is an
 /// error only then), every tool through the gate, and the turns running now, to cancel them.
 pub struct Agent {
@@ -96,6 +105,10 @@ pub struct Agent {
     provider: std::sync::OnceLock<Result<provider::Provider, String>>,
     config: turn::TurnConfig,
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
+    /// Each task that resumed by itself (see [`Agent::follow_continued`]).
+    continued: tokio::sync::broadcast::Sender<Continued>,
+    /// Whether "no provider" was logged already (continuations wait for one).
+    said_no_provider: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Agent {
@@ -113,6 +126,8 @@ impl Agent {
             provider: std::sync::OnceLock::new(),
             config: turn::TurnConfig::default(),
             running: std::sync::Mutex::default(),
+            continued: tokio::sync::broadcast::channel(64).0,
+            said_no_provider: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -122,6 +137,12 @@ impl Agent {
             provider::ProviderConfig::from_env().and_then(provider::Provider::new).map_err(|e| e.to_string())
         });
         p.as_ref().map_err(|e| crate::Error::Invalid(e.clone()))
+    }
+
+    /// Uses `provider` instead of reading the environment (settings from the desktop, tests).
+    /// False when a provider was already in use.
+    pub fn use_provider(&self, provider: provider::Provider) -> bool {
+        self.provider.set(Ok(provider)).is_ok()
     }
 
     /// Runs the operator's message to the end of its turn (see [`send_message`]).
@@ -146,13 +167,24 @@ impl Agent {
         self.run(task).await
     }
 
-    /// The second half of [`Agent::send`]: one turn of the task, to its end.
+    /// The second half of [`Agent::send`]: one turn of the task, to its end. Refused (a conflict)
+    /// while a turn of the task runs, here or in another process.
     pub async fn run(&self, id: &str) -> crate::Result<(nomos_types::Task, turn::TurnEnd)> {
         let provider = self.provider()?;
+        // A child of the engine's stop: stopping the engine stops every turn (see `stop`).
+        if self.config.stop.is_cancelled() {
+            return Err(crate::Error::Conflict("the engine is stopping: no new turn starts".into()));
+        }
+        let cancel = self.config.stop.child_token();
+        {
+            let mut running = self.lock_running();
+            if running.contains_key(id) {
+                return Err(crate::Error::Conflict(format!("task {id} is already being worked on (by this process)")));
+            }
+            running.insert(id.to_string(), cancel.clone());
+        }
         // The context budget is the configured model's window.
         let config = turn::TurnConfig { context_tokens: provider.config().context_tokens, ..self.config.clone() };
-        let cancel = tokio_util::sync::CancellationToken::new();
-        self.lock_running().insert(id.to_string(), cancel.clone());
         let end = turn::run_turn(&self.engine, provider, &self.tools, &config, id, &cancel).await;
         self.lock_running().remove(id);
         Ok((self.engine.task(id).await?, end?))
@@ -168,6 +200,87 @@ impl Agent {
             }
             None => false,
         }
+    }
+
+    /// The engine is stopping: every turn running here stops (its running command killed through
+    /// the executor), and its task waits for the operator's next message — it is not cancelled.
+    /// Turns started afterwards stop at once. Returns how many were running.
+    pub fn stop(&self) -> usize {
+        self.config.stop.cancel();
+        self.lock_running().len()
+    }
+
+    /// How many turns run in this process now.
+    pub fn running(&self) -> usize {
+        self.lock_running().len()
+    }
+
+    /// Resumes every task an ended execution is due to continue (see [`continuation`]): claims
+    /// the links (each exactly once across processes), notes them in the transcripts, and runs
+    /// one turn per task, the tasks concurrently. Returns the tasks that ran a turn and how it
+    /// ended. Without a provider nothing is claimed: the links wait for one.
+    pub async fn continue_ready(&self) -> crate::Result<Vec<(String, turn::TurnEnd)>> {
+        let tasks = self.claim_continuations(None).await?;
+        let turns = tasks.iter().map(|t| self.resume(t));
+        let mut out = Vec::new();
+        for (task, r) in tasks.iter().zip(futures_util::future::join_all(turns).await) {
+            if let Some(c) = r? {
+                out.push((task.clone(), c.end));
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Agent::continue_ready`] for one task: `None` when nothing of it was due (or another
+    /// process claimed it first, or it ended, or a turn of it runs now and reads the note).
+    pub async fn continue_task(&self, task: &str) -> crate::Result<Option<Continued>> {
+        if self.claim_continuations(Some(task)).await?.is_empty() {
+            return Ok(None);
+        }
+        self.resume(task).await
+    }
+
+    /// The first half of a continuation: claims the due links (of `task`, or all) and notes them;
+    /// returns the tasks to [`Agent::resume`]. Claims nothing without a provider, saying so once
+    /// in the log.
+    pub async fn claim_continuations(&self, task: Option<&str>) -> crate::Result<Vec<String>> {
+        if self.config.stop.is_cancelled() {
+            // Left for the next start (or another process) to continue.
+            return Ok(Vec::new());
+        }
+        if let Err(e) = self.provider() {
+            if !self.said_no_provider.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                tracing::warn!("tasks are not continued until a provider is configured: {e}");
+            }
+            return Ok(Vec::new());
+        }
+        continuation::claim_due(&self.engine, task).await
+    }
+
+    /// The second half: one turn of a task whose continuation was claimed. `None` when the task
+    /// is being worked on (here or elsewhere: that turn reads the note) or has ended.
+    pub async fn resume(&self, task: &str) -> crate::Result<Option<Continued>> {
+        if self.engine.task(task).await?.status.is_end() {
+            return Ok(None);
+        }
+        match self.run(task).await {
+            Ok((task, end)) => {
+                let c = Continued { task, end };
+                // Nobody listening is fine.
+                let _ = self.continued.send(c.clone());
+                Ok(Some(c))
+            }
+            Err(crate::Error::Conflict(why)) => {
+                tracing::info!(task, "not resumed: {why}; the running turn reads the note");
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Each task that resumes by itself from now on, as its turn left it.
+    pub fn follow_continued(&self) -> tokio::sync::broadcast::Receiver<Continued> {
+        self.continued.subscribe()
     }
 
     fn lock_running(

@@ -32,6 +32,10 @@ use crate::events::EventDraft;
 use crate::tasks::{StatusChange, LEASE_TTL_MS};
 use crate::{Engine, Result};
 
+/// What a task's transcript says when the engine stopped in the middle of its turn.
+pub const STOPPED_NOTE: &str =
+    "interrupted: the engine stopped while this task was being worked on; send a message to continue";
+
 /// How much of a plain-text answer becomes the task's summary.
 const SUMMARY_CHARS: usize = 300;
 
@@ -174,6 +178,9 @@ pub struct TurnConfig {
     pub max_output_tokens: Option<u32>,
     /// The model's context window (the provider's `context_tokens`); see [`super::context`].
     pub context_tokens: u32,
+    /// Fired when the engine stops (not the operator cancelling a task): turns whose `cancel`
+    /// descends from it stop, and their tasks wait for the operator instead of ending cancelled.
+    pub stop: CancellationToken,
 }
 
 impl Default for TurnConfig {
@@ -185,6 +192,7 @@ impl Default for TurnConfig {
             lease_ttl_ms: LEASE_TTL_MS,
             max_output_tokens: None,
             context_tokens: super::provider::config::DEFAULT_CONTEXT_TOKENS,
+            stop: CancellationToken::new(),
         }
     }
 }
@@ -300,14 +308,15 @@ pub async fn run_turn<M: Model, T: Tools>(
             (StatusChange::Waiting(WaitingFor::Message), why)
         }
     };
-    let next = if cancel.is_cancelled() {
-        StatusChange::Ended {
-            status: TaskStatus::Cancelled,
-            outcome: None,
-            summary: "cancelled by the operator".into(),
-        }
+    let (next, why) = if cancel.is_cancelled() && config.stop.is_cancelled() {
+        let why = STOPPED_NOTE.to_string();
+        let _ = transcript.add(crate::agent::chat::Role::System, &why, Some(&turn_id)).await;
+        (StatusChange::Waiting(WaitingFor::Message), why)
+    } else if cancel.is_cancelled() {
+        let summary = "cancelled by the operator".to_string();
+        (StatusChange::Ended { status: TaskStatus::Cancelled, outcome: None, summary }, why)
     } else {
-        next
+        (next, why)
     };
     let end = match &next {
         StatusChange::Waiting(w) => TurnEnd::Waiting(*w),

@@ -1,4 +1,5 @@
-//! `executions` (and `task_executions`, which links background executions to their task).
+//! `executions` (and `task_executions`, which links the executions that outlive the tool call
+//! that asked for them — queued or in the background — to their task).
 
 use nomos_types::ExecutionStatus::{Failed, PendingApproval, Running};
 use nomos_types::{Execution, ExecutionStatus, Risk};
@@ -396,7 +397,8 @@ pub(crate) async fn kill_line_if_running(pool: &SqlitePool, id: &str) -> Result<
     Ok(row.map(Option::unwrap_or_default))
 }
 
-/// Links a background execution to its task, so the task can resume when it ends.
+/// Links an execution that outlives its tool call (queued for the operator, or run in the
+/// background) to its task, so the task can resume when it ends.
 pub(crate) async fn link_task(conn: &mut SqliteConnection, id: &str, task_id: &str, now: &str) -> Result<()> {
     sqlx::query("INSERT OR IGNORE INTO task_executions (execution_id, task_id, created_at) VALUES (?, ?, ?)")
         .bind(id)
@@ -404,5 +406,36 @@ pub(crate) async fn link_task(conn: &mut SqliteConnection, id: &str, task_id: &s
         .bind(now)
         .execute(conn)
         .await?;
+    Ok(())
+}
+
+/// The links whose execution has ended and whose task was not continued for it yet (of one task,
+/// or all), oldest first: (execution, task).
+pub(crate) async fn ended_links(conn: &mut SqliteConnection, task_id: Option<&str>) -> Result<Vec<(String, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT l.execution_id, l.task_id FROM task_executions l JOIN executions x ON x.id = l.execution_id
+          WHERE l.continued_at IS NULL AND x.status IN ('completed', 'failed', 'denied', 'expired', 'cancelled')
+            AND (?1 IS NULL OR l.task_id = ?1)
+          ORDER BY l.created_at, l.execution_id",
+    )
+    .bind(task_id)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Claims a link for continuing its task: true for exactly one caller, across processes.
+pub(crate) async fn claim_link(conn: &mut SqliteConnection, id: &str, now: &str) -> Result<bool> {
+    let updated =
+        sqlx::query("UPDATE task_executions SET continued_at = ? WHERE execution_id = ? AND continued_at IS NULL")
+            .bind(now)
+            .bind(id)
+            .execute(conn)
+            .await?;
+    Ok(updated.rows_affected() == 1)
+}
+
+/// Gives a claimed link back: its task is to continue when the execution ends after all.
+pub(crate) async fn unclaim_link(conn: &mut SqliteConnection, id: &str) -> Result<()> {
+    sqlx::query("UPDATE task_executions SET continued_at = NULL WHERE execution_id = ?").bind(id).execute(conn).await?;
     Ok(())
 }

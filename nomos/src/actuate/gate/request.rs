@@ -110,6 +110,10 @@ impl Actuator {
                         // A window now covers it: the waiting request runs once, under the window,
                         // and its approval is closed — approving it later cannot run it again.
                         super::approvals::supersede(&mut tx, &waiting, g, &verdict).await?;
+                        if !req.background {
+                            // Its end goes back to this call: nothing is left to continue the task for.
+                            executions::claim_link(&mut tx, &pending_id, &now).await?;
+                        }
                         adopted = Some(pending_id);
                     }
                 }
@@ -145,6 +149,11 @@ impl Actuator {
         let id = new_id();
         let approval_id = new_id();
         insert(tx, &id, asked, ExecutionStatus::PendingApproval, None).await?;
+        if let Some(task) = req.task_id.as_deref() {
+            // The operator decides after the asking call returned: the task resumes on the decision.
+            let now = tx.now().to_string();
+            executions::link_task(tx, &id, task, &now).await?;
+        }
         let expires = self.clock.after_ms(ms(self.config.approval_ttl));
         let now = tx.now().to_string();
         let new = NewApproval {
