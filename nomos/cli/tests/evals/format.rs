@@ -25,6 +25,7 @@
 //! Operator actions (one per step): `say`, `approve_plan` (the button), `approve: N` / `deny: N`
 //! (the task's Nth waiting approval, oldest first; `confirm:` gives the typed words), `turn` (the
 //! task's next turn, as after a decision), `wait_executions` (until the task's executions ended),
+//! `continue` (then the engine continues the task by itself, as its background work does),
 //! `parallel` (these steps at once). A `say` may carry `kill_at: <pause point>` (played by the
 //! `nomos ask` binary, killed with SIGKILL there) or `cancel_after_ms`.
 //!
@@ -99,6 +100,10 @@ pub struct OpStep {
     pub turn: bool,
     #[serde(default)]
     pub wait_executions: bool,
+    /// The engine continues the task once its executions ended, as its background work does (the
+    /// runtime's agent, on the task's provider).
+    #[serde(default, rename = "continue")]
+    pub continue_task: bool,
     #[serde(default)]
     pub parallel: Vec<OpStep>,
     #[serde(default)]
@@ -122,6 +127,7 @@ impl OpStep {
             ("deny", self.deny.is_some()),
             ("turn", self.turn),
             ("wait_executions", self.wait_executions),
+            ("continue", self.continue_task),
             ("parallel", !self.parallel.is_empty()),
         ]
         .into_iter()

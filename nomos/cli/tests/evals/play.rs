@@ -303,16 +303,30 @@ impl Play<'_> {
                 done.map_err(|e| format!("{action} {n}: {e}"))?;
             }
             "turn" => self.turn(label, &cancel).await?,
-            "wait_executions" => {
-                let deadline = Instant::now() + Duration::from_secs(60);
-                while self.executions(label).await.iter().any(|x| !x.status.is_final()) {
-                    if Instant::now() > deadline {
-                        return Err("the task's executions did not end within 60 s".into());
-                    }
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+            "wait_executions" => self.wait_executions(label).await?,
+            "continue" => {
+                self.wait_executions(label).await?;
+                let id = self.need_task(label)?;
+                let agent = self.w.rt.agent();
+                // The runtime's agent speaks to one provider: the first task that continues names it.
+                agent.use_provider(lane.model.provider.clone());
+                match agent.continue_task(&id).await.map_err(|e| format!("continue: {e}"))? {
+                    Some(_) => {}
+                    None => return Err("continue: nothing of the task was due to continue".into()),
                 }
             }
             other => return Err(format!("unknown action {other}")),
+        }
+        Ok(())
+    }
+
+    async fn wait_executions(&self, label: &str) -> Result<(), String> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.executions(label).await.iter().any(|x| !x.status.is_final()) {
+            if Instant::now() > deadline {
+                return Err("the task's executions did not end within 60 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
         Ok(())
     }
