@@ -50,7 +50,11 @@ pub fn App() -> impl IntoView {
                         <span>"Oikos"</span>
                     </div>
                     <nav class="nav" aria-label="Pages">
+                        // ── tasks ──
+                        // ── approvals, operations ──
+                        // ── graph, knowledge ──
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
+                        // ── settings ──
                     </nav>
                     <div class="store muted" data-testid="store-info">{store_line}</div>
                     <div class="live" title="Latest engine event">
@@ -79,6 +83,9 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
     view! {
         <Routes fallback=|| view! { <NotFound /> }>
             <Route path=path!("/") view=move || view! { <Redirect path=routes::ENTITIES options=home() /> } />
+            // ── tasks ──
+            // ── approvals, operations ──
+            // ── graph, knowledge, settings ──
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />
                 <Route path=path!(":slug") view=EntityPage />

@@ -159,10 +159,15 @@ async fn killed_before_the_result_the_side_effect_happened_once_and_the_result_i
     let (w, task, server, marks, _) = kill_at("before_result").await;
     assert_eq!(marks, ["x"], "the command ran exactly once");
     assert_eq!(w.read_marks("before_result"), ["x"]);
-    let (state, result, _) = the_call(&w, &task).await;
-    assert_eq!((state, result.as_str()), (CallState::Interrupted, INTERRUPTED_RESULT));
-    assert!(result_sent(&server, CALL_ID).contains(INTERRUPTED_RESULT));
     let executions = w.act.executions(Some(&task), None, 10).await.unwrap();
     assert_eq!(executions.len(), 1, "one execution, never re-run: {executions:?}");
     assert!(executions[0].status.is_final(), "{:?}", executions[0].status);
+    // The interrupted call is linked to the execution it started, and the model is told which to check.
+    let (state, result, execution) = the_call(&w, &task).await;
+    assert_eq!(state, CallState::Interrupted);
+    assert!(result.starts_with(INTERRUPTED_RESULT), "{result}");
+    assert!(result.contains(&format!("started execution {}", executions[0].id)), "{result}");
+    assert_eq!(execution.as_deref(), Some(executions[0].id.as_str()));
+    let sent = result_sent(&server, CALL_ID);
+    assert!(sent.contains(INTERRUPTED_RESULT) && sent.contains(&executions[0].id), "{sent}");
 }

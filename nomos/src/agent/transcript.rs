@@ -307,20 +307,48 @@ impl<'a> Transcript<'a> {
     /// `pending` become `skipped`. Call only while no turn of this task runs (its claim held).
     /// Returns how many calls were closed.
     pub async fn recover(&self) -> Result<usize> {
-        let open: Vec<(String, String)> = sqlx::query_as(
-            "SELECT call_id, state FROM tool_calls WHERE task_id = ? AND state IN ('pending', 'started') ORDER BY id",
+        let open: Vec<(String, String, Option<String>)> = sqlx::query_as(
+            "SELECT call_id, state, started_at FROM tool_calls
+              WHERE task_id = ? AND state IN ('pending', 'started') ORDER BY id",
         )
         .bind(self.task)
         .fetch_all(self.engine.store().pool())
         .await?;
-        for (call_id, state) in &open {
+        for (call_id, state, started_at) in &open {
             if state == "started" {
-                self.finish(call_id, CallState::Interrupted, INTERRUPTED_RESULT, true, None, &["started"]).await?;
+                let (text, execution) = match self.started_by(started_at.as_deref()).await? {
+                    Some((id, status)) => (
+                        format!(
+                            "{INTERRUPTED_RESULT}. It had started execution {id} (now {status}): check it with \
+                             get_execution_status before doing anything again."
+                        ),
+                        Some(id),
+                    ),
+                    None => (INTERRUPTED_RESULT.to_string(), None),
+                };
+                self.finish(call_id, CallState::Interrupted, &text, true, execution.as_deref(), &["started"]).await?;
             } else {
                 self.finish(call_id, CallState::Skipped, SKIPPED_RESULT, true, None, &["pending"]).await?;
             }
         }
         Ok(open.len())
+    }
+
+    /// The execution an interrupted call had started, if any: the task's execution requested at or
+    /// after the call started and claimed by no other call. A turn runs its calls one at a time and
+    /// the process stopped during this one, so nothing else of the task asked for it.
+    async fn started_by(&self, started_at: Option<&str>) -> Result<Option<(String, String)>> {
+        let Some(started_at) = started_at else { return Ok(None) };
+        Ok(sqlx::query_as(
+            "SELECT x.id, x.status FROM executions x
+              WHERE x.task_id = ? AND x.created_at >= ?
+                AND NOT EXISTS (SELECT 1 FROM tool_calls c WHERE c.execution_id = x.id)
+              ORDER BY x.created_at LIMIT 1",
+        )
+        .bind(self.task)
+        .bind(started_at)
+        .fetch_optional(self.engine.store().pool())
+        .await?)
     }
 
     /// Every recorded call, oldest first.

@@ -27,6 +27,7 @@ use crate::UnknownValue;
 macro_rules! ipc_commands {
     ($callback:ident) => {
         $callback! {
+            // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;
             /// How many entities there are of each type.
@@ -39,6 +40,12 @@ macro_rules! ipc_commands {
             blast_radius(slug: ::std::string::String, depth: ::std::option::Option<u32>) -> $crate::BlastRadius;
             /// Imports the built-in demo homelab (idempotent).
             import_demo_inventory() -> $crate::ImportReport;
+
+            // ── Tasks and the conversation with Nomos (`commands/tasks.rs`) ──
+
+            // ── Approvals, executions, the audit ledger and autonomy (`commands/operations.rs`) ──
+
+            // ── Knowledge and settings (`commands/library.rs`) ──
         }
     };
 }

@@ -4,6 +4,11 @@
 mod entities;
 mod entity;
 mod not_found;
+// ── tasks ──
+
+// ── approvals, operations ──
+
+// ── graph, knowledge, settings ──
 
 pub use entities::{EntitiesPage, NoSelection};
 pub use entity::EntityPage;

@@ -1,0 +1,68 @@
+//! The commands the webview invokes, generated from the command table in [`nomos_types::ipc`]:
+//! one Tauri handler per command, each calling the function of the same name and signature in one
+//! of the area modules below (a command of the table without its function, or with another
+//! signature, does not compile), and [`handler`], which registers them all. Each function is a thin
+//! call into the engine; errors cross as [`IpcError`] (a stable code and a one-line message).
+//!
+//! Areas: [`graph`] (entities, relations, blast radius, inventory). A new area is a module here and
+//! a line in `imp`.
+
+mod graph;
+
+use nomos::Engine;
+use nomos_types::{IpcError, IpcErrorCode};
+use tauri::State;
+
+use crate::AppState;
+
+/// Every command's function, by name.
+mod imp {
+    pub(super) use super::graph::*;
+}
+
+macro_rules! desktop_commands {
+    ($( $(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $out:ty; )*) => {
+        // Arguments are looked up under their declared (snake_case) names, the keys the UI sends.
+        $(
+            $(#[$doc])*
+            #[tauri::command(rename_all = "snake_case")]
+            async fn $name(state: State<'_, AppState> $(, $arg: $ty)*) -> Result<$out, IpcError> {
+                let result: Result<$out, IpcError> = imp::$name(state.inner() $(, $arg)*).await;
+                result
+            }
+        )*
+
+        /// Every command's handler, for `Builder::invoke_handler`.
+        pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($name),*]
+        }
+    };
+}
+
+nomos_types::ipc_commands!(desktop_commands);
+
+impl AppState {
+    /// The engine, or why the runtime could not open (database or policy): the UI shows that.
+    pub(crate) fn engine(&self) -> Result<&Engine, IpcError> {
+        match &self.runtime {
+            Ok(rt) => Ok(rt.engine()),
+            Err(message) => Err(IpcError::new(IpcErrorCode::StoreUnavailable, message)),
+        }
+    }
+}
+
+/// The engine's error as the UI sees it. Exhaustive on purpose: a new kind of engine error has to
+/// be given its code here.
+pub(crate) fn ipc_error(e: nomos::Error) -> IpcError {
+    let code = match &e {
+        nomos::Error::Store(_) => IpcErrorCode::Store,
+        nomos::Error::Ontology(_) => IpcErrorCode::Ontology,
+        nomos::Error::NotFound { .. } => IpcErrorCode::NotFound,
+        nomos::Error::Invalid(_) => IpcErrorCode::Invalid,
+        nomos::Error::Conflict(_) => IpcErrorCode::Conflict,
+        nomos::Error::Inventory { .. } => IpcErrorCode::Inventory,
+        nomos::Error::Db(_) => IpcErrorCode::Database,
+        nomos::Error::Policy(_) => IpcErrorCode::Policy,
+    };
+    IpcError::new(code, e)
+}

@@ -1,0 +1,275 @@
+//! What the desktop end-to-end tests share: the app in its real webview (WebKitGTK) on a virtual
+//! display, driven over WebDriver (tauri-driver in front of WebKitWebDriver).
+//!
+//! Needs Xvfb, dbus-run-session, tauri-driver and WebKitWebDriver (`make test` installs them).
+//! tauri-driver has no macOS backend: [`Desktop::start`] says so and returns `None` there.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+pub const STARTUP: Duration = Duration::from_secs(90);
+pub const STEP: Duration = Duration::from_secs(20);
+
+/// A child started in its own process group; dropping it stops the whole group (WebKit spawns
+/// helpers that would otherwise outlive it), by PID, never by name.
+pub struct Group {
+    child: Child,
+}
+
+impl Group {
+    pub fn spawn(cmd: &mut Command) -> Group {
+        use std::os::unix::process::CommandExt;
+        let child =
+            cmd.process_group(0).stdin(Stdio::null()).spawn().unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        Group { child }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-TERM", "--", &group]).stderr(Stdio::null()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
+        .unwrap_or(false)
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Starts Xvfb on a display number nothing else uses.
+pub fn virtual_display() -> (Group, String) {
+    for n in 90..190 {
+        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+            continue;
+        }
+        let display = format!(":{n}");
+        let xvfb = Group::spawn(
+            Command::new("Xvfb")
+                .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+                return (xvfb, display);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    panic!("could not start Xvfb on any display :90..:189");
+}
+
+/// A minimal W3C WebDriver client: just the calls this test makes.
+pub struct Driver {
+    http: reqwest::blocking::Client,
+    base: String,
+    session: String,
+}
+
+impl Driver {
+    pub fn request(http: &reqwest::blocking::Client, method: &str, url: &str, body: Option<Value>) -> Value {
+        let req = match method {
+            "GET" => http.get(url),
+            "DELETE" => http.delete(url),
+            _ => http.post(url).json(&body.unwrap_or_else(|| json!({}))),
+        };
+        let resp = req.send().unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+        let status = resp.status();
+        let v: Value = resp.json().unwrap_or(Value::Null);
+        if !status.is_success() {
+            panic!("{method} {url}: {status}: {v}");
+        }
+        v.get("value").cloned().unwrap_or(Value::Null)
+    }
+
+    pub fn connect(port: u16, application: &Path, db: &Path) -> Driver {
+        let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(120)).build().unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while http.get(format!("{base}/status")).send().is_err() {
+            assert!(Instant::now() < deadline, "tauri-driver did not come up on {base}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {
+            "application": application,
+            "args": ["--db", db],
+        }}}});
+        let v = Self::request(&http, "POST", &format!("{base}/session"), Some(caps));
+        let session = v["sessionId"].as_str().expect("session id").to_string();
+        Driver { http, base, session }
+    }
+
+    pub fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        Self::request(&self.http, method, &format!("{}/session/{}{path}", self.base, self.session), body)
+    }
+
+    /// The elements matching `css` and their text content, read in one script so the two agree
+    /// even while the list re-renders. (WebDriver's "rendered text" is empty for rows scrolled out
+    /// of view, which is not what these assertions are about.)
+    pub fn find_all(&self, css: &str) -> Vec<(String, String)> {
+        let script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e, e.textContent.trim()])";
+        let v = self.call("POST", "/execute/sync", Some(json!({"script": script, "args": [css]})));
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|pair| {
+                        Some((pair[0][ELEMENT_KEY].as_str()?.to_string(), pair[1].as_str()?.to_string()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Waits until `css` matches at least one element and `ready` accepts the texts of all matches.
+    pub fn wait_until(&self, css: &str, timeout: Duration, ready: impl Fn(&[String]) -> bool) -> Vec<(String, String)> {
+        let deadline = Instant::now() + timeout;
+        let mut last = Vec::new();
+        loop {
+            let found = self.find_all(css);
+            if !found.is_empty() {
+                last = found.iter().map(|(_, t)| t.clone()).collect();
+                if ready(&last) {
+                    return found;
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for `{css}`; last texts: {last:?}");
+            }
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    pub fn execute(&self, script: &str) -> Value {
+        self.call("POST", "/execute/sync", Some(json!({"script": script, "args": []})))
+    }
+
+    /// The path of the page shown (the route).
+    pub fn path(&self) -> String {
+        self.execute("return location.pathname").as_str().expect("a path").to_string()
+    }
+
+    pub fn click(&self, el: &str) {
+        self.call("POST", &format!("/element/{el}/click"), None);
+    }
+
+    pub fn type_into(&self, el: &str, text: &str) {
+        self.call("POST", &format!("/element/{el}/value"), Some(json!({"text": text})));
+    }
+
+    /// Saves what the window shows. Waits for two animation frames first: the DOM can be ahead
+    /// of the last painted frame on a busy machine, and the screenshot is of the painted one.
+    pub fn screenshot(&self, path: &Path) {
+        let frames = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(null)))";
+        self.call("POST", "/execute/async", Some(json!({"script": frames, "args": []})));
+        let b64 = self.call("GET", "/screenshot", None);
+        let bytes = decode_base64(b64.as_str().expect("screenshot data"));
+        assert!(bytes.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.http.delete(format!("{}/session/{}", self.base, self.session)).send();
+    }
+}
+
+pub fn decode_base64(s: &str) -> Vec<u8> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let digits: Vec<u32> = s.bytes().filter_map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, d)| acc | (d << (18 - 6 * i)));
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    out
+}
+
+pub fn artifacts_dir() -> PathBuf {
+    let dir = std::env::var_os("OIKOS_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The app running on its own database under a private HOME, with its driver. Dropping it closes
+/// the session, then stops the driver and the display (fields drop in this order).
+pub struct Desktop {
+    pub d: Driver,
+    _driver: Group,
+    _xvfb: Group,
+    pub db: PathBuf,
+    pub home: tempfile::TempDir,
+}
+
+impl Desktop {
+    /// Starts the app (`app`: `env!("CARGO_BIN_EXE_oikos")`) on a new database, with `env` set for
+    /// it (a provider's URL, for instance). `None` where the desktop cannot be driven (macOS).
+    pub fn start(app: &Path, env: &[(&str, &str)]) -> Option<Desktop> {
+        if !cfg!(target_os = "linux") {
+            eprintln!("desktop end-to-end test not run: tauri-driver supports Linux (WebKitGTK) only");
+            return None;
+        }
+        let missing: Vec<&str> = ["Xvfb", "dbus-run-session", "tauri-driver", "WebKitWebDriver"]
+            .into_iter()
+            .filter(|t| !on_path(t))
+            .collect();
+        assert!(missing.is_empty(), "missing {missing:?}: run `make test`, which installs them");
+
+        let home = tempfile::tempdir().unwrap();
+        let db = home.path().join("oikos.db");
+        let (xvfb, display) = virtual_display();
+        let port = free_port();
+        let native_port = free_port();
+        let mut cmd = Command::new("dbus-run-session");
+        cmd.args(["--", "tauri-driver", "--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .env("DISPLAY", &display)
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            // No accessibility bus: it only adds helper processes in a headless run.
+            .env("NO_AT_BRIDGE", "1")
+            .env("OIKOS_LOG", "warn")
+            .stdout(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let driver = Group::spawn(&mut cmd);
+        let d = Driver::connect(port, app, &db);
+        Some(Desktop { d, _driver: driver, _xvfb: xvfb, db, home })
+    }
+}
