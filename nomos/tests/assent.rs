@@ -160,6 +160,35 @@ async fn a_destructive_request_is_granted_by_its_typed_confirmation_never_by_yes
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn talking_about_a_waiting_request_keeps_it_waiting_and_its_confirmation_still_grants_it() {
+    let w = World::default(1).await;
+    let victim = w.tmp.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let destroy = format!("rm -rf {}", q(&victim));
+    let model = ScriptedModel::new(vec![
+        run(&destroy),
+        text("It removes the leftover build directory; nothing else uses it."),
+        text("Removed."),
+    ]);
+    let (task, end) = say(&w, &model, None, "clean up the victim directory on pve1").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
+
+    // The operator asks; the model answers in plain words. The request still waits: the task is
+    // not done (it has no plan) and it keeps waiting for the decision.
+    let (_, end) = say(&w, &model, Some(&task), "why is that needed?").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Approval));
+    let t = w.engine.task(&task).await.unwrap();
+    assert_eq!(t.waiting_for, Some(WaitingFor::Approval), "{t:?}");
+    assert!(victim.exists());
+
+    // The typed confirmation after the talk grants the request of the turn that made it.
+    let (_, end) = say(&w, &model, Some(&task), "confirm pve1").await;
+    assert!(!victim.exists(), "the confirmed request ran");
+    assert!(pending(&w, &task).await.is_empty());
+    assert_eq!(end, TurnEnd::Ended(nomos::types::TaskStatus::Done));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_button_approves_like_a_yes_from_the_ui_and_leaves_destructive_requests_to_their_confirmation() {
     let w = World::default(1).await;
     let marks = q(&w.marks("a"));

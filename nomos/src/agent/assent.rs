@@ -4,8 +4,8 @@
 //! - Assent (judged by [`crate::policy::is_assent_to`] against the targets of the plan's steps and
 //!   of the approvals waiting) opens the task's assent window through the gate, with the message
 //!   as the decision's text, so Nomos carries the plan out without asking again. It also grants
-//!   and runs the non-destructive approvals the task queued in its last turn — only those: a
-//!   stale yes approves nothing older.
+//!   and runs the non-destructive approvals of the task's latest request (the newest turn that
+//!   queued any) — only those: a stale yes approves nothing older.
 //! - A destructive approval is granted only by its typed confirmation (`confirm <target>`), never
 //!   by assent.
 //! - Anything else is simply the operator's next message.
@@ -68,25 +68,55 @@ pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
     Ok(crate::actuate::db::windows::covering(&mut conn, task, WindowKind::Assent, None, &now).await?.is_none())
 }
 
-/// The approvals still waiting that the task queued in its last turn (the turn of its latest
-/// assistant message): the only ones a message may grant.
+/// Whether a request of the task waits for the operator's decision (and has not expired).
+pub(crate) async fn approvals_wait(engine: &Engine, task: &str) -> Result<bool> {
+    let now = engine.clock().now();
+    let mut conn = engine.store().pool().acquire().await?;
+    let pending = crate::actuate::db::approvals::pending(&mut conn, Some(task), None).await?;
+    Ok(pending.iter().any(|a| a.expires_at.as_str() > now.as_str()))
+}
+
+/// The approvals still waiting from the task's latest request for approval: the newest turn
+/// that queued anything (a turn that only talked, e.g. explaining why, does not move that point).
+/// The only ones a message may grant: a stale yes approves nothing older, and what that turn
+/// queued and was decided meanwhile is not replaced by something older either.
 async fn last_turn_approvals(engine: &Engine, actuator: &Actuator, task: &str) -> Result<Vec<Approval>> {
     let transcript = Transcript::new(engine, task);
-    let last_turn = transcript.messages().await?.into_iter().rev().find(|m| m.role == Role::Assistant);
-    let Some(turn) = last_turn.and_then(|m| m.turn_id) else { return Ok(Vec::new()) };
-    let executions: HashSet<String> = transcript
-        .calls()
-        .await?
-        .into_iter()
-        .filter(|c| c.turn_id.as_deref() == Some(turn.as_str()))
-        .filter_map(|c| c.execution_id)
-        .collect();
-    Ok(actuator
-        .pending_approvals()
-        .await?
-        .into_iter()
-        .filter(|a| a.task_id.as_deref() == Some(task) && executions.contains(&a.execution_id))
-        .collect())
+    let calls = transcript.calls().await?;
+    let mut turns: Vec<String> = Vec::new();
+    for m in transcript.messages().await?.into_iter().rev().filter(|m| m.role == Role::Assistant) {
+        if let Some(turn) = m.turn_id {
+            if !turns.contains(&turn) {
+                turns.push(turn);
+            }
+        }
+    }
+    let mut conn = engine.store().pool().acquire().await?;
+    for turn in turns {
+        let executions: HashSet<String> = calls
+            .iter()
+            .filter(|c| c.turn_id.as_deref() == Some(turn.as_str()))
+            .filter_map(|c| c.execution_id.clone())
+            .collect();
+        let mut queued = false;
+        for x in &executions {
+            match crate::actuate::db::approvals::get(&mut conn, x).await {
+                Ok(_) => queued = true,
+                Err(crate::Error::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if queued {
+            drop(conn);
+            return Ok(actuator
+                .pending_approvals()
+                .await?
+                .into_iter()
+                .filter(|a| a.task_id.as_deref() == Some(task) && executions.contains(&a.execution_id))
+                .collect());
+        }
+    }
+    Ok(Vec::new())
 }
 
 /// Reads the operator's `message` to `task` (already in its transcript) as a decision: see the

@@ -519,10 +519,16 @@ fn cancelled() -> (StatusChange, String) {
     (StatusChange::Ended { status: TaskStatus::Cancelled, outcome: None, summary: why.clone() }, why)
 }
 
-/// A reply in plain text: with no plan it is the answer and the task is done; with a plan the
-/// model is talking to the operator and the task waits — for the plan's approval while that is
-/// still to come, else for the next message.
+/// A reply in plain text: while one of its requests waits for approval the task waits for that;
+/// with no plan it is the answer and the task is done; with a plan the model is talking to the
+/// operator and the task waits — for the plan's approval while that is still to come, else for
+/// the next message.
 async fn plain_text_end(engine: &Engine, task: &str, text: &str) -> Result<(StatusChange, String)> {
+    // A request still waiting for the operator outlives the talk about it: the task waits for that
+    // decision (and the confirmation typed later still grants it), it is not done.
+    if super::assent::approvals_wait(engine, task).await? {
+        return Ok((StatusChange::Waiting(WaitingFor::Approval), "a request waits for the operator's decision".into()));
+    }
     if engine.plan(task).await?.is_empty() {
         // The answer itself is in the transcript; the summary is its opening.
         let mut summary: String = text.trim().chars().take(SUMMARY_CHARS).collect();
