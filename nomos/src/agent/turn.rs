@@ -136,6 +136,14 @@ impl Tools for GatedTools {
     }
 
     fn is_read_only(&self, name: &str, args: &serde_json::Value) -> bool {
+        // A command the gate rates read-only, run again unchanged with nothing done in between, is
+        // the loop the guard stops (a model polling `pct list`); a change clears the guard's memory.
+        if name == "run" && self.registry.fits(name, args) {
+            let command = args.get("command").and_then(serde_json::Value::as_str).unwrap_or_default();
+            let declared =
+                args.get("declared_risk").and_then(|r| serde_json::from_value::<nomos_types::Risk>(r.clone()).ok());
+            return self.actuator.policy().classify(command, declared).risk == nomos_types::Risk::ReadOnly;
+        }
         self.registry.is_read_only(name, args)
     }
 
@@ -206,10 +214,16 @@ pub enum TurnEnd {
     LostClaim,
 }
 
-/// The same call made again: a read-only call's tool and canonical arguments.
+/// The same call made again: a read-only call's tool and canonical arguments. A `purpose` is
+/// words for the operator and does not make a call another one.
 fn signature(call: &ToolCall) -> String {
     let args = serde_json::from_str::<serde_json::Value>(&call.arguments)
-        .map(|v| v.to_string())
+        .map(|mut v| {
+            if let Some(map) = v.as_object_mut() {
+                map.remove("purpose");
+            }
+            v.to_string()
+        })
         .unwrap_or_else(|_| call.arguments.trim().to_string());
     format!("{}({args})", call.name)
 }
@@ -229,11 +243,14 @@ impl Guards {
         let (first, result, times) = self.seen.get_mut(sig)?;
         *times += 1;
         Some(if *times == 1 {
-            ToolResult::ok(format!("(the same call as {first}, nothing has changed since; its result:)\n{result}"))
+            ToolResult::ok(format!(
+                "(the same call as {first}; this task has changed nothing since, so its result then is given:)\n{result}"
+            ))
         } else {
             ToolResult::error(format!(
-                "refused: this exact call was already answered ({first}) and nothing has changed since; use that \
-                 result, or do something different"
+                "refused: this exact call was already answered ({first}) and this task has changed nothing since; \
+                 use that result, or do something different (a background action resumes the task by itself \
+                 when it ends)"
             ))
         })
     }
@@ -565,6 +582,10 @@ mod tests {
         assert_ne!(
             signature(&call("a", "get_entity", r#"{"slug":"x"}"#)),
             signature(&call("b", "get_entity", r#"{"slug":"y"}"#))
+        );
+        assert_eq!(
+            signature(&call("a", "run", r#"{"target":"host:a","command":"pct list","purpose":"see"}"#)),
+            signature(&call("b", "run", r#"{"target":"host:a","command":"pct list","purpose":"look again"}"#))
         );
     }
 

@@ -62,7 +62,7 @@ impl Tool for Run {
     }
 
     fn is_read_only(&self, _args: &Json) -> bool {
-        // A command's output changes by itself (a service starts, a file grows).
+        // Only the gate's classifier knows: see `GatedTools::is_read_only`.
         false
     }
 

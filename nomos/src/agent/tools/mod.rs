@@ -244,6 +244,11 @@ impl Registry {
         self.entries.iter().find(|e| e.tool.name() == name)
     }
 
+    /// Whether `args` passes the schema of tool `name` (false for an unknown tool).
+    pub fn fits(&self, name: &str, args: &Json) -> bool {
+        self.entry(name).is_some_and(|e| e.tool.check(&e.schema, args).is_ok())
+    }
+
     /// For the loop's duplicate-call guard: whether an identical call may be answered from the
     /// first result (see [`Tool::is_read_only`]). Unknown tools and unchecked arguments are not.
     pub fn is_read_only(&self, name: &str, args: &Json) -> bool {
