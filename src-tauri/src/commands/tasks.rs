@@ -22,19 +22,19 @@ pub async fn task_detail(state: &AppState, id: String) -> Result<TaskDetail, Ipc
 }
 
 pub async fn create_task(state: &AppState, message: String) -> Result<TurnStarted, IpcError> {
-    let rt = with_provider(state)?;
+    let rt = with_provider(state).await?;
     let task_id = rt.agent().add_message(None, &message).await.map_err(ipc_error)?;
     Ok(run_in_background(rt, task_id))
 }
 
 pub async fn send_task_message(state: &AppState, id: String, message: String) -> Result<TurnStarted, IpcError> {
-    let rt = with_provider(state)?;
+    let rt = with_provider(state).await?;
     let task_id = rt.agent().add_message(Some(&id), &message).await.map_err(ipc_error)?;
     Ok(run_in_background(rt, task_id))
 }
 
 pub async fn approve_task_plan(state: &AppState, id: String) -> Result<TurnStarted, IpcError> {
-    let rt = with_provider(state)?;
+    let rt = with_provider(state).await?;
     let granted = rt.agent().grant_plan(&id).await.map_err(ipc_error)?;
     for why in &granted.refused {
         tracing::info!(task = %id, "plan approval: {why}");
@@ -54,11 +54,15 @@ pub async fn delete_task(state: &AppState, id: String) -> Result<u64, IpcError> 
 }
 
 /// The runtime, when Nomos has a provider to think with; otherwise a `no_provider` error the
-/// window turns into a pointer to Settings.
-fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
+/// window turns into a pointer to Settings. The first look may ask the OS keychain, which blocks.
+async fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
     let rt = state.runtime()?;
-    match rt.agent().provider() {
-        Ok(_) => Ok(rt),
+    let probe = rt.clone();
+    let checked = tauri::async_runtime::spawn_blocking(move || probe.agent().provider().map(|_| ()))
+        .await
+        .map_err(|e| IpcError::new(IpcErrorCode::Ipc, format!("the provider check did not finish: {e}")))?;
+    match checked {
+        Ok(()) => Ok(rt),
         Err(e) => Err(IpcError::new(IpcErrorCode::NoProvider, format!("Nomos has no model provider: {e}"))),
     }
 }
