@@ -49,7 +49,8 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
                     )],
                 },
                 delay_ms: 0,
-                chunk_delay_ms: 30,
+                // Slow enough to be seen while it is written.
+                chunk_delay_ms: 300,
             },
         ])))
         .unwrap();
@@ -91,6 +92,8 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     let send = d.wait_until("[data-testid=reply-send]", STEP, |_| true);
     d.click(&send[0].0);
     d.wait_until("[data-testid=plan-step]", STEP, |t| t[0].starts_with("done"));
+    // The answer streams in before it is stored.
+    d.wait_until("[data-testid=msg-streaming]", STEP, |t| t[0].starts_with("The motd"));
     d.wait_until("[data-testid=plan-progress]", STEP, |t| t[0] == "1/1");
     d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "done: success");
     d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "The motd says hello.");
