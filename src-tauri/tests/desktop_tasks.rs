@@ -2,7 +2,8 @@
 //! scripted provider. A task is created from the board; its plan appears in the context panel;
 //! "yes" in the chat approves it; the change then runs without another question (the execution is
 //! in the database, the mark on the host, the step done in the panel); the task ends done on the
-//! board. Screenshots of the task view and the board go to `artifacts_dir()`.
+//! board. Screenshots of the task view and the board go to `artifacts_dir()`. Without a provider,
+//! starting a task says so and points to Settings.
 //!
 //! See `support` for what it needs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -19,8 +20,12 @@ use nomos_scripted_provider::{Reply, Script, ScriptedCall, ScriptedProvider, Ste
 use serde_json::json;
 use support::{artifacts_dir, Desktop, STARTUP, STEP};
 
+/// One app at a time: two webviews at once only slow each other down on a small machine.
+static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let mut lab_config = LabConfig::new(tmp.path().join("lab"));
     lab_config.hosts = 1;
@@ -139,4 +144,22 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     d.wait_until("[data-testid=no-tasks]", STEP, |_| true);
     assert!(rt.block_on(ours.engine().task(&task)).is_err(), "the task is gone");
     rt.block_on(ours.close());
+}
+
+#[test]
+fn without_a_provider_a_new_task_points_to_settings() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+    // An empty base URL is no provider, whatever the environment running the tests holds.
+    let Some(desktop) = Desktop::start(&app, &[("NOMOS_LLM_BASE_URL", ""), ("NOMOS_API_KEY", "")]) else { return };
+    let d = &desktop.d;
+    let input = d.wait_until("[data-testid=new-task-input]", STARTUP, |_| true);
+    d.type_into(&input[0].0, "check the backups");
+    let start = d.wait_until("[data-testid=new-task-submit]", STEP, |t| t[0] == "New task");
+    d.click(&start[0].0);
+    let error = d.wait_until("[data-testid=command-error]", STEP, |t| t[0].contains("no model provider"));
+    assert!(error[0].1.contains("Configure a provider in Settings"), "{}", error[0].1);
+    assert!(!d.find_all("[data-testid=command-error][data-code=no_provider] [data-testid=to-settings]").is_empty());
+    assert_eq!(d.path(), "/tasks", "nothing was started");
+    assert!(d.find_all("[data-testid=task-row]").is_empty(), "no task was recorded");
 }
