@@ -29,8 +29,18 @@ pub fn ring(n: usize, size: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// What the operator has under way in a task's view: typed text and the last failed command.
+/// Owned by the page, so a re-read of the task (on every event) keeps a half-written reply; a new
+/// one is made per task.
+#[derive(Clone, Copy, PartialEq, Default)]
+pub struct OperatorInput {
+    pub error: RwSignal<Option<IpcError>>,
+    pub reply: RwSignal<String>,
+    pub answer: RwSignal<String>,
+}
+
 #[component]
-pub fn ContextPanel(detail: TaskDetail, error: RwSignal<Option<IpcError>>) -> impl IntoView {
+pub fn ContextPanel(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
     let t = &detail.task;
     let id = t.id.clone();
     let plan_waiting = t.waiting_for == Some(WaitingFor::Plan);
@@ -40,8 +50,8 @@ pub fn ContextPanel(detail: TaskDetail, error: RwSignal<Option<IpcError>>) -> im
         <aside class="context" aria-label="Task context" data-testid="context-panel">
             <h3>"Goal"</h3>
             <p data-testid="ctx-goal">{if t.goal.is_empty() { t.title.clone() } else { t.goal.clone() }}</p>
-            <Plan plan=detail.plan.clone() id=id.clone() waiting=plan_waiting error=error />
-            {open_question.map(|q| view! { <OpenQuestion question=q id=id.clone() error=error /> })}
+            <Plan plan=detail.plan.clone() id=id.clone() waiting=plan_waiting input=input />
+            {open_question.map(|q| view! { <OpenQuestion question=q id=id.clone() input=input /> })}
             <h3>"Entities"</h3>
             <EntityGraph id=id.clone() entities=detail.entities.iter().map(|e| e.slug.to_string()).collect() />
             {ended.then(|| view! { <Outcome detail=detail.clone() /> })}
@@ -50,7 +60,7 @@ pub fn ContextPanel(detail: TaskDetail, error: RwSignal<Option<IpcError>>) -> im
 }
 
 #[component]
-fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, error: RwSignal<Option<IpcError>>) -> impl IntoView {
+fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, input: OperatorInput) -> impl IntoView {
     if plan.is_empty() {
         return view! { <h3>"Plan"</h3> <p class="muted" data-testid="ctx-no-plan">"No plan yet."</p> }.into_any();
     }
@@ -72,11 +82,11 @@ fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, error: RwSignal<Option<I
     let approving = RwSignal::new(false);
     let approve = move |_| {
         approving.set(true);
-        error.set(None);
+        input.error.set(None);
         let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(e) = ipc::approve_task_plan(id).await {
-                error.set(Some(e));
+                input.error.set(Some(e));
                 approving.set(false);
             }
         });
@@ -95,17 +105,17 @@ fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, error: RwSignal<Option<I
 }
 
 #[component]
-fn OpenQuestion(question: Question, id: String, error: RwSignal<Option<IpcError>>) -> impl IntoView {
+fn OpenQuestion(question: Question, id: String, input: OperatorInput) -> impl IntoView {
     let answer_with = move |text: String| {
-        error.set(None);
+        input.error.set(None);
         let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(e) = ipc::send_task_message(id, text).await {
-                error.set(Some(e));
+                input.error.set(Some(e));
             }
         });
     };
-    let free = RwSignal::new(String::new());
+    let free = input.answer;
     let answer_free = answer_with.clone();
     let options = question
         .options

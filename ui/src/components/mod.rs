@@ -10,7 +10,7 @@ mod markdown;
 mod status;
 
 pub use blast_radius::BlastRadiusView;
-pub use context_panel::ContextPanel;
+pub use context_panel::{ContextPanel, OperatorInput};
 pub use empty_graph::EmptyGraph;
 pub use entity_facts::EntityFacts;
 pub use entity_list::EntityList;

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use nomos_types::tasks::{CallRecord, Role, TaskDetail};
-use nomos_types::{IpcError, TaskStatus};
+use nomos_types::TaskStatus;
 
-use crate::components::{answer, ContextPanel, IpcErrorView, Markdown};
+use crate::components::{answer, ContextPanel, IpcErrorView, Markdown, OperatorInput};
 use crate::events::Topic;
 use crate::ipc;
 use crate::live::use_live;
@@ -27,15 +27,18 @@ pub fn TaskPage() -> impl IntoView {
         let id = id.get();
         async move { (id.clone(), ipc::task_detail(id).await) }
     }));
-    // The reply box and its error outlive re-reads of the task.
-    let error = RwSignal::new(None::<IpcError>);
+    // What the operator types outlives re-reads of the task, not a switch to another task.
+    let input = Memo::new(move |_| {
+        id.track();
+        OperatorInput::default()
+    });
     view! {
         <div class="task-view" data-testid="task-view">
             {move || {
                 answer(
                     detail.get(),
                     "Loading the task…",
-                    move |d| view! { <TaskBody detail=d error=error /> }.into_any(),
+                    move |d| view! { <TaskBody detail=d input=input.get_untracked() /> }.into_any(),
                 )
             }}
         </div>
@@ -43,7 +46,7 @@ pub fn TaskPage() -> impl IntoView {
 }
 
 #[component]
-fn TaskBody(detail: TaskDetail, error: RwSignal<Option<IpcError>>) -> impl IntoView {
+fn TaskBody(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
     let id = detail.task.id.clone();
     let working = detail.task.status == TaskStatus::Working;
     view! {
@@ -57,15 +60,15 @@ fn TaskBody(detail: TaskDetail, error: RwSignal<Option<IpcError>>) -> impl IntoV
                         (None, None) => detail.task.status.to_string(),
                     }}
                 </span>
-                {working.then(|| view! { <StopButton id=id.clone() error=error /> })}
+                {working.then(|| view! { <StopButton id=id.clone() input=input /> })}
             </header>
             <Messages detail=detail.clone() />
             // ── approval cards: this task's pending approvals (ApprovalCard, components/approval_card.rs) ──
             <div class="approval-slot" data-testid="approval-cards" data-task-id=id.clone()></div>
-            {move || error.get().map(|e| view! { <IpcErrorView error=e /> })}
-            <ReplyBox id=id.clone() error=error />
+            {move || input.error.get().map(|e| view! { <IpcErrorView error=e /> })}
+            <ReplyBox id=id.clone() input=input />
         </section>
-        <ContextPanel detail=detail error=error />
+        <ContextPanel detail=detail input=input />
     }
 }
 
@@ -139,14 +142,14 @@ fn ToolCalls(calls: Vec<CallRecord>) -> impl IntoView {
 }
 
 #[component]
-fn StopButton(id: String, error: RwSignal<Option<IpcError>>) -> impl IntoView {
+fn StopButton(id: String, input: OperatorInput) -> impl IntoView {
     let stopping = RwSignal::new(false);
     let stop = move |_| {
         stopping.set(true);
         let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(e) = ipc::stop_task(id).await {
-                error.set(Some(e));
+                input.error.set(Some(e));
             }
         });
     };
@@ -159,8 +162,8 @@ fn StopButton(id: String, error: RwSignal<Option<IpcError>>) -> impl IntoView {
 
 /// The operator's reply: Enter sends, Shift+Enter is a new line.
 #[component]
-fn ReplyBox(id: String, error: RwSignal<Option<IpcError>>) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+fn ReplyBox(id: String, input: OperatorInput) -> impl IntoView {
+    let text = input.reply;
     let busy = RwSignal::new(false);
     let send = move || {
         let message = text.get_untracked().trim().to_string();
@@ -168,12 +171,12 @@ fn ReplyBox(id: String, error: RwSignal<Option<IpcError>>) -> impl IntoView {
             return;
         }
         busy.set(true);
-        error.set(None);
+        input.error.set(None);
         let id = id.clone();
         leptos::task::spawn_local(async move {
             match ipc::send_task_message(id, message).await {
                 Ok(_) => text.set(String::new()),
-                Err(e) => error.set(Some(e)),
+                Err(e) => input.error.set(Some(e)),
             }
             busy.set(false);
         });
