@@ -3,7 +3,6 @@
 //! replaces the ones already there (their states and executions are history).
 
 use nomos_types::events::{PlanUpdated, QuestionAnswered, QuestionAsked};
-use serde::Serialize;
 use sqlx::Row;
 
 use crate::events::EventDraft;
@@ -14,15 +13,7 @@ use crate::{Engine, Error, Result};
 /// The states a plan step may be in.
 pub const STEP_STATES: &[&str] = &["pending", "running", "done", "failed", "skipped", "blocked"];
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PlanStep {
-    pub seq: i64,
-    pub title: String,
-    pub detail: String,
-    pub status: String,
-    pub execution_id: Option<String>,
-    pub target: Option<String>,
-}
+pub use nomos_types::tasks::{PlanStep, Question, TaskDetail, TaskExecution};
 
 /// A step as the agent proposes it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -30,38 +21,6 @@ pub struct NewStep {
     pub title: String,
     pub detail: String,
     pub target: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Question {
-    pub id: String,
-    pub prompt: String,
-    pub options: Vec<String>,
-    pub status: String,
-    pub answer: Option<String>,
-    pub created_at: String,
-}
-
-/// An execution a task asked for, as `nomos tasks show` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TaskExecution {
-    pub id: String,
-    pub target: String,
-    pub command: String,
-    pub status: String,
-    pub exit_code: Option<i64>,
-}
-
-/// Everything about a task, for `nomos tasks show` and the UI.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TaskDetail {
-    #[serde(flatten)]
-    pub task: nomos_types::Task,
-    pub plan: Vec<PlanStep>,
-    pub questions: Vec<Question>,
-    pub messages: Vec<crate::agent::transcript::MessageRecord>,
-    pub tool_calls: Vec<crate::agent::transcript::CallRecord>,
-    pub executions: Vec<TaskExecution>,
 }
 
 async fn plan_updated(tx: &mut WriteTx, task: &str) -> Result<()> {
@@ -82,8 +41,33 @@ impl Engine {
             messages: transcript.messages().await?,
             tool_calls: transcript.calls().await?,
             executions: self.task_executions(id).await?,
+            knowledge: match task.entity_slug.as_deref() {
+                Some(slug) => self.entity_knowledge(slug).await?,
+                None => Vec::new(),
+            },
+            entities: self.entities_touched(id).await?,
             task,
         })
+    }
+
+    /// The entities Nomos named in the task's tool calls, each once, first touched first.
+    pub async fn entities_touched(&self, task: &str) -> Result<Vec<nomos_types::EntityRef>> {
+        let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+            "SELECT e.id, e.slug, e.type, e.name FROM agent_activity a JOIN entities e ON e.id = a.entity_id
+              WHERE a.task_id = ? GROUP BY e.id ORDER BY min(a.id)",
+        )
+        .bind(task)
+        .fetch_all(self.store().pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, slug, entity_type, name)| nomos_types::EntityRef {
+                id: id.into(),
+                slug: slug.into(),
+                entity_type: entity_type.into(),
+                name: name.into(),
+            })
+            .collect())
     }
 
     pub async fn plan(&self, task: &str) -> Result<Vec<PlanStep>> {

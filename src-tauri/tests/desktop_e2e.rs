@@ -21,6 +21,9 @@ fn imports_the_demo_inventory_through_the_ui_and_updates_live() {
     let Some(desktop) = Desktop::start(&app, &[]) else { return };
     let (d, db) = (&desktop.d, desktop.db.clone());
 
+    // The task board is the home page; the entities are one click away.
+    let nav = d.wait_until("[data-testid=nav-entities]", STARTUP, |t| t[0] == "Entities");
+    d.click(&nav[0].0);
     // An empty database offers the demo import.
     let button = d.wait_until("[data-testid=import-demo]", STARTUP, |t| t[0].contains("Import demo inventory"));
     d.click(&button[0].0);

@@ -9,8 +9,9 @@ use nomos_types::{IpcError, StoreInfo};
 use crate::components::Unavailable;
 use crate::events::Topic;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, NoSelection, NotFound};
+use crate::pages::{EntitiesPage, EntityPage, NoSelection, NotFound, TaskPage, TasksPage};
 use crate::steady::steady;
+use crate::task_feed::provide_task_feed;
 use crate::{ipc, routes};
 
 #[derive(Clone, PartialEq)]
@@ -23,6 +24,7 @@ enum Screen {
 #[component]
 pub fn App() -> impl IntoView {
     provide_live();
+    provide_task_feed();
     let live = use_live();
     let store = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
@@ -51,6 +53,7 @@ pub fn App() -> impl IntoView {
                     </div>
                     <nav class="nav" aria-label="Pages">
                         // ── tasks ──
+                        <A href=routes::TASKS attr:data-testid="nav-tasks">"Tasks"</A>
                         // ── approvals, operations ──
                         // ── graph, knowledge ──
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
@@ -78,12 +81,14 @@ pub fn App() -> impl IntoView {
 
 #[component]
 fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
-    // Replaces the history entry: going back from the entities does not land on the redirect.
+    // Replaces the history entry: going back from the board does not land on the redirect.
     let home = || NavigateOptions { replace: true, ..Default::default() };
     view! {
         <Routes fallback=|| view! { <NotFound /> }>
-            <Route path=path!("/") view=move || view! { <Redirect path=routes::ENTITIES options=home() /> } />
+            <Route path=path!("/") view=move || view! { <Redirect path=routes::TASKS options=home() /> } />
             // ── tasks ──
+            <Route path=path!("/tasks") view=TasksPage />
+            <Route path=path!("/tasks/:id") view=TaskPage />
             // ── approvals, operations ──
             // ── graph, knowledge, settings ──
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>

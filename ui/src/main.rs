@@ -2,7 +2,7 @@
 //!
 //! `app` is the shell and its routes, `pages` one file per page, `components` their parts, `ipc`
 //! the only bridge to the shell, `live` keeps views current from engine events (`events` says
-//! which events make what stale). The logic without a DOM (`events`, `steady`, `routes`, summaries)
+//! which events make what stale; `task_feed` the answers being written). The logic without a DOM (`events`, `steady`, `routes`, `tasks`, summaries)
 //! is tested natively with `cargo test -p oikos-ui`.
 
 mod app;
@@ -13,6 +13,8 @@ mod live;
 mod pages;
 mod routes;
 mod steady;
+mod task_feed;
+mod tasks;
 
 fn main() {
     console_error_panic_hook::set_once();

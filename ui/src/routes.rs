@@ -1,5 +1,16 @@
 //! Where each page lives. Links are built here, so a page's path is written once.
 
+/// The task board (the home page).
+pub const TASKS: &str = "/tasks";
+
+/// A task's conversation and context.
+pub fn task(id: &str) -> String {
+    format!("{TASKS}/{}", encode_segment(id))
+}
+
+/// Where the model provider is configured.
+pub const SETTINGS: &str = "/settings";
+
 /// The entity list; an entity's detail is below it.
 pub const ENTITIES: &str = "/entities";
 
@@ -31,5 +42,6 @@ mod tests {
         assert_eq!(entity("lxc:caddy"), "/entities/lxc:caddy");
         assert_eq!(entity("service:a/b c"), "/entities/service:a%2Fb%20c");
         assert_eq!(entity("host:ü"), "/entities/host:%C3%BC");
+        assert_eq!(task("0193-ab"), "/tasks/0193-ab");
     }
 }

@@ -4,15 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
+pub use nomos_types::tasks::{Role, ToolCall};
 
 /// One message of the history sent to the provider.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,17 +41,6 @@ impl ChatMessage {
             tool_call_id: Some(call_id.into()),
         }
     }
-}
-
-/// A call the model asked for. `arguments` is the JSON text exactly as the model wrote it: it is
-/// parsed and checked against the tool's schema before anything runs, never repaired.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The provider's id, or one the client assigned when the provider gave none (unique within
-    /// a task's history).
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
 }
 
 /// A tool as offered to the model: its wire name, what it does, and its JSON Schema.

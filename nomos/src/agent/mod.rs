@@ -162,9 +162,15 @@ impl Agent {
     /// The UI's "approve plan" button: opens the task's assent window and grants what its last
     /// turn queued (see [`assent::approve_plan`]), then runs the task's next turn.
     pub async fn approve_plan(&self, task: &str) -> crate::Result<(nomos_types::Task, turn::TurnEnd)> {
-        self.provider()?;
-        assent::approve_plan(&self.engine, &self.tools.actuator, task).await?;
+        self.grant_plan(task).await?;
         self.run(task).await
+    }
+
+    /// The first half of [`Agent::approve_plan`]: grants the plan without running the turn, so
+    /// the caller can run it where it likes. Fails before granting anything without a provider.
+    pub async fn grant_plan(&self, task: &str) -> crate::Result<assent::Granted> {
+        self.provider()?;
+        assent::approve_plan(&self.engine, &self.tools.actuator, task).await
     }
 
     /// The second half of [`Agent::send`]: one turn of the task, to its end. Refused (a conflict)

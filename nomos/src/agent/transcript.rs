@@ -11,7 +11,6 @@
 //! every call with exactly one result, in the order the model made them.
 
 use nomos_types::events::{MessageAdded, ToolCallFinished, ToolCallStarted};
-use serde::Serialize;
 use sqlx::Row;
 
 use super::chat::{ChatMessage, Role, ToolCall};
@@ -30,61 +29,14 @@ pub const SKIPPED_RESULT: &str = "not run — the work stopped before this call 
 /// several providers accept a system message only at the start.
 pub(crate) const NOTE_PREFIX: &str = "[note from Oikos, not from the operator] ";
 
-/// Where a tool call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallState {
-    Pending,
-    Started,
-    Completed,
-    Interrupted,
-    Skipped,
-}
+pub use nomos_types::tasks::{CallRecord, CallState, MessageRecord};
 
-impl CallState {
-    fn parse(s: &str) -> Result<CallState> {
-        Ok(match s {
-            "pending" => CallState::Pending,
-            "started" => CallState::Started,
-            "completed" => CallState::Completed,
-            "interrupted" => CallState::Interrupted,
-            "skipped" => CallState::Skipped,
-            other => return Err(Error::Invalid(format!("unknown tool call state `{other}`"))),
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallState::Pending => "pending",
-            CallState::Started => "started",
-            CallState::Completed => "completed",
-            CallState::Interrupted => "interrupted",
-            CallState::Skipped => "skipped",
-        }
-    }
-}
-
-/// One recorded tool call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CallRecord {
-    pub message_id: i64,
-    pub turn_id: Option<String>,
-    pub seq: i64,
-    pub call: ToolCall,
-    pub state: CallState,
-    pub result: Option<String>,
-    pub is_error: bool,
-    pub execution_id: Option<String>,
-}
-
-/// One transcript message as the operator reads it back (`nomos tasks show`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MessageRecord {
-    pub id: i64,
-    pub role: Role,
-    pub content: String,
-    pub turn_id: Option<String>,
-    pub created_at: String,
+fn parse_state(s: &str) -> Result<CallState> {
+    CallState::ALL
+        .iter()
+        .copied()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| Error::Invalid(format!("unknown tool call state `{s}`")))
 }
 
 fn role_str(role: Role) -> &'static str {
@@ -380,7 +332,7 @@ impl<'a> Transcript<'a> {
                         name: r.try_get("name")?,
                         arguments: r.try_get("arguments")?,
                     },
-                    state: CallState::parse(&state)?,
+                    state: parse_state(&state)?,
                     result: r.try_get("result")?,
                     is_error: r.try_get("is_error")?,
                     execution_id: r.try_get("execution_id")?,

@@ -42,6 +42,21 @@ macro_rules! ipc_commands {
             import_demo_inventory() -> $crate::ImportReport;
 
             // ── Tasks and the conversation with Nomos (`commands/tasks.rs`) ──
+            /// Tasks, most recently active first, with the count in each board column.
+            list_tasks() -> $crate::tasks::TaskBoard;
+            /// A task with its plan, questions, conversation, tool calls, executions, the knowledge
+            /// it wrote and the entities it touched.
+            task_detail(id: ::std::string::String) -> $crate::tasks::TaskDetail;
+            /// Starts a task from the operator's message; its first turn runs in the background.
+            create_task(message: ::std::string::String) -> $crate::tasks::TurnStarted;
+            /// The operator's message to a task (an answer; "yes" approves its plan), then a turn.
+            send_task_message(id: ::std::string::String, message: ::std::string::String) -> $crate::tasks::TurnStarted;
+            /// Approves the task's plan (what its last turn queued), then a turn.
+            approve_task_plan(id: ::std::string::String) -> $crate::tasks::TurnStarted;
+            /// Stops the task's running turn; false when none runs.
+            stop_task(id: ::std::string::String) -> bool;
+            /// Deletes a task; returns how many notes it wrote (they are kept).
+            delete_task(id: ::std::string::String) -> u64;
 
             // ── Approvals, executions, the audit ledger and autonomy (`commands/operations.rs`) ──
 
@@ -93,7 +108,8 @@ string_enum!(
     /// - `store`: the store failed (opening, migrating, a file);
     /// - `database`: a query failed, e.g. because another writer held the database too long;
     /// - `policy`: the classifier's policy could not be loaded;
-    /// - `ipc`: the bridge itself failed: the call or its answer could not be carried.
+    /// - `ipc`: the bridge itself failed: the call or its answer could not be carried;
+    /// - `no_provider`: Nomos has no model provider configured (Settings).
     IpcErrorCode {
         StoreUnavailable => "store_unavailable",
         NotFound => "not_found",
@@ -105,6 +121,7 @@ string_enum!(
         Database => "database",
         Policy => "policy",
         Ipc => "ipc",
+        NoProvider => "no_provider",
     }
 );
 

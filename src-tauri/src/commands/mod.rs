@@ -4,12 +4,14 @@
 //! signature, does not compile), and [`handler`], which registers them all. Each function is a thin
 //! call into the engine; errors cross as [`IpcError`] (a stable code and a one-line message).
 //!
-//! Areas: [`graph`] (entities, relations, blast radius, inventory). A new area is a module here and
+//! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
+//! conversation with Nomos). A new area is a module here and
 //! a line in `imp`.
 
 mod graph;
+mod tasks;
 
-use nomos::Engine;
+use nomos::{Engine, Runtime};
 use nomos_types::{IpcError, IpcErrorCode};
 use tauri::State;
 
@@ -18,6 +20,7 @@ use crate::AppState;
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::graph::*;
+    pub(super) use super::tasks::*;
 }
 
 macro_rules! desktop_commands {
@@ -44,10 +47,12 @@ nomos_types::ipc_commands!(desktop_commands);
 impl AppState {
     /// The engine, or why the runtime could not open (database or policy): the UI shows that.
     pub(crate) fn engine(&self) -> Result<&Engine, IpcError> {
-        match &self.runtime {
-            Ok(rt) => Ok(rt.engine()),
-            Err(message) => Err(IpcError::new(IpcErrorCode::StoreUnavailable, message)),
-        }
+        self.runtime().map(Runtime::engine)
+    }
+
+    /// The runtime (engine, gate and Nomos), or why it could not open.
+    pub(crate) fn runtime(&self) -> Result<&Runtime, IpcError> {
+        self.runtime.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
     }
 }
 

@@ -1,13 +1,19 @@
 //! Parts that pages are made of.
 
 mod blast_radius;
+mod context_panel;
 mod empty_graph;
 mod entity_facts;
 mod entity_list;
+mod ipc_error;
+mod markdown;
 mod status;
 
 pub use blast_radius::BlastRadiusView;
+pub use context_panel::{ContextPanel, OperatorInput};
 pub use empty_graph::EmptyGraph;
 pub use entity_facts::EntityFacts;
 pub use entity_list::EntityList;
+pub use ipc_error::IpcErrorView;
+pub use markdown::Markdown;
 pub use status::{answer, Unavailable};

@@ -5,6 +5,8 @@ mod entities;
 mod entity;
 mod not_found;
 // ── tasks ──
+mod task;
+mod tasks;
 
 // ── approvals, operations ──
 
@@ -13,3 +15,5 @@ mod not_found;
 pub use entities::{EntitiesPage, NoSelection};
 pub use entity::EntityPage;
 pub use not_found::NotFound;
+pub use task::TaskPage;
+pub use tasks::TasksPage;

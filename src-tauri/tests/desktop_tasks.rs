@@ -1,0 +1,165 @@
+//! End to end, tasks: the app in its real webview against a lab host (a real sshd) and the
+//! scripted provider. A task is created from the board; its plan appears in the context panel;
+//! "yes" in the chat approves it; the change then runs without another question (the execution is
+//! in the database, the mark on the host, the step done in the panel); the task ends done on the
+//! board. Screenshots of the task view and the board go to `artifacts_dir()`. Without a provider,
+//! starting a task says so and points to Settings.
+//!
+//! See `support` for what it needs.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::PathBuf;
+
+use nomos::actuate::Decision;
+use nomos::types::{Channel, TaskStatus};
+use nomos::{Runtime, RuntimeConfig};
+use nomos_lab::{Lab, LabConfig};
+use nomos_scripted_provider::{Reply, Script, ScriptedCall, ScriptedProvider, Step};
+use serde_json::json;
+use support::{artifacts_dir, Desktop, STARTUP, STEP};
+
+/// One app at a time: two webviews at once only slow each other down on a small machine.
+static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let mut lab_config = LabConfig::new(tmp.path().join("lab"));
+    lab_config.hosts = 1;
+    let lab = Lab::start(lab_config).unwrap();
+    let host = lab.hosts()[0].name.clone();
+    let target = format!("host:{host}");
+    let marks = tmp.path().join("motd-marks");
+
+    // The model: a plan first (the task waits for it), then after the approval the change, the
+    // step marked done, and the end with a few words (streamed) and its evidence.
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let plan = json!({"steps": [{"title": "write the motd", "detail": "append to the motd", "target": target}]});
+    let change =
+        json!({"target": target, "command": format!("echo hello >> {}", marks.display()), "purpose": "write the motd"});
+    let server = rt
+        .block_on(ScriptedProvider::start(Script::new(vec![
+            Step::tool_calls(vec![ScriptedCall::new("propose_plan", plan)]),
+            Step::tool_calls(vec![ScriptedCall::new("run", change).with_id("call-motd")]),
+            Step::tool_calls(vec![ScriptedCall::new("update_plan_step", json!({"seq": 1, "status": "done"}))]),
+            Step {
+                reply: Reply::ToolCalls {
+                    content: "The motd on **pve** now says `hello`.".into(),
+                    calls: vec![ScriptedCall::new(
+                        "complete_task",
+                        json!({"outcome": "success", "summary": "The motd says hello.", "evidence": ["call-motd"]}),
+                    )],
+                },
+                delay_ms: 0,
+                // Slow enough to be seen while it is written.
+                chunk_delay_ms: 300,
+            },
+        ])))
+        .unwrap();
+    let url = server.base_url();
+
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+    let env = [("NOMOS_LLM_BASE_URL", url.as_str()), ("NOMOS_MODEL", "scripted"), ("NOMOS_API_KEY", "unused")];
+    let Some(desktop) = Desktop::start(&app, &env) else { return };
+    let d = &desktop.d;
+
+    // The lab's inventory and its pinned key, written by another process (this test).
+    let ours = rt.block_on(Runtime::open(RuntimeConfig::new(&desktop.db))).unwrap();
+    rt.block_on(ours.engine().import_inventory_file(&lab.inventory_path())).unwrap();
+    let operator = Decision { actor: "operator:test".into(), channel: Channel::Ui, message: None };
+    rt.block_on(ours.actuator().trust_host(&target, None, &operator)).unwrap();
+
+    // The board is the home page; it starts empty.
+    d.wait_until("[data-testid=no-tasks]", STARTUP, |t| t[0].contains("No tasks yet"));
+    assert_eq!(d.path(), "/tasks");
+    let input = d.wait_until("[data-testid=new-task-input]", STEP, |_| true);
+    d.type_into(&input[0].0, "Write hello into the motd on pve1");
+    let start = d.wait_until("[data-testid=new-task-submit]", STEP, |t| t[0] == "New task");
+    d.click(&start[0].0);
+
+    // The task opens; its plan appears in the context panel and waits for the operator.
+    d.wait_until("[data-testid=task-title]", STEP, |t| t[0].contains("motd"));
+    let path = d.path();
+    let task = path.strip_prefix("/tasks/").expect("the task's page").to_string();
+    d.wait_until("[data-testid=plan-step]", STEP, |t| {
+        t.len() == 1 && t[0].starts_with("pending") && t[0].contains("write the motd")
+    });
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "waiting: plan");
+    d.wait_until("[data-testid=approve-plan]", STEP, |_| true);
+    d.wait_until("[data-testid=msg-user]", STEP, |t| t[0] == "Write hello into the motd on pve1");
+
+    // "yes" in the chat approves the plan: the change runs without another question.
+    let reply = d.wait_until("[data-testid=reply-input]", STEP, |_| true);
+    d.type_into(&reply[0].0, "yes");
+    let send = d.wait_until("[data-testid=reply-send]", STEP, |_| true);
+    d.click(&send[0].0);
+    d.wait_until("[data-testid=plan-step]", STEP, |t| t[0].starts_with("done"));
+    // The answer streams in before it is stored.
+    d.wait_until("[data-testid=msg-streaming]", STEP, |t| t[0].starts_with("The motd"));
+    d.wait_until("[data-testid=plan-progress]", STEP, |t| t[0] == "1/1");
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "done: success");
+    d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "The motd says hello.");
+    // The answer, streamed then stored, rendered as markdown.
+    let answer = d.wait_until("[data-testid=msg-nomos] strong", STEP, |t| t.iter().any(|s| s == "pve"));
+    assert!(!answer.is_empty());
+    assert!(d.find_all("[data-testid=msg-streaming]").is_empty(), "the stored message replaced the stream");
+    let calls = d.wait_until("[data-testid=tool-call]", STEP, |t| t.iter().any(|c| c.contains("run (pve1)")));
+    assert!(calls.iter().any(|(_, c)| c.contains("completed")), "{calls:?}");
+    // The entity it touched is in the panel's graph.
+    d.wait_until("[data-testid=ctx-entity]", STEP, |t| t.iter().any(|s| s.contains(&target)));
+
+    let detail = rt.block_on(ours.engine().task_detail(&task)).unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Done);
+    assert_eq!(detail.executions.len(), 1, "{:?}", detail.executions);
+    let x = &detail.executions[0];
+    assert_eq!((x.status.as_str(), x.exit_code, x.target.as_str()), ("completed", Some(0), target.as_str()));
+    assert!(detail.questions.is_empty(), "no question was asked: {:?}", detail.questions);
+    assert!(rt.block_on(ours.actuator().pending_approvals()).unwrap().is_empty(), "nothing waited for approval");
+    assert_eq!(std::fs::read_to_string(&marks).unwrap(), "hello\n", "the change ran once on the host");
+    assert_eq!(server.remaining(), 0, "the model was asked exactly as scripted");
+
+    let shot = artifacts_dir().join("oikos-task-view.png");
+    d.screenshot(&shot);
+    eprintln!("screenshot: {}", shot.display());
+
+    // The board shows it done, counted in its column.
+    let nav = d.wait_until("[data-testid=nav-tasks]", STEP, |_| true);
+    d.click(&nav[0].0);
+    d.wait_until("[data-testid=task-status]", STEP, |t| t.len() == 1 && t[0] == "done: success");
+    d.wait_until("[data-testid=count-done]", STEP, |t| t[0] == "1");
+    d.wait_until("[data-testid=count-needs_you]", STEP, |t| t[0] == "0");
+    d.wait_until("[data-testid=task-summary]", STEP, |t| t[0] == "The motd says hello.");
+    let shot = artifacts_dir().join("oikos-task-board.png");
+    d.screenshot(&shot);
+    eprintln!("screenshot: {}", shot.display());
+
+    // Delete asks for a second click.
+    let delete = d.wait_until("[data-testid=task-delete]", STEP, |_| true);
+    d.click(&delete[0].0);
+    d.wait_until("[data-testid=task-delete]", STEP, |t| t[0] == "Click again to delete");
+    d.click(&delete[0].0);
+    d.wait_until("[data-testid=no-tasks]", STEP, |_| true);
+    assert!(rt.block_on(ours.engine().task(&task)).is_err(), "the task is gone");
+    rt.block_on(ours.close());
+}
+
+#[test]
+fn without_a_provider_a_new_task_points_to_settings() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+    // An empty base URL is no provider, whatever the environment running the tests holds.
+    let Some(desktop) = Desktop::start(&app, &[("NOMOS_LLM_BASE_URL", ""), ("NOMOS_API_KEY", "")]) else { return };
+    let d = &desktop.d;
+    let input = d.wait_until("[data-testid=new-task-input]", STARTUP, |_| true);
+    d.type_into(&input[0].0, "check the backups");
+    let start = d.wait_until("[data-testid=new-task-submit]", STEP, |t| t[0] == "New task");
+    d.click(&start[0].0);
+    let error = d.wait_until("[data-testid=command-error]", STEP, |t| t[0].contains("no model provider"));
+    assert!(error[0].1.contains("Configure a provider in Settings"), "{}", error[0].1);
+    assert!(!d.find_all("[data-testid=command-error][data-code=no_provider] [data-testid=to-settings]").is_empty());
+    assert_eq!(d.path(), "/tasks", "nothing was started");
+    assert!(d.find_all("[data-testid=task-row]").is_empty(), "no task was recorded");
+}

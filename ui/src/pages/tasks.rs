@@ -1,0 +1,225 @@
+//! The task board (`/tasks`): tasks by where they stand, with counted filters, each with its goal,
+//! summary and how long ago it was active; "New task" starts one from a message and opens it;
+//! delete asks for a second click. Live from task events. Keys: j/k or arrows move, Enter opens.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+use leptos_router::hooks::use_navigate;
+use nomos_types::tasks::{BoardColumn, TaskBoard};
+use nomos_types::{IpcError, Task};
+
+use crate::components::{answer, IpcErrorView};
+use crate::events::Topic;
+use crate::live::use_live;
+use crate::steady::steady;
+use crate::task_feed::use_task_feed;
+use crate::tasks::board::{column_label, step, DeleteArm, Filter};
+use crate::tasks::time::ago;
+use crate::{ipc, routes};
+
+#[component]
+pub fn TasksPage() -> impl IntoView {
+    let live = use_live();
+    let board = steady(LocalResource::new(move || {
+        live.track(Topic::Tasks);
+        async move { ((), ipc::list_tasks().await) }
+    }));
+    let filter = RwSignal::new(Filter::All);
+    view! {
+        <div class="board" data-testid="task-board">
+            <NewTask />
+            <div class="tabs" role="tablist" aria-label="Filter tasks">
+                {Filter::ALL
+                    .into_iter()
+                    .map(|f| {
+                        let count = move || {
+                            board.get().and_then(Result::ok).map(|b| f.count(&b).to_string()).unwrap_or_default()
+                        };
+                        view! {
+                            <button
+                                role="tab"
+                                class="tab"
+                                aria-selected=move || (filter.get() == f).to_string()
+                                data-testid=format!("filter-{}", f.key())
+                                on:click=move |_| filter.set(f)
+                            >
+                                {f.label()}
+                                " "
+                                <span class="tab-count" data-testid=format!("count-{}", f.key())>{count}</span>
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            {move || answer(board.get(), "Loading tasks…", move |b| view! { <TaskRows board=b filter=filter /> }.into_any())}
+        </div>
+    }
+}
+
+/// The message box that starts a task.
+#[component]
+fn NewTask() -> impl IntoView {
+    let navigate = use_navigate();
+    let text = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<IpcError>);
+    let submit = move || {
+        let message = text.get_untracked().trim().to_string();
+        if message.is_empty() || busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
+        error.set(None);
+        let navigate = navigate.clone();
+        leptos::task::spawn_local(async move {
+            match ipc::create_task(message).await {
+                Ok(started) => {
+                    text.set(String::new());
+                    navigate(&routes::task(&started.task_id), Default::default());
+                }
+                Err(e) => error.set(Some(e)),
+            }
+            busy.set(false);
+        });
+    };
+    let submit_key = submit.clone();
+    view! {
+        <form class="new-task" on:submit=move |ev| {
+            ev.prevent_default();
+            submit();
+        }>
+            <textarea
+                rows="2"
+                placeholder="New task: tell Nomos what you want done (Ctrl+Enter to start)"
+                aria-label="New task"
+                data-testid="new-task-input"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                        ev.prevent_default();
+                        submit_key();
+                    }
+                }
+            ></textarea>
+            <button
+                type="submit"
+                class="primary"
+                data-testid="new-task-submit"
+                disabled=move || busy.get() || text.get().trim().is_empty()
+            >
+                {move || if busy.get() { "Starting…" } else { "New task" }}
+            </button>
+        </form>
+        {move || error.get().map(|e| view! { <IpcErrorView error=e /> })}
+    }
+}
+
+#[component]
+fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
+    let tasks = StoredValue::new(board.tasks);
+    let shown = Memo::new(move |_| {
+        let f = filter.get();
+        tasks.with_value(|t| t.iter().filter(|t| f.shows(t)).cloned().collect::<Vec<Task>>())
+    });
+    let selected = RwSignal::new(None::<usize>);
+    let arm = RwSignal::new(DeleteArm::default());
+    let navigate = use_navigate();
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let len = shown.with_untracked(Vec::len);
+        let delta = match ev.key().as_str() {
+            "j" | "ArrowDown" => 1,
+            "k" | "ArrowUp" => -1,
+            "Enter" => {
+                if let Some(t) = selected.get_untracked().and_then(|i| shown.with_untracked(|s| s.get(i).cloned())) {
+                    navigate(&routes::task(&t.id), Default::default());
+                }
+                return;
+            }
+            _ => return,
+        };
+        ev.prevent_default();
+        selected.set(step(selected.get_untracked(), len, delta));
+    };
+    move || {
+        let list = shown.get();
+        if list.is_empty() {
+            let empty = match filter.get() {
+                Filter::All => "No tasks yet. Give Nomos a goal above.".to_string(),
+                Filter::Column(c) => format!("Nothing in “{}”.", column_label(c)),
+            };
+            return view! { <p class="muted pad" data-testid="no-tasks">{empty}</p> }.into_any();
+        }
+        let rows = list
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| view! { <TaskRow task=t index=i selected=selected arm=arm /> })
+            .collect_view();
+        view! {
+            <ul class="task-rows" tabindex="0" aria-label="Tasks" data-testid="task-rows" on:keydown=on_key.clone()>
+                {rows}
+            </ul>
+        }
+        .into_any()
+    }
+}
+
+#[component]
+fn TaskRow(task: Task, index: usize, selected: RwSignal<Option<usize>>, arm: RwSignal<DeleteArm>) -> impl IntoView {
+    let feed = use_task_feed();
+    let column = BoardColumn::of(&task);
+    let badge = match (column, task.waiting_for) {
+        (BoardColumn::NeedsYou, Some(w)) => format!("needs you: {w}"),
+        (BoardColumn::Done, Some(_)) | (BoardColumn::Done, None) => {
+            task.outcome.map(|o| format!("done: {o}")).unwrap_or_else(|| "done".into())
+        }
+        (BoardColumn::Failed, _) => task.status.to_string(),
+        _ => column_label(column).to_lowercase(),
+    };
+    let last_active = task.last_active_at.clone();
+    let when = move || ago(feed.now_ms.get(), &last_active);
+    let id = task.id.clone();
+    let id_armed = id.clone();
+    let armed = Signal::derive(move || arm.with(|a| a.is_armed(&id_armed)));
+    let delete_error = RwSignal::new(None::<IpcError>);
+    let on_delete = move |_| {
+        if arm.try_update(|a| a.click(&id)).unwrap_or(false) {
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                if let Err(e) = ipc::delete_task(id).await {
+                    delete_error.set(Some(e));
+                }
+            });
+        }
+    };
+    let goal = if task.goal.is_empty() || task.goal == task.title { None } else { Some(task.goal.clone()) };
+    view! {
+        <li
+            class="task-row"
+            class:selected=move || selected.get() == Some(index)
+            data-testid="task-row"
+            data-task-id=task.id.clone()
+            data-column=column.as_str()
+        >
+            <span class=format!("col-dot col-{}", column.as_str())></span>
+            <div class="task-main">
+                <A href=routes::task(&task.id) attr:class="task-title" attr:data-testid="task-link">{task.title.clone()}</A>
+                {goal.map(|g| view! { <div class="task-goal muted">{g}</div> })}
+                {(!task.summary.is_empty()).then(|| view! { <div class="task-summary" data-testid="task-summary">{task.summary.clone()}</div> })}
+                {move || delete_error.get().map(|e| view! { <p class="error">{e.message}</p> })}
+            </div>
+            <span class=format!("badge col-{}", column.as_str()) data-testid="task-status">{badge}</span>
+            <span class="when muted" title=task.last_active_at.clone()>{when}</span>
+            <button
+                class="delete"
+                class:armed=armed
+                data-testid="task-delete"
+                title="Delete the task (its knowledge is kept)"
+                on:click=on_delete
+                on:blur=move |_| arm.update(DeleteArm::disarm)
+            >
+                {move || if armed.get() { "Click again to delete" } else { "Delete" }}
+            </button>
+        </li>
+    }
+}
