@@ -9,7 +9,7 @@ use nomos_types::{IpcError, StoreInfo};
 use crate::components::Unavailable;
 use crate::events::Topic;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, NoSelection, NotFound};
+use crate::pages::{ApprovalsPage, EntitiesPage, EntityPage, NoSelection, NotFound, PendingCount};
 use crate::steady::steady;
 use crate::{ipc, routes};
 
@@ -52,6 +52,7 @@ pub fn App() -> impl IntoView {
                     <nav class="nav" aria-label="Pages">
                         // ── tasks ──
                         // ── approvals, operations ──
+                        <A href=routes::APPROVALS attr:data-testid="nav-approvals">"Approvals" <PendingCount /></A>
                         // ── graph, knowledge ──
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         // ── settings ──
@@ -85,6 +86,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             <Route path=path!("/") view=move || view! { <Redirect path=routes::ENTITIES options=home() /> } />
             // ── tasks ──
             // ── approvals, operations ──
+            <Route path=path!("/approvals") view=ApprovalsPage />
             // ── graph, knowledge, settings ──
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />

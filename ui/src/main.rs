@@ -6,6 +6,7 @@
 //! is tested natively with `cargo test -p oikos-ui`.
 
 mod app;
+mod clock;
 mod components;
 mod events;
 mod ipc;

@@ -8,6 +8,20 @@ pub fn entity(slug: &str) -> String {
     format!("{ENTITIES}/{}", encode_segment(slug))
 }
 
+/// Every approval waiting for the operator.
+pub const APPROVALS: &str = "/approvals";
+
+/// Executions, the audit ledger and autonomy.
+pub const OPERATIONS: &str = "/operations";
+
+/// The task board; a task's view is below it.
+pub const TASKS: &str = "/tasks";
+
+/// A task's view.
+pub fn task(id: &str) -> String {
+    format!("{TASKS}/{}", encode_segment(id))
+}
+
 /// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
 /// parameter again.
 fn encode_segment(segment: &str) -> String {

@@ -8,6 +8,7 @@
 //! a line in `imp`.
 
 mod graph;
+mod operations;
 
 use nomos::Engine;
 use nomos_types::{IpcError, IpcErrorCode};
@@ -18,6 +19,7 @@ use crate::AppState;
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::graph::*;
+    pub(super) use super::operations::*;
 }
 
 macro_rules! desktop_commands {

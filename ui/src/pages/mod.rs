@@ -7,6 +7,8 @@ mod not_found;
 // ── tasks ──
 
 // ── approvals, operations ──
+mod approvals;
+pub use approvals::{ApprovalsPage, PendingCount};
 
 // ── graph, knowledge, settings ──
 

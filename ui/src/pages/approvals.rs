@@ -1,0 +1,64 @@
+//! Every approval waiting for the operator, as cards (oldest first). Live: a request or a
+//! decision anywhere (here, the CLI, chat, another window) re-reads the list.
+
+use leptos::prelude::*;
+
+use crate::components::{answer, ApprovalCard};
+use crate::events::Topic;
+use crate::ipc;
+use crate::live::use_live;
+use crate::steady::steady;
+
+#[component]
+pub fn ApprovalsPage() -> impl IntoView {
+    let live = use_live();
+    let pending = steady(LocalResource::new(move || {
+        live.track(Topic::Approvals);
+        async move { ((), ipc::pending_approvals().await) }
+    }));
+    let cards = Memo::new(move |_| {
+        pending
+            .get()
+            .and_then(Result::ok)
+            .map(|p| p.approvals.into_iter().map(|a| (a, p.now.clone())).collect::<Vec<_>>())
+            .unwrap_or_default()
+    });
+    view! {
+        <section class="page approvals" data-testid="approvals-page">
+            <h1>"Approvals"</h1>
+            {move || answer(pending.get(), "Reading the approvals…", |p| {
+                if p.approvals.is_empty() {
+                    return view! {
+                        <p class="muted pad" data-testid="approvals-empty">
+                            "Nothing waits for your approval. Requests Nomos or a command makes appear here."
+                        </p>
+                    }
+                    .into_any();
+                }
+                view! {
+                    // Keyed: a card being typed into stays as it is while others come and go.
+                    <For
+                        each=move || cards.get()
+                        key=|(a, _)| a.id.clone()
+                        children=|(a, now)| view! { <ApprovalCard approval=a engine_now=now /> }
+                    />
+                }
+                .into_any()
+            })}
+        </section>
+    }
+}
+
+/// The count of waiting approvals for the navigation, live.
+#[component]
+pub fn PendingCount() -> impl IntoView {
+    let live = use_live();
+    let pending = steady(LocalResource::new(move || {
+        live.track(Topic::Approvals);
+        async move { ((), ipc::pending_approvals().await) }
+    }));
+    move || {
+        let n = pending.get().and_then(Result::ok).map_or(0, |p| p.approvals.len());
+        (n > 0).then(|| view! { <span class="nav-count" data-testid="pending-count">{n}</span> })
+    }
+}
