@@ -7,7 +7,7 @@ mod commands;
 use std::path::PathBuf;
 
 use nomos::{Runtime, RuntimeConfig};
-use nomos_types::EVENT_CHANNEL;
+use nomos_types::{EVENT_CHANNEL, TRANSIENT_CHANNEL};
 use tauri::{Emitter, Manager};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -82,6 +82,7 @@ fn main() {
 /// work, so they show up live too.
 fn forward_events(app: tauri::AppHandle, rt: &Runtime) {
     let mut rx = rt.subscribe();
+    let app_t = app.clone();
     tauri::async_runtime::spawn(async move {
         loop {
             match rx.recv().await {
@@ -91,6 +92,22 @@ fn forward_events(app: tauri::AppHandle, rt: &Runtime) {
                     }
                 }
                 Err(RecvError::Lagged(n)) => tracing::warn!("event relay skipped {n} events"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    // Transient events (an answer being written) on their own channel: the UI shows them and keeps
+    // nothing. A lagging relay loses some text of the stream; the stored message replaces it.
+    let mut transient = rt.subscribe_transient();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match transient.recv().await {
+                Ok(event) => {
+                    if let Err(e) = app_t.emit(TRANSIENT_CHANNEL, &event) {
+                        tracing::warn!("cannot forward transient event {}: {e}", event.kind());
+                    }
+                }
+                Err(RecvError::Lagged(n)) => tracing::debug!("transient relay skipped {n} events"),
                 Err(RecvError::Closed) => break,
             }
         }

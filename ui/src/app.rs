@@ -8,8 +8,9 @@ use nomos_types::{IpcError, StoreInfo};
 
 use crate::components::Unavailable;
 use crate::events::Topic;
+use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
-use crate::pages::{ApprovalsPage, EntitiesPage, EntityPage, NoSelection, NotFound, PendingCount};
+use crate::pages::{ApprovalsPage, EntitiesPage, EntityPage, NoSelection, NotFound, OperationsPage, PendingCount};
 use crate::steady::steady;
 use crate::{ipc, routes};
 
@@ -23,6 +24,7 @@ enum Screen {
 #[component]
 pub fn App() -> impl IntoView {
     provide_live();
+    provide_exec_feed();
     let live = use_live();
     let store = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
@@ -53,6 +55,7 @@ pub fn App() -> impl IntoView {
                         // ── tasks ──
                         // ── approvals, operations ──
                         <A href=routes::APPROVALS attr:data-testid="nav-approvals">"Approvals" <PendingCount /></A>
+                        <A href=routes::OPERATIONS attr:data-testid="nav-operations">"Operations"</A>
                         // ── graph, knowledge ──
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         // ── settings ──
@@ -87,6 +90,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             // ── tasks ──
             // ── approvals, operations ──
             <Route path=path!("/approvals") view=ApprovalsPage />
+            <Route path=path!("/operations") view=OperationsPage />
             // ── graph, knowledge, settings ──
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />

@@ -619,6 +619,10 @@ pub struct StoreInfo {
 /// The name under which the desktop shell forwards engine events to the webview.
 pub const EVENT_CHANNEL: &str = "nomos://event";
 
+/// The channel transient events (an answer being written) are forwarded on: never stored, so the
+/// UI applies them to what it shows and keeps nothing of them.
+pub const TRANSIENT_CHANNEL: &str = "nomos://transient";
+
 pub mod ipc;
 pub use ipc::{IpcError, IpcErrorCode};
 

@@ -1,7 +1,7 @@
 //! Tauri's `invoke` and `listen`, as wasm-bindgen externs (`app.withGlobalTauri` exposes them on
 //! `window.__TAURI__`). Every extern of the app lives here.
 
-use nomos_types::{EngineEvent, IpcError, IpcErrorCode, EVENT_CHANNEL};
+use nomos_types::{EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, TRANSIENT_CHANNEL};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -35,18 +35,28 @@ pub(super) async fn invoke<A: Serialize, R: DeserializeOwned>(cmd: &str, args: &
 
 /// Calls `handler` with every engine event for as long as the page lives.
 pub fn on_engine_event(handler: impl Fn(EngineEvent) + 'static) {
+    listen(EVENT_CHANNEL, handler);
+}
+
+/// Calls `handler` with every transient event (an answer being written) for as long as the page
+/// lives. They are never stored: whoever shows them keeps nothing once the stored event arrives.
+pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
+    listen(TRANSIENT_CHANNEL, handler);
+}
+
+fn listen<E: DeserializeOwned>(channel: &'static str, handler: impl Fn(E) + 'static) {
     let closure = Closure::<dyn Fn(JsValue)>::new(move |raw: JsValue| {
         let payload = js_sys::Reflect::get(&raw, &JsValue::from_str("payload")).unwrap_or(JsValue::NULL);
-        match serde_wasm_bindgen::from_value::<EngineEvent>(payload) {
+        match serde_wasm_bindgen::from_value::<E>(payload) {
             Ok(event) => handler(event),
-            Err(e) => web_sys::console::warn_1(&format!("unreadable engine event: {e}").into()),
+            Err(e) => web_sys::console::warn_1(&format!("unreadable event on {channel}: {e}").into()),
         }
     });
     let function: js_sys::Function = closure.as_ref().unchecked_ref::<js_sys::Function>().clone();
     // The listener is registered once for the page's lifetime; nothing ever needs to free it.
     closure.forget();
     wasm_bindgen_futures::spawn_local(async move {
-        if let Err(e) = tauri_listen(EVENT_CHANNEL, &function).await {
+        if let Err(e) = tauri_listen(channel, &function).await {
             web_sys::console::error_1(&e);
         }
     });

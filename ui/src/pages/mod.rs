@@ -8,7 +8,9 @@ mod not_found;
 
 // ── approvals, operations ──
 mod approvals;
+mod operations;
 pub use approvals::{ApprovalsPage, PendingCount};
+pub use operations::OperationsPage;
 
 // ── graph, knowledge, settings ──
 
