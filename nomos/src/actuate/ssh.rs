@@ -652,9 +652,13 @@ mod tests {
     fn output_is_capped_but_drained() {
         let mut buf = Vec::new();
         let mut truncated = false;
-        keep(&mut buf, b"abcdef", 4, &mut truncated);
-        keep(&mut buf, b"gh", 4, &mut truncated);
+        let (tap, mut copied) = tokio::sync::mpsc::unbounded_channel();
+        keep(&mut buf, b"abcdef", 4, &mut truncated, Some((&tap, OutputKind::Stderr)));
+        keep(&mut buf, b"gh", 4, &mut truncated, Some((&tap, OutputKind::Stderr)));
         assert_eq!(buf, b"abcd");
         assert!(truncated);
+        // Only what is kept is shown live.
+        assert_eq!(copied.try_recv().ok(), Some((OutputKind::Stderr, b"abcd".to_vec())));
+        assert!(copied.try_recv().is_err());
     }
 }
