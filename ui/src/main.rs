@@ -11,6 +11,7 @@ mod components;
 mod events;
 mod exec_feed;
 mod ipc;
+mod keys;
 mod live;
 mod output;
 mod pages;

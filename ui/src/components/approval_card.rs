@@ -138,7 +138,12 @@ pub fn ApprovalCard(
     let waiting = move || state.get() == State::Waiting;
 
     view! {
-        <article class=format!("approval-card risk-{risk}") data-testid="approval-card" data-approval-id=approval_id>
+        <article
+            class=format!("approval-card risk-{risk}")
+            tabindex="-1"
+            data-testid="approval-card"
+            data-approval-id=approval_id
+        >
             <header class="approval-head">
                 <span class=format!("risk risk-{risk}") data-testid="approval-risk">{risk.to_string()}</span>
                 <A href=routes::entity(&target) attr:class="link" attr:data-testid="approval-target">

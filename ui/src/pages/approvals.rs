@@ -3,9 +3,12 @@
 
 use leptos::prelude::*;
 
+use wasm_bindgen::JsCast;
+
 use crate::components::{answer, ApprovalCard};
 use crate::events::Topic;
 use crate::ipc;
+use crate::keys::{movement, step};
 use crate::live::use_live;
 use crate::steady::steady;
 
@@ -23,8 +26,24 @@ pub fn ApprovalsPage() -> impl IntoView {
             .map(|p| p.approvals.into_iter().map(|a| (a, p.now.clone())).collect::<Vec<_>>())
             .unwrap_or_default()
     });
+    // j/k or arrows move between cards (focused, so Tab reaches their field and buttons, and
+    // Enter presses the focused button).
+    let selected = RwSignal::new(None::<usize>);
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let in_field = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
+        let Some(delta) = movement(&ev.key()).filter(|_| !in_field) else { return };
+        ev.prevent_default();
+        let index = step(selected.get_untracked(), cards.with_untracked(Vec::len), delta);
+        selected.set(index);
+        let card = index.and_then(|i| {
+            document().query_selector(&format!("[data-testid=approval-card]:nth-of-type({})", i + 1)).ok().flatten()
+        });
+        if let Some(card) = card.and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = card.focus();
+        }
+    };
     view! {
-        <section class="page approvals" data-testid="approvals-page">
+        <section class="page approvals" data-testid="approvals-page" on:keydown=on_key>
             <h1>"Approvals"</h1>
             {move || answer(pending.get(), "Reading the approvals…", |p| {
                 if p.approvals.is_empty() {

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::A;
 use nomos_types::{AuditEntry, AuditQuery, Autonomy, Execution, ExecutionQuery, ExecutionStatus, Page, Risk};
+use wasm_bindgen::JsCast;
 
 use crate::clock::format_duration;
 use crate::components::{answer, Countdown};
@@ -25,8 +26,20 @@ fn filter_value(s: String) -> Option<String> {
 
 #[component]
 pub fn OperationsPage() -> impl IntoView {
+    // `/` goes to the executions' filters.
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let in_field = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
+        if ev.key() != "/" || in_field {
+            return;
+        }
+        let field = document().query_selector("[data-testid=exec-filter-task]").ok().flatten();
+        if let Some(field) = field.and_then(|f| f.dyn_into::<web_sys::HtmlElement>().ok()) {
+            ev.prevent_default();
+            let _ = field.focus();
+        }
+    };
     view! {
-        <section class="page operations" data-testid="operations-page">
+        <section class="page operations" data-testid="operations-page" on:keydown=on_key>
             <h1>"Operations"</h1>
             <AutonomySection />
             <Executions />
