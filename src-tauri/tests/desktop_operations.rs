@@ -1,7 +1,7 @@
 //! End to end, approvals and operations: requests queued by another process (this test, through
 //! the engine library, on the app's database) against a lab host (a real sshd on loopback) show as
 //! cards in the app; a destructive one refuses a wrong typed confirmation and takes the right one;
-//! one decided outside the app clears its card; a long command approved in the app streams its
+//! one approved with the `nomos` command line on the app's database clears its card; a long command approved in the app streams its
 //! output into Operations, and Cancel stops it on the host. Screenshots of both pages.
 //!
 //! See `support` for what it needs.
@@ -83,7 +83,8 @@ fn approvals_and_operations_in_the_window() {
 
     // A queued change shows as a card, with its exact command, and the navigation counts it.
     let marker = format!("e2e-{}", std::process::id());
-    let change = format!("touch /tmp/{marker}-config");
+    let mark = desktop.home.path().join("config-mark");
+    let change = format!("touch '{}'", mark.display());
     let (config_approval, _) = queue(&rt, &nomos, &change, Some(Risk::ConfigMutation));
     let nav = d.wait_until("[data-testid=nav-approvals]", STEP, |_| true);
     d.click(&nav[0].0);
@@ -122,8 +123,25 @@ fn approvals_and_operations_in_the_window() {
     assert_eq!(x.status, ExecutionStatus::Completed, "{x:?}");
     assert!(!victim.exists(), "the approved destructive command ran");
 
-    // Decided outside the app, the card clears itself.
-    rt.block_on(nomos.actuator().deny(&config_approval, &outside_operator(None))).unwrap();
+    // Approved outside the app, with the command line on the app's database, the card clears
+    // itself.
+    let cli = app.with_file_name("nomos");
+    assert!(
+        cli.is_file(),
+        "{} is missing: build the CLI first (`cargo build -p nomos-cli`; `make test` does)",
+        cli.display()
+    );
+    let approved = std::process::Command::new(&cli)
+        .arg("--db")
+        .arg(&db)
+        .args(["approvals", "approve", &config_approval, "--no-continue"])
+        .env("HOME", desktop.home.path())
+        // The ledger names who decided: `operator:<login>`.
+        .env("USER", "e2e-cli")
+        .output()
+        .unwrap();
+    assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stderr));
+    assert!(mark.exists(), "the change approved from the command line ran");
     gone(d, &card(&config_approval), STEP);
     d.wait_until("[data-testid=approvals-empty]", STEP, |_| true);
 
@@ -147,19 +165,29 @@ fn approvals_and_operations_in_the_window() {
     eprintln!("screenshot: {}", shot.display());
     let cancel = d.wait_until(&format!("{running} [data-testid=exec-cancel]"), STEP, |_| true);
     d.click(&cancel[0].0);
-    d.wait_until(&format!("{running} [data-testid=exec-summary]"), STEP, |t| t[0].starts_with("cancelled"));
-    let x = rt.block_on(nomos.actuator().execution(&long_x)).unwrap();
+    let x = rt.block_on(async {
+        tokio::time::timeout(STEP, nomos.actuator().wait_final(&long_x)).await.expect("Cancel ends the execution")
+    });
+    let x = x.unwrap();
     assert_eq!(x.status, ExecutionStatus::Cancelled, "{x:?}");
+    d.wait_until(&format!("{running} [data-testid=exec-summary]"), STEP, |t| t[0].starts_with("cancelled"));
     let deadline = Instant::now() + Duration::from_secs(10);
     while pgrep(&format!("{marker}-start")) {
         assert!(Instant::now() < deadline, "the cancelled command still runs on the host");
         std::thread::sleep(Duration::from_millis(200));
     }
 
-    // The ledger has the decisions, filterable by actor.
+    // The ledger has the decisions, filterable by actor and by risk.
     let actor = d.wait_until("[data-testid=audit-filter-actor]", STEP, |_| true);
-    d.type_into(&actor[0].0, "operator:e2e\u{E007}");
-    d.wait_until("[data-testid=audit-row]", STEP, |t| t.iter().all(|r| r.contains("operator:e2e")));
+    d.type_into(&actor[0].0, "operator:e2e-cli\u{E007}");
+    let rows = d.wait_until("[data-testid=audit-row]", STEP, |t| t.iter().all(|r| r.contains("operator:e2e-cli")));
+    assert!(rows.iter().any(|(_, r)| r.contains("approval.approved")), "{rows:?}");
+    d.type_into(&actor[0].0, &format!("{}\u{E007}", "\u{E003}".repeat("operator:e2e-cli".len())));
+    let risk = "return (() => { const s = document.querySelector('[data-testid=audit-filter-risk]'); \
+                s.value = 'destructive'; s.dispatchEvent(new Event('change', { bubbles: true })); })()";
+    d.execute(risk);
+    let rows = d.wait_until("[data-testid=audit-row]", STEP, |t| t.iter().all(|r| r.contains("destructive")));
+    assert!(rows.iter().any(|(_, r)| r.contains("approval.approved")), "{rows:?}");
     rt.block_on(nomos.close());
     drop(lab);
 }
