@@ -26,6 +26,8 @@ pub fn ApprovalsPage() -> impl IntoView {
             .map(|p| p.approvals.into_iter().map(|a| (a, p.now.clone())).collect::<Vec<_>>())
             .unwrap_or_default()
     });
+    // Changes only between loading, failed, empty and not: the cards update on their own.
+    let shape = Memo::new(move |_| pending.get().map(|r| r.map(|p| p.approvals.is_empty())));
     // j/k or arrows move between cards (focused, so Tab reaches their field and buttons, and
     // Enter presses the focused button).
     let selected = RwSignal::new(None::<usize>);
@@ -45,8 +47,8 @@ pub fn ApprovalsPage() -> impl IntoView {
     view! {
         <section class="page approvals" data-testid="approvals-page" on:keydown=on_key>
             <h1>"Approvals"</h1>
-            {move || answer(pending.get(), "Reading the approvals…", |p| {
-                if p.approvals.is_empty() {
+            {move || answer(shape.get(), "Reading the approvals…", move |empty: bool| {
+                if empty {
                     return view! {
                         <p class="muted pad" data-testid="approvals-empty">
                             "Nothing waits for your approval. Requests Nomos or a command makes appear here."

@@ -65,6 +65,8 @@ fn Executions() -> impl IntoView {
         let query = query.get();
         async move { (query.clone(), ipc::executions(query).await) }
     }));
+    // Changes only between loading, failed, empty and not: the rows below update on their own.
+    let shape = Memo::new(move |_| list.get().map(|r| r.map(|l| l.is_empty())));
     view! {
         <h2>"Executions"</h2>
         <div class="filters-row">
@@ -79,11 +81,20 @@ fn Executions() -> impl IntoView {
                     .map(|s| view! { <option value=s>{s}</option> })}
             </select>
         </div>
-        {move || answer(list.get(), "Reading executions…", |list: Vec<Execution>| {
-            if list.is_empty() {
+        {move || answer(shape.get(), "Reading executions…", move |empty: bool| {
+            if empty {
                 return view! { <p class="muted" data-testid="executions-empty">"No executions match."</p> }.into_any();
             }
-            list.into_iter().map(|x| view! { <ExecutionRow execution=x /> }).collect_view().into_any()
+            // Keyed by id and status: a row stays as it is (its output, its buttons) while other
+            // executions come and go, and is rebuilt when its own state changes.
+            view! {
+                <For
+                    each=move || list.get().and_then(Result::ok).unwrap_or_default()
+                    key=|x: &Execution| (x.id.clone(), x.status)
+                    children=|x| view! { <ExecutionRow execution=x /> }
+                />
+            }
+            .into_any()
         })}
     }
 }
