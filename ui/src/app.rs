@@ -8,8 +8,11 @@ use nomos_types::{IpcError, StoreInfo};
 
 use crate::components::Unavailable;
 use crate::events::Topic;
+use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, NoSelection, NotFound, TaskPage, TasksPage};
+use crate::pages::{
+    ApprovalsPage, EntitiesPage, EntityPage, NoSelection, NotFound, OperationsPage, PendingCount, TaskPage, TasksPage,
+};
 use crate::steady::steady;
 use crate::task_feed::provide_task_feed;
 use crate::{ipc, routes};
@@ -25,6 +28,7 @@ enum Screen {
 pub fn App() -> impl IntoView {
     provide_live();
     provide_task_feed();
+    provide_exec_feed();
     let live = use_live();
     let store = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
@@ -55,6 +59,8 @@ pub fn App() -> impl IntoView {
                         // ── tasks ──
                         <A href=routes::TASKS attr:data-testid="nav-tasks">"Tasks"</A>
                         // ── approvals, operations ──
+                        <A href=routes::APPROVALS attr:data-testid="nav-approvals">"Approvals" <PendingCount /></A>
+                        <A href=routes::OPERATIONS attr:data-testid="nav-operations">"Operations"</A>
                         // ── graph, knowledge ──
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         // ── settings ──
@@ -90,6 +96,8 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             <Route path=path!("/tasks") view=TasksPage />
             <Route path=path!("/tasks/:id") view=TaskPage />
             // ── approvals, operations ──
+            <Route path=path!("/approvals") view=ApprovalsPage />
+            <Route path=path!("/operations") view=OperationsPage />
             // ── graph, knowledge, settings ──
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />

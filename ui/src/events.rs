@@ -77,6 +77,8 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         | Event::ToolCallFinished(_) => Topics::of(&[Tasks]),
         // Streamed text for the conversation as it is written; the stored message follows.
         Event::AgentDelta(_) => Topics::of(&[]),
+        // Streamed output of a running command; the stored execution follows when it ends.
+        Event::ExecutionOutput(_) => Topics::of(&[]),
         Event::ExecutionCreated(_) | Event::ExecutionStarted(_) | Event::ExecutionFinished(_) => {
             Topics::of(&[Executions])
         }

@@ -6,10 +6,14 @@
 //! is tested natively with `cargo test -p oikos-ui`.
 
 mod app;
+mod clock;
 mod components;
 mod events;
+mod exec_feed;
 mod ipc;
+mod keys;
 mod live;
+mod output;
 mod pages;
 mod routes;
 mod steady;

@@ -19,6 +19,12 @@ pub fn entity(slug: &str) -> String {
     format!("{ENTITIES}/{}", encode_segment(slug))
 }
 
+/// Every approval waiting for the operator.
+pub const APPROVALS: &str = "/approvals";
+
+/// Executions, the audit ledger and autonomy.
+pub const OPERATIONS: &str = "/operations";
+
 /// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
 /// parameter again.
 fn encode_segment(segment: &str) -> String {

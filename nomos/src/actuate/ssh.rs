@@ -103,6 +103,25 @@ impl Cancel {
     }
 }
 
+/// Which of a command's output streams a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    Stdout,
+    Stderr,
+}
+
+impl OutputKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputKind::Stdout => "stdout",
+            OutputKind::Stderr => "stderr",
+        }
+    }
+}
+
+/// Where the pieces of output kept are copied as they arrive (for showing them live).
+pub(crate) type OutputTap = tokio::sync::mpsc::UnboundedSender<(OutputKind, Vec<u8>)>;
+
 /// What a command did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Output {
@@ -406,7 +425,8 @@ impl SshPool {
 
     /// Runs `job` on the host with `deadline`, capturing exit status and output bytes. A non-zero
     /// exit is reported, not an error; errors are about reaching the host. A cancel before the
-    /// command started means it never starts.
+    /// command started means it never starts. The output kept is also copied to `tap`, if given,
+    /// as it arrives.
     pub(crate) async fn exec(
         &self,
         endpoint: &Endpoint,
@@ -414,6 +434,7 @@ impl SshPool {
         job: &Job,
         deadline: Duration,
         cancel: &Cancel,
+        tap: Option<&OutputTap>,
     ) -> Result<Output, SshError> {
         let mut out = Output::default();
         if cancel.is_cancelled() {
@@ -452,8 +473,12 @@ impl SshPool {
         let reading = async {
             while let Some(msg) = channel.wait().await {
                 match msg {
-                    ChannelMsg::Data { data } => keep(&mut out.stdout, &data, cap, &mut out.truncated),
-                    ChannelMsg::ExtendedData { data, ext: 1 } => keep(&mut out.stderr, &data, cap, &mut out.truncated),
+                    ChannelMsg::Data { data } => {
+                        keep(&mut out.stdout, &data, cap, &mut out.truncated, tap.map(|t| (t, OutputKind::Stdout)))
+                    }
+                    ChannelMsg::ExtendedData { data, ext: 1 } => {
+                        keep(&mut out.stderr, &data, cap, &mut out.truncated, tap.map(|t| (t, OutputKind::Stderr)))
+                    }
                     ChannelMsg::ExitStatus { exit_status } => out.exit_code = Some(exit_status),
                     ChannelMsg::ExitSignal { signal_name, .. } => out.signal = Some(format!("{signal_name:?}")),
                     // The exec request itself was refused.
@@ -519,12 +544,17 @@ impl SshPool {
     }
 }
 
-fn keep(buf: &mut Vec<u8>, data: &[u8], cap: usize, truncated: &mut bool) {
+fn keep(buf: &mut Vec<u8>, data: &[u8], cap: usize, truncated: &mut bool, tap: Option<(&OutputTap, OutputKind)>) {
     let room = cap.saturating_sub(buf.len());
     if data.len() > room {
         *truncated = true;
     }
-    buf.extend_from_slice(&data[..data.len().min(room)]);
+    let kept = &data[..data.len().min(room)];
+    if let (Some((tap, kind)), false) = (tap, kept.is_empty()) {
+        // The receiver goes away only once the execution is recorded; nothing is lost before.
+        let _ = tap.send((kind, kept.to_vec()));
+    }
+    buf.extend_from_slice(kept);
 }
 
 fn fingerprint_of(openssh: &str) -> String {
@@ -622,9 +652,13 @@ mod tests {
     fn output_is_capped_but_drained() {
         let mut buf = Vec::new();
         let mut truncated = false;
-        keep(&mut buf, b"abcdef", 4, &mut truncated);
-        keep(&mut buf, b"gh", 4, &mut truncated);
+        let (tap, mut copied) = tokio::sync::mpsc::unbounded_channel();
+        keep(&mut buf, b"abcdef", 4, &mut truncated, Some((&tap, OutputKind::Stderr)));
+        keep(&mut buf, b"gh", 4, &mut truncated, Some((&tap, OutputKind::Stderr)));
         assert_eq!(buf, b"abcd");
         assert!(truncated);
+        // Only what is kept is shown live.
+        assert_eq!(copied.try_recv().ok(), Some((OutputKind::Stderr, b"abcd".to_vec())));
+        assert!(copied.try_recv().is_err());
     }
 }

@@ -90,6 +90,9 @@ events! {
     ExecutionCreated = "execution.created",
     ExecutionStarted = "execution.started",
     ExecutionFinished = "execution.finished",
+    /// Transient: output of a running execution as it arrives (never stored; the execution's
+    /// record keeps the whole output). Never sent for a command whose output is withheld.
+    ExecutionOutput = "execution.output",
     /// A request waits for the operator (or a waiting one was raised to a higher risk).
     ApprovalRequested = "approval.requested",
     /// A waiting request was approved, denied, cancelled, expired or superseded by a window.
@@ -313,6 +316,16 @@ pub struct AgentDelta {
     pub turn_id: String,
     pub kind: DeltaKind,
     #[serde(default)]
+    pub text: String,
+}
+
+/// A piece of a running execution's output, in order; consecutive pieces of one stream may be
+/// merged before they are sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecutionOutput {
+    pub execution_id: String,
+    /// `stdout` or `stderr`.
+    pub stream: String,
     pub text: String,
 }
 

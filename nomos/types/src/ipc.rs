@@ -59,6 +59,27 @@ macro_rules! ipc_commands {
             delete_task(id: ::std::string::String) -> u64;
 
             // ── Approvals, executions, the audit ledger and autonomy (`commands/operations.rs`) ──
+            /// Approvals waiting for the operator (expired ones swept first), with the engine's time.
+            pending_approvals() -> $crate::PendingApprovals;
+            /// Approves and starts the execution (returns once it runs); a destructive one needs
+            /// `confirmation`, the typed words naming its target.
+            approve(approval_id: ::std::string::String, confirmation: ::std::option::Option<::std::string::String>) -> $crate::Execution;
+            /// Refuses a waiting execution; it never runs.
+            deny(approval_id: ::std::string::String, reason: ::std::option::Option<::std::string::String>) -> $crate::Approval;
+            /// Whether `text` is the typed confirmation the approval needs (the gate's own rule).
+            check_confirmation(approval_id: ::std::string::String, text: ::std::string::String) -> bool;
+            /// Executions, newest first, filtered by task, target and status.
+            executions(query: $crate::ExecutionQuery) -> ::std::vec::Vec<$crate::Execution>;
+            /// One execution with its output.
+            execution(id: ::std::string::String) -> $crate::Execution;
+            /// Stops a running execution (killed on its host) or withdraws a waiting one.
+            cancel_execution(id: ::std::string::String) -> $crate::Execution;
+            /// One page of the audit ledger, newest first.
+            audit(query: $crate::AuditQuery) -> $crate::Page<$crate::AuditEntry>;
+            /// Whether autonomy is paused, and the windows open now.
+            autonomy() -> $crate::Autonomy;
+            /// Pauses autonomy (every window revoked) or resumes it.
+            set_autonomy_paused(paused: bool) -> $crate::Autonomy;
 
             // ── Knowledge and settings (`commands/library.rs`) ──
         }

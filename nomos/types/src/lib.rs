@@ -14,9 +14,11 @@ pub use serde_json::Value as Json;
 
 pub mod actions;
 pub mod events;
+pub mod operations;
 pub mod tasks;
 pub use actions::Action;
 pub use events::{EngineEvent, Event, TransientEvent};
+pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
 
 /// Declares a string-backed enum with `as_str`, `FromStr`, `Display`, a list of all variants and
 /// snake_case serde names, so the database, the CLI and the wire all spell values the same way.

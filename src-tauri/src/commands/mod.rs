@@ -9,6 +9,7 @@
 //! a line in `imp`.
 
 mod graph;
+mod operations;
 mod tasks;
 
 use nomos::{Engine, Runtime};
@@ -20,6 +21,7 @@ use crate::AppState;
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::graph::*;
+    pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
 }
 

@@ -1,7 +1,9 @@
 //! Parts that pages are made of.
 
+mod approval_card;
 mod blast_radius;
 mod context_panel;
+mod countdown;
 mod empty_graph;
 mod entity_facts;
 mod entity_list;
@@ -9,8 +11,10 @@ mod ipc_error;
 mod markdown;
 mod status;
 
+pub use approval_card::ApprovalCard;
 pub use blast_radius::BlastRadiusView;
 pub use context_panel::{ContextPanel, OperatorInput};
+pub use countdown::Countdown;
 pub use empty_graph::EmptyGraph;
 pub use entity_facts::EntityFacts;
 pub use entity_list::EntityList;

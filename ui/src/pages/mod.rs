@@ -9,6 +9,10 @@ mod task;
 mod tasks;
 
 // ── approvals, operations ──
+mod approvals;
+mod operations;
+pub use approvals::{ApprovalsPage, PendingCount};
+pub use operations::OperationsPage;
 
 // ── graph, knowledge, settings ──
 

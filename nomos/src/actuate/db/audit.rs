@@ -1,8 +1,9 @@
 //! `audit_log`, the append-only ledger, and the one helper that records a ledger line together
 //! with the event announcing it.
 
-use nomos_types::Channel;
+use nomos_types::{AuditEntry, AuditQuery, Channel, Page, Risk};
 use serde_json::Value as Json;
+use sqlx::{Row, SqlitePool};
 
 use crate::events::EventDraft;
 use crate::store::WriteTx;
@@ -93,4 +94,56 @@ fn actor_type(who: &str) -> &'static str {
         "system" => "system",
         _ => "operator",
     }
+}
+
+/// One page of the ledger, newest first. `actor` matches a whole actor (`operator:ann`) or a
+/// kind of actor (`operator`, `agent`, `system`); `risk` the risk recorded with the line.
+pub(crate) async fn list(pool: &SqlitePool, query: &AuditQuery) -> Result<Page<AuditEntry>> {
+    const FILTER: &str = "(?1 IS NULL OR task_id = ?1) AND (?2 IS NULL OR entity_slug = ?2)
+        AND (?3 IS NULL OR actor = ?3 OR actor_type = ?3) AND (?4 IS NULL OR json_extract(detail, '$.risk') = ?4)";
+    let limit = query.limit.unwrap_or(50).clamp(1, 500);
+    let offset = query.offset.unwrap_or(0);
+    let risk = query.risk.map(Risk::as_str);
+    let total: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM audit_log WHERE {FILTER}"))
+        .bind(query.task_id.as_deref())
+        .bind(query.target.as_deref())
+        .bind(query.actor.as_deref())
+        .bind(risk)
+        .fetch_one(pool)
+        .await?;
+    let rows = sqlx::query(&format!(
+        "SELECT id, at, actor_type, actor, channel, action, entity_slug, task_id, execution_id, detail,
+                json_extract(detail, '$.risk') AS risk
+           FROM audit_log WHERE {FILTER} ORDER BY id DESC LIMIT ?5 OFFSET ?6"
+    ))
+    .bind(query.task_id.as_deref())
+    .bind(query.target.as_deref())
+    .bind(query.actor.as_deref())
+    .bind(risk)
+    .bind(i64::from(limit))
+    .bind(i64::from(offset))
+    .fetch_all(pool)
+    .await?;
+    let items = rows
+        .iter()
+        .map(|row| -> Result<AuditEntry> {
+            let channel: Option<String> = row.try_get("channel")?;
+            let risk: Option<String> = row.try_get("risk")?;
+            let detail: String = row.try_get("detail")?;
+            Ok(AuditEntry {
+                id: row.try_get("id")?,
+                at: row.try_get("at")?,
+                actor_type: row.try_get("actor_type")?,
+                actor: row.try_get("actor")?,
+                channel: channel.and_then(|c| c.parse().ok()),
+                action: row.try_get("action")?,
+                target: row.try_get("entity_slug")?,
+                task_id: row.try_get("task_id")?,
+                execution_id: row.try_get("execution_id")?,
+                risk: risk.and_then(|r| r.parse().ok()),
+                detail: serde_json::from_str(&detail).unwrap_or(Json::Null),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Page { items, total: u64::try_from(total).unwrap_or(0), limit, offset })
 }

@@ -2,7 +2,7 @@
 //! that asked for them — queued or in the background — to their task).
 
 use nomos_types::ExecutionStatus::{Failed, PendingApproval, Running};
-use nomos_types::{Execution, ExecutionStatus, Risk};
+use nomos_types::{Execution, ExecutionQuery, ExecutionStatus, Risk};
 use serde_json::Value as Json;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection, SqlitePool};
@@ -120,21 +120,18 @@ pub(crate) async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Executi
     from_row(&row)
 }
 
-/// Executions, newest first; optionally only one task's or one status.
-pub(crate) async fn list(
-    pool: &SqlitePool,
-    task_id: Option<&str>,
-    status: Option<ExecutionStatus>,
-    limit: u32,
-) -> Result<Vec<Execution>> {
+/// Executions matching the query, newest first (at most 500 at once; 50 by default).
+pub(crate) async fn list(pool: &SqlitePool, query: &ExecutionQuery) -> Result<Vec<Execution>> {
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM executions x
           WHERE (?1 IS NULL OR x.task_id = ?1) AND (?2 IS NULL OR x.status = ?2)
-          ORDER BY x.created_at DESC, x.id LIMIT ?3"
+            AND (?3 IS NULL OR x.target_slug = ?3)
+          ORDER BY x.created_at DESC, x.id LIMIT ?4"
     ))
-    .bind(task_id)
-    .bind(status.map(ExecutionStatus::as_str))
-    .bind(i64::from(limit))
+    .bind(query.task_id.as_deref())
+    .bind(query.status.map(ExecutionStatus::as_str))
+    .bind(query.target.as_deref())
+    .bind(i64::from(query.limit.unwrap_or(50).min(500)))
     .fetch_all(pool)
     .await?;
     rows.iter().map(from_row).collect()

@@ -1,7 +1,7 @@
 //! The rules the gate decides by: what lets a command run, who may decide, and what an operator's
 //! decision has to say.
 
-use nomos_types::{Approval, Channel, Risk, WindowKind};
+use nomos_types::{Approval, Channel, Entity, Risk, WindowKind};
 use sqlx::SqliteConnection;
 
 use crate::actuate::db::{settings, windows};
@@ -82,7 +82,7 @@ pub(super) fn check_approval_message(approval: &Approval, target: &Target, decis
     let message = decision.message.as_deref().unwrap_or("");
     let confirm = confirm_target(&target.entity, Some(&approval.command));
     if approval.requires_confirmation {
-        if !typed_confirmation(message, &confirm) {
+        if !confirms(approval, &target.entity, message) {
             return Err(Error::Invalid(format!(
                 "a destructive command needs a typed confirmation naming its target: `{}`",
                 confirmation_phrase(&confirm)
@@ -94,6 +94,11 @@ pub(super) fn check_approval_message(approval: &Approval, target: &Target, decis
         return Err(Error::Invalid("that message does not approve anything".into()));
     }
     Ok(())
+}
+
+/// Whether `text` is the typed confirmation that approves a destructive request on `entity`.
+pub(super) fn confirms(approval: &Approval, entity: &Entity, text: &str) -> bool {
+    typed_confirmation(text, &confirm_target(entity, Some(&approval.command)))
 }
 
 /// The operator's words kept with a decision: chat messages and typed confirmations.

@@ -10,6 +10,7 @@ use serde_json::{json, Value as Json};
 
 use super::decide::Grant;
 use super::ms;
+use super::stream::{OutputStream, FLUSH_EVERY};
 use crate::actuate::db::audit::Audit;
 use crate::actuate::db::executions::{self, Finished, INTERRUPTED};
 use crate::actuate::db::host_keys;
@@ -126,14 +127,26 @@ impl Actuator {
         let result = match self.prepare(id, target, timeout, &cancel).await {
             Ok((job, pinned, secret)) => {
                 withhold = secret;
-                let exec = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &cancel);
+                // Output shows live as it arrives, except what is withheld (never copied out).
+                let (tap, mut pieces) = tokio::sync::mpsc::unbounded_channel();
+                let mut live = OutputStream::new(self.engine.clone(), id);
+                let exec = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &cancel, (!secret).then_some(&tap));
                 tokio::pin!(exec);
                 let mut beat = tokio::time::interval(HEARTBEAT);
                 let mut watch = tokio::time::interval(CANCEL_POLL);
+                let mut flush = tokio::time::interval(FLUSH_EVERY);
                 beat.tick().await;
                 loop {
                     tokio::select! {
-                        r = &mut exec => break r,
+                        r = &mut exec => {
+                            while let Ok((kind, bytes)) = pieces.try_recv() {
+                                live.push(kind, &bytes);
+                            }
+                            live.flush(true);
+                            break r;
+                        }
+                        Some((kind, bytes)) = pieces.recv() => live.push(kind, &bytes),
+                        _ = flush.tick() => live.flush(false),
                         _ = beat.tick() => self.heartbeat(id).await,
                         _ = watch.tick() => if self.cancel_requested(id).await { cancel.cancel() },
                     }

@@ -7,6 +7,7 @@
 //!   decision message must say);
 //! - [`execute`]: running a granted execution and recording its end — the only caller of the SSH
 //!   executor — plus the heartbeat and the sweep of interrupted executions;
+//! - [`stream`]: a running execution's output as transient events while it arrives;
 //! - [`cancel`]: stopping a waiting or running execution, here or in another process;
 //! - [`approvals`], [`windows`], [`host_keys`]: the operator's decisions;
 //! - [`queries`]: reading it all back.
@@ -22,6 +23,7 @@ mod execute;
 mod host_keys;
 mod queries;
 mod request;
+mod stream;
 mod windows;
 
 use std::time::Duration;

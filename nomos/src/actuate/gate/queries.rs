@@ -1,9 +1,11 @@
 //! Reading the gate's records back: executions, their output, approvals, windows.
 
-use nomos_types::{Approval, AutonomyWindow, Execution, ExecutionStatus};
+use nomos_types::{Approval, AuditEntry, AuditQuery, AutonomyWindow, Execution, ExecutionQuery, ExecutionStatus, Page};
 use serde_json::{json, Value as Json};
 
-use crate::actuate::db::{approvals, executions, windows};
+use super::decide::confirms;
+use crate::actuate::db::{approvals, audit, executions, windows};
+use crate::actuate::target::target_entity;
 use crate::actuate::Actuator;
 use crate::Result;
 
@@ -24,7 +26,27 @@ impl Actuator {
         status: Option<ExecutionStatus>,
         limit: u32,
     ) -> Result<Vec<Execution>> {
-        executions::list(self.engine.store().pool(), task_id, status, limit).await
+        let query = ExecutionQuery { task_id: task_id.map(str::to_string), target: None, status, limit: Some(limit) };
+        self.executions_matching(&query).await
+    }
+
+    /// Executions matching a query (task, target, status), newest first.
+    pub async fn executions_matching(&self, query: &ExecutionQuery) -> Result<Vec<Execution>> {
+        executions::list(self.engine.store().pool(), query).await
+    }
+
+    /// One page of the audit ledger, newest first, filtered by task, target, actor and risk.
+    pub async fn audit(&self, query: &AuditQuery) -> Result<Page<AuditEntry>> {
+        audit::list(self.engine.store().pool(), query).await
+    }
+
+    /// Whether `text` is the typed confirmation a pending destructive approval needs — the rule
+    /// approving applies, so a form can check as the operator types.
+    pub async fn check_confirmation(&self, approval_id: &str, text: &str) -> Result<bool> {
+        let mut conn = self.engine.store().pool().acquire().await?;
+        let approval = approvals::get(&mut conn, approval_id).await?;
+        let entity = target_entity(&mut conn, &approval.target).await?;
+        Ok(confirms(&approval, &entity, text))
     }
 
     /// Approvals waiting for the operator (expired ones are swept first).

@@ -1,0 +1,85 @@
+//! Every approval waiting for the operator, as cards (oldest first). Live: a request or a
+//! decision anywhere (here, the CLI, chat, another window) re-reads the list.
+
+use leptos::prelude::*;
+
+use wasm_bindgen::JsCast;
+
+use crate::components::{answer, ApprovalCard};
+use crate::events::Topic;
+use crate::ipc;
+use crate::keys::{movement, step};
+use crate::live::use_live;
+use crate::steady::steady;
+
+#[component]
+pub fn ApprovalsPage() -> impl IntoView {
+    let live = use_live();
+    let pending = steady(LocalResource::new(move || {
+        live.track(Topic::Approvals);
+        async move { ((), ipc::pending_approvals().await) }
+    }));
+    let cards = Memo::new(move |_| {
+        pending
+            .get()
+            .and_then(Result::ok)
+            .map(|p| p.approvals.into_iter().map(|a| (a, p.now.clone())).collect::<Vec<_>>())
+            .unwrap_or_default()
+    });
+    // Changes only between loading, failed, empty and not: the cards update on their own.
+    let shape = Memo::new(move |_| pending.get().map(|r| r.map(|p| p.approvals.is_empty())));
+    // j/k or arrows move between cards (focused, so Tab reaches their field and buttons, and
+    // Enter presses the focused button).
+    let selected = RwSignal::new(None::<usize>);
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let in_field = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
+        let Some(delta) = movement(&ev.key()).filter(|_| !in_field) else { return };
+        ev.prevent_default();
+        let index = step(selected.get_untracked(), cards.with_untracked(Vec::len), delta);
+        selected.set(index);
+        let card = index.and_then(|i| {
+            document().query_selector(&format!("[data-testid=approval-card]:nth-of-type({})", i + 1)).ok().flatten()
+        });
+        if let Some(card) = card.and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = card.focus();
+        }
+    };
+    view! {
+        <section class="page approvals" data-testid="approvals-page" on:keydown=on_key>
+            <h1>"Approvals"</h1>
+            {move || answer(shape.get(), "Reading the approvals…", move |empty: bool| {
+                if empty {
+                    return view! {
+                        <p class="muted pad" data-testid="approvals-empty">
+                            "Nothing waits for your approval. Requests Nomos or a command makes appear here."
+                        </p>
+                    }
+                    .into_any();
+                }
+                view! {
+                    // Keyed: a card being typed into stays as it is while others come and go.
+                    <For
+                        each=move || cards.get()
+                        key=|(a, _)| a.id.clone()
+                        children=|(a, now)| view! { <ApprovalCard approval=a engine_now=now /> }
+                    />
+                }
+                .into_any()
+            })}
+        </section>
+    }
+}
+
+/// The count of waiting approvals for the navigation, live.
+#[component]
+pub fn PendingCount() -> impl IntoView {
+    let live = use_live();
+    let pending = steady(LocalResource::new(move || {
+        live.track(Topic::Approvals);
+        async move { ((), ipc::pending_approvals().await) }
+    }));
+    move || {
+        let n = pending.get().and_then(Result::ok).map_or(0, |p| p.approvals.len());
+        (n > 0).then(|| view! { <span class="nav-count" data-testid="pending-count">{n}</span> })
+    }
+}
