@@ -83,3 +83,35 @@ pub fn PendingCount() -> impl IntoView {
         (n > 0).then(|| view! { <span class="nav-count" data-testid="pending-count">{n}</span> })
     }
 }
+
+/// This task's waiting approvals, inline in its view: the same cards as the Approvals page, live
+/// from the same events, so a card decided elsewhere (CLI, chat, the Approvals page) clears here.
+#[component]
+pub fn TaskApprovals(task: String) -> impl IntoView {
+    let live = use_live();
+    let pending = steady(LocalResource::new(move || {
+        live.track(Topic::Approvals);
+        async move { ((), ipc::pending_approvals().await) }
+    }));
+    let cards = Memo::new(move |_| {
+        pending
+            .get()
+            .and_then(Result::ok)
+            .map(|p| {
+                let now = p.now.clone();
+                p.approvals
+                    .into_iter()
+                    .filter(|a| a.task_id.as_deref() == Some(task.as_str()))
+                    .map(|a| (a, now.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    });
+    view! {
+        <For
+            each=move || cards.get()
+            key=|(a, _)| a.id.clone()
+            children=|(a, now)| view! { <ApprovalCard approval=a engine_now=now /> }
+        />
+    }
+}

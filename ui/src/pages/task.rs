@@ -11,6 +11,7 @@ use crate::components::{answer, ContextPanel, IpcErrorView, Markdown, OperatorIn
 use crate::events::Topic;
 use crate::ipc;
 use crate::live::use_live;
+use crate::pages::approvals::TaskApprovals;
 use crate::steady::steady;
 use crate::task_feed::use_task_feed;
 use crate::tasks::calls::{header, is_running, label, result_line, COLLAPSE_OVER};
@@ -63,8 +64,9 @@ fn TaskBody(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
                 {working.then(|| view! { <StopButton id=id.clone() input=input /> })}
             </header>
             <Messages detail=detail.clone() />
-            // ── approval cards: this task's pending approvals (ApprovalCard, components/approval_card.rs) ──
-            <div class="approval-slot" data-testid="approval-cards" data-task-id=id.clone()></div>
+            <div class="approval-slot" data-testid="approval-cards" data-task-id=id.clone()>
+                <TaskApprovals task=id.clone() />
+            </div>
             {move || input.error.get().map(|e| view! { <IpcErrorView error=e /> })}
             <ReplyBox id=id.clone() input=input />
         </section>
