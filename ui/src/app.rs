@@ -9,7 +9,7 @@ use nomos_types::{IpcError, StoreInfo};
 use crate::components::Unavailable;
 use crate::events::Topic;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, NoSelection, NotFound};
+use crate::pages::{EntitiesPage, EntityPage, GraphPage, NoSelection, NotFound};
 use crate::steady::steady;
 use crate::{ipc, routes};
 
@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
                         // ── tasks ──
                         // ── approvals, operations ──
                         // ── graph, knowledge ──
+                        <A href=routes::GRAPH attr:data-testid="nav-graph">"Graph"</A>
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         // ── settings ──
                     </nav>
@@ -86,6 +87,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             // ── tasks ──
             // ── approvals, operations ──
             // ── graph, knowledge, settings ──
+            <Route path=path!("/graph") view=GraphPage />
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />
                 <Route path=path!(":slug") view=EntityPage />

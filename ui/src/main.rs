@@ -8,6 +8,7 @@
 mod app;
 mod components;
 mod events;
+mod graph_layout;
 mod ipc;
 mod live;
 mod pages;

@@ -3,6 +3,9 @@
 /// The entity list; an entity's detail is below it.
 pub const ENTITIES: &str = "/entities";
 
+/// The homelab graph drawn as a picture.
+pub const GRAPH: &str = "/graph";
+
 /// The detail page of an entity.
 pub fn entity(slug: &str) -> String {
     format!("{ENTITIES}/{}", encode_segment(slug))

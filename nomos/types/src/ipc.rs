@@ -40,6 +40,10 @@ macro_rules! ipc_commands {
             blast_radius(slug: ::std::string::String, depth: ::std::option::Option<u32>) -> $crate::BlastRadius;
             /// Imports the built-in demo homelab (idempotent).
             import_demo_inventory() -> $crate::ImportReport;
+            /// The whole graph for drawing: entities with their status and current relations.
+            graph_snapshot() -> $crate::GraphSnapshot;
+            /// An entity's relations in both directions; with `history` also the ended ones.
+            entity_relations(slug: ::std::string::String, history: bool) -> ::std::vec::Vec<$crate::Relation>;
 
             // ── Tasks and the conversation with Nomos (`commands/tasks.rs`) ──
 

@@ -606,6 +606,36 @@ pub struct ImportReport {
     pub relationships_ended: u32,
 }
 
+/// A current relationship as drawn: its type and the slugs of its ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphEdge {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: String,
+    pub target: String,
+}
+
+/// The whole graph in one answer, for drawing it: every entity that is not destroyed, with its
+/// status, and every current relationship between them. Ordered by slug (edges by id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphSnapshot {
+    pub nodes: Vec<EntityListItem>,
+    pub edges: Vec<GraphEdge>,
+}
+
+/// The model provider as the operator set it in the desktop (the API key is never part of it: it
+/// lives in the OS keychain).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ProviderSettings {
+    /// The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// The model's context window; `None` for the engine's table of known models.
+    #[serde(default)]
+    pub context_tokens: Option<u32>,
+}
+
 /// What the desktop shows about the open database.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreInfo {

@@ -9,6 +9,8 @@ mod not_found;
 // ── approvals, operations ──
 
 // ── graph, knowledge, settings ──
+mod graph;
+pub use graph::GraphPage;
 
 pub use entities::{EntitiesPage, NoSelection};
 pub use entity::EntityPage;
