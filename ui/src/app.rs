@@ -9,7 +9,7 @@ use nomos_types::{IpcError, StoreInfo};
 use crate::components::Unavailable;
 use crate::events::Topic;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, GraphPage, NoSelection, NotFound};
+use crate::pages::{EntitiesPage, EntityPage, GraphPage, NoSelection, NotFound, SettingsPage};
 use crate::steady::steady;
 use crate::{ipc, routes};
 
@@ -56,6 +56,7 @@ pub fn App() -> impl IntoView {
                         <A href=routes::GRAPH attr:data-testid="nav-graph">"Graph"</A>
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         // ── settings ──
+                        <A href=routes::SETTINGS attr:data-testid="nav-settings">"Settings"</A>
                     </nav>
                     <div class="store muted" data-testid="store-info">{store_line}</div>
                     <div class="live" title="Latest engine event">
@@ -88,6 +89,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             // ── approvals, operations ──
             // ── graph, knowledge, settings ──
             <Route path=path!("/graph") view=GraphPage />
+            <Route path=path!("/settings") view=SettingsPage />
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />
                 <Route path=path!(":slug") view=EntityPage />

@@ -13,6 +13,7 @@ mod ipc;
 mod live;
 mod pages;
 mod routes;
+mod settings_form;
 mod steady;
 
 fn main() {

@@ -6,6 +6,9 @@ pub const ENTITIES: &str = "/entities";
 /// The homelab graph drawn as a picture.
 pub const GRAPH: &str = "/graph";
 
+/// Provider, API key, hosts and their keys, inventory, policy.
+pub const SETTINGS: &str = "/settings";
+
 /// The detail page of an entity.
 pub fn entity(slug: &str) -> String {
     format!("{ENTITIES}/{}", encode_segment(slug))

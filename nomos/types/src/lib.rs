@@ -570,6 +570,10 @@ pub struct SearchHit {
     #[serde(flatten)]
     pub summary: KnowledgeSummary,
     pub snippet: String,
+    /// The same snippet as plain text …
+    pub text: String,
+    /// … and the matches in it as `[start, end)` ranges of characters (not bytes), in order.
+    pub marks: Vec<[u32; 2]>,
     /// Lower is better (FTS5 bm25).
     pub rank: f64,
 }
@@ -634,6 +638,66 @@ pub struct ProviderSettings {
     /// The model's context window; `None` for the engine's table of known models.
     #[serde(default)]
     pub context_tokens: Option<u32>,
+}
+
+string_enum!(
+    /// Where the provider's API key comes from: `NOMOS_API_KEY`, the OS keychain, nowhere, or a
+    /// keychain that could not be read.
+    KeySource {
+        Env => "env",
+        Keychain => "keychain",
+        None => "none",
+        Unavailable => "unavailable",
+    }
+);
+
+/// Whether an API key is set, and where (never the key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyStatus {
+    pub source: KeySource,
+    /// Why the keychain could not be read, for `unavailable`.
+    pub detail: Option<String>,
+}
+
+/// The provider as the settings page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderStatus {
+    /// What the operator saved.
+    pub stored: Option<ProviderSettings>,
+    /// `NOMOS_LLM_BASE_URL` is set: the environment wins over the stored settings.
+    pub env_overrides: bool,
+    /// What the next turn uses, or `None` (see `problem`).
+    pub in_use: Option<ProviderSettings>,
+    /// Why there is no provider in use.
+    pub problem: Option<String>,
+    pub key: ApiKeyStatus,
+}
+
+/// A host, how it is reached and its pinned SSH key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostEntry {
+    pub host: String,
+    /// `user@address:port`.
+    pub endpoint: String,
+    /// `None` until the host was contacted once.
+    pub key: Option<HostKey>,
+}
+
+/// The lab's inventory file and whether it is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabInventory {
+    pub path: String,
+    pub exists: bool,
+}
+
+/// The classifier's policy in use: the built-in rules, and the operator's file if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyFiles {
+    pub operator_file: Option<String>,
+    /// The file came from `OIKOS_POLICY`.
+    pub from_env: bool,
+    /// Where the operator's file would be read from when none is in use.
+    pub default_path: Option<String>,
 }
 
 /// What the desktop shows about the open database.

@@ -4,10 +4,12 @@
 //! signature, does not compile), and [`handler`], which registers them all. Each function is a thin
 //! call into the engine; errors cross as [`IpcError`] (a stable code and a one-line message).
 //!
-//! Areas: [`graph`] (entities, relations, blast radius, inventory). A new area is a module here and
+//! Areas: [`graph`] (entities, relations, blast radius, inventory), [`library`] (knowledge and
+//! settings). A new area is a module here and
 //! a line in `imp`.
 
 mod graph;
+mod library;
 
 use nomos::Engine;
 use nomos_types::{IpcError, IpcErrorCode};
@@ -18,6 +20,7 @@ use crate::AppState;
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::graph::*;
+    pub(super) use super::library::*;
 }
 
 macro_rules! desktop_commands {

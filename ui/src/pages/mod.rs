@@ -10,7 +10,9 @@ mod not_found;
 
 // ── graph, knowledge, settings ──
 mod graph;
+mod settings;
 pub use graph::GraphPage;
+pub use settings::SettingsPage;
 
 pub use entities::{EntitiesPage, NoSelection};
 pub use entity::EntityPage;
