@@ -9,7 +9,7 @@ use nomos_types::{IpcError, StoreInfo};
 use crate::components::Unavailable;
 use crate::events::Topic;
 use crate::live::{provide_live, use_live};
-use crate::pages::{EntitiesPage, EntityPage, GraphPage, NoSelection, NotFound, SettingsPage};
+use crate::pages::{EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, SettingsPage};
 use crate::steady::steady;
 use crate::{ipc, routes};
 
@@ -55,6 +55,7 @@ pub fn App() -> impl IntoView {
                         // ── graph, knowledge ──
                         <A href=routes::GRAPH attr:data-testid="nav-graph">"Graph"</A>
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
+                        <A href=routes::KNOWLEDGE attr:data-testid="nav-knowledge">"Knowledge"</A>
                         // ── settings ──
                         <A href=routes::SETTINGS attr:data-testid="nav-settings">"Settings"</A>
                     </nav>
@@ -89,6 +90,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             // ── approvals, operations ──
             // ── graph, knowledge, settings ──
             <Route path=path!("/graph") view=GraphPage />
+            <Route path=path!("/knowledge") view=KnowledgePage />
             <Route path=path!("/settings") view=SettingsPage />
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />

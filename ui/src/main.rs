@@ -10,6 +10,7 @@ mod components;
 mod events;
 mod graph_layout;
 mod ipc;
+mod knowledge_view;
 mod live;
 mod pages;
 mod routes;

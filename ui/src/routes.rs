@@ -6,6 +6,8 @@ pub const ENTITIES: &str = "/entities";
 /// The homelab graph drawn as a picture.
 pub const GRAPH: &str = "/graph";
 
+/// The knowledge base: search, recent notes, a note.
+pub const KNOWLEDGE: &str = "/knowledge";
 /// Provider, API key, hosts and their keys, inventory, policy.
 pub const SETTINGS: &str = "/settings";
 

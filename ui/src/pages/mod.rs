@@ -10,8 +10,10 @@ mod not_found;
 
 // ── graph, knowledge, settings ──
 mod graph;
+mod knowledge;
 mod settings;
 pub use graph::GraphPage;
+pub use knowledge::KnowledgePage;
 pub use settings::SettingsPage;
 
 pub use entities::{EntitiesPage, NoSelection};
