@@ -99,7 +99,9 @@ fn graph_knowledge_and_settings_against_the_lab() {
     assert!(rows[0].1.contains(hosts[0].as_str()), "{rows:?}");
     let trust = d.wait_until("[data-testid=host-row] [data-testid=trust-host]", STEP, |_| true);
     d.click(&trust[0].0);
-    d.wait_until("[data-testid=trust-outcome]", STEP, |t| t[0].starts_with("Trusted SHA256:"));
+    d.wait_until("[data-testid=trust-outcome]", STEP, |t| {
+        t[0].starts_with("Trusted SHA256:") && t[0].ends_with(hosts[0].as_str())
+    });
     let trusted: Vec<(String, String)> = rt
         .block_on(
             sqlx::query_as("SELECT host_slug, fingerprint FROM host_keys WHERE trusted = 1")
@@ -149,9 +151,11 @@ fn graph_knowledge_and_settings_against_the_lab() {
     d.screenshot(&shots.join("oikos-graph.png"));
 
     // Filtering a type out removes its nodes and only those.
-    let lxc = d.wait_until("[data-testid=graph-type-lxc]", STEP, |_| true);
+    let guest_type = guests[0].split(':').next().unwrap().to_string();
+    let lxc = d.wait_until(&format!("[data-testid=graph-type-{guest_type}]"), STEP, |_| true);
     d.click(&lxc[0].0);
-    let without: BTreeSet<String> = slugs.iter().filter(|s| !s.starts_with("lxc:")).cloned().collect();
+    let without: BTreeSet<String> =
+        slugs.iter().filter(|s| !s.starts_with(&format!("{guest_type}:"))).cloned().collect();
     d.wait_until("[data-testid=graph-count]", STEP, |t| {
         t[0] == format!("{} of {} entities", without.len(), slugs.len())
     });
@@ -161,7 +165,8 @@ fn graph_knowledge_and_settings_against_the_lab() {
 
     // A click on a node opens its detail beside the graph.
     let host = hosts[0].clone();
-    let node = d.wait_until(&format!("[data-testid=graph-node][data-slug='{host}']"), STEP, |_| true);
+    // The node's box: WebKit's driver does not click an SVG group itself.
+    let node = d.wait_until(&format!("[data-testid=graph-node][data-slug='{host}'] rect"), STEP, |_| true);
     d.click(&node[0].0);
     d.wait_until("[data-testid=graph-detail] [data-testid=detail-title]", STEP, |t| t[0] == host);
     d.wait_until("[data-testid=graph-detail] [data-testid=relations]", STEP, |t| {

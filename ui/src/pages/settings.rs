@@ -244,6 +244,8 @@ fn HostsSection() -> impl IntoView {
         live.track(Topic::Graph);
         async move { ((), ipc::host_entries().await) }
     }));
+    // Kept here, not in a row: the rows are rebuilt when the trust is announced.
+    let outcome: Outcome = RwSignal::new(None);
     view! {
         <section class="card" aria-labelledby="hosts-title">
             <h2 id="hosts-title">"Hosts and their SSH keys"</h2>
@@ -252,24 +254,26 @@ fn HostsSection() -> impl IntoView {
                 "Compare the fingerprint with " <code>"ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub"</code>
                 " on the host."
             </p>
-            {move || answer(hosts.get(), "Loading the hosts…", |list| view! { <HostRows hosts=list /> }.into_any())}
+            {move || {
+                answer(hosts.get(), "Loading the hosts…", |list| view! { <HostRows hosts=list outcome=outcome /> }.into_any())
+            }}
+            {outcome_view(outcome, "trust-outcome")}
         </section>
     }
 }
 
 #[component]
-fn HostRows(hosts: Vec<HostEntry>) -> impl IntoView {
+fn HostRows(hosts: Vec<HostEntry>, outcome: Outcome) -> impl IntoView {
     if hosts.is_empty() {
         return view! { <p class="muted" data-testid="hosts-empty">"No hosts yet: import an inventory below."</p> }
             .into_any();
     }
-    let rows = hosts.into_iter().map(|h| view! { <HostRow entry=h /> }).collect_view();
+    let rows = hosts.into_iter().map(|h| view! { <HostRow entry=h outcome=outcome /> }).collect_view();
     view! { <ul class="hosts" data-testid="hosts">{rows}</ul> }.into_any()
 }
 
 #[component]
-fn HostRow(entry: HostEntry) -> impl IntoView {
-    let outcome: Outcome = RwSignal::new(None);
+fn HostRow(entry: HostEntry, outcome: Outcome) -> impl IntoView {
     let host = entry.host.clone();
     let (state, fingerprint, trusted) = match &entry.key {
         None => ("not contacted yet".to_string(), None, false),
@@ -282,7 +286,8 @@ fn HostRow(entry: HostEntry) -> impl IntoView {
         let (host, expected) = (host.clone(), expected.clone());
         spawn_local(async move {
             let r = ipc::trust_host(host, expected).await;
-            outcome.try_set(Some(r.map(|k| format!("Trusted {}", k.fingerprint)).map_err(|e| e.message)));
+            let r = r.map(|k| format!("Trusted {} for {}", k.fingerprint, k.host));
+            outcome.try_set(Some(r.map_err(|e| e.message)));
         });
     };
     view! {
@@ -296,7 +301,6 @@ fn HostRow(entry: HostEntry) -> impl IntoView {
             {(!trusted).then(|| view! {
                 <button class="small" data-testid="trust-host" on:click=trust>{label}</button>
             })}
-            {outcome_view(outcome, "trust-outcome")}
         </li>
     }
 }
