@@ -558,6 +558,22 @@ fn default_author() -> Author {
     Author::Operator
 }
 
+/// For the command table's tests, which build every command's arguments from defaults.
+#[cfg(test)]
+impl Default for KnowledgeInput {
+    fn default() -> Self {
+        KnowledgeInput {
+            kind: KnowledgeKind::Document,
+            title: String::new(),
+            content: String::new(),
+            source: String::new(),
+            author: default_author(),
+            tags: Vec::new(),
+            about: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnowledgeUpsert {
     pub doc: KnowledgeDoc,
