@@ -115,4 +115,25 @@ mod tests {
         }
         assert_eq!(eng.provider_settings().await.unwrap(), None);
     }
+
+    /// The agent follows the stored settings as they change (unless the environment names a
+    /// provider, which this test cannot control and then skips).
+    #[tokio::test]
+    async fn the_agent_uses_the_settings_it_is_given() {
+        if crate::agent::provider::ProviderConfig::env_configured() {
+            return;
+        }
+        let (_dir, eng) = engine().await;
+        let policy = std::sync::Arc::new(crate::policy::Policy::builtin().clone());
+        let actuator = crate::actuate::Actuator::new(eng.clone(), policy, crate::actuate::ActuateConfig::default());
+        let agent = crate::agent::Agent::new(eng.clone(), actuator);
+        assert!(agent.provider().is_err(), "nothing configured");
+        agent.use_settings(Some(settings("http://127.0.0.1:9/v1", "first", None)));
+        assert_eq!(agent.provider().unwrap().config().model, "first");
+        agent.use_settings(Some(settings("http://127.0.0.1:9/v1", "second", Some(4096))));
+        let p = agent.provider().unwrap();
+        assert_eq!((p.config().model.as_str(), p.config().context_tokens), ("second", 4096));
+        agent.use_settings(None);
+        assert!(agent.provider().is_err());
+    }
 }
