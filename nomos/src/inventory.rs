@@ -283,6 +283,13 @@ fn entry(section: &str, i: usize, name: &str) -> String {
     format!("{section}[{i}] ({name})")
 }
 
+/// Where the lab (`nomos lab up`, the crate `nomos-lab`) writes its inventory by default:
+/// `<data dir>/oikos/lab/inventory.yaml`. Read by path so the engine and the desktop need not
+/// link the lab.
+pub fn lab_inventory_path() -> Option<std::path::PathBuf> {
+    dirs::data_dir().map(|d| d.join("oikos").join("lab").join("inventory.yaml"))
+}
+
 impl Engine {
     /// Imports an inventory from YAML text. `source_name` names it in errors and in the event.
     pub async fn import_inventory(&self, text: &str, source_name: &str) -> Result<ImportReport> {

@@ -84,6 +84,34 @@ pub fn render_snippet(raw: &str) -> String {
     out
 }
 
+/// The snippet as plain text and its matches as `[start, end)` character ranges, for a view that
+/// marks them without parsing HTML.
+pub fn snippet_marks(raw: &str) -> (String, Vec<[u32; 2]>) {
+    let mut text = String::with_capacity(raw.len());
+    let mut marks = Vec::new();
+    let mut at: u32 = 0;
+    let mut open: Option<u32> = None;
+    for c in raw.chars() {
+        match c {
+            MARK_OPEN if open.is_none() => open = Some(at),
+            MARK_CLOSE => {
+                if let Some(start) = open.take().filter(|s| *s < at) {
+                    marks.push([start, at]);
+                }
+            }
+            MARK_OPEN => {}
+            c => {
+                text.push(c);
+                at += 1;
+            }
+        }
+    }
+    if let Some(start) = open.filter(|s| *s < at) {
+        marks.push([start, at]);
+    }
+    (text, marks)
+}
+
 /// Turns what an operator types into a safe FTS5 query: every word becomes a quoted prefix term,
 /// all of which must match. Operators and punctuation in the input are never FTS syntax.
 pub fn fts_query(input: &str) -> Option<String> {
@@ -325,9 +353,12 @@ impl Engine {
         rows.iter()
             .map(|row| {
                 let raw: String = row.try_get("snippet")?;
+                let (text, marks) = snippet_marks(&raw);
                 Ok(SearchHit {
                     summary: summary_from_row(row)?,
                     snippet: render_snippet(&raw),
+                    text,
+                    marks,
                     rank: row.try_get("rank")?,
                 })
             })
@@ -517,6 +548,16 @@ mod tests {
         assert_eq!(render_snippet(&raw), "a &lt;i&gt;x&lt;/i&gt; &amp; <b>hit</b> &quot;q&quot; <b>open</b>");
         assert_eq!(fts_query("a-b \"c\""), Some("\"a\"* \"b\"* \"c\"*".to_string()));
         assert_eq!(fts_query("()"), None);
+    }
+
+    #[test]
+    fn snippet_marks_are_character_ranges_of_the_plain_text() {
+        let raw = format!("<i>é</i> {MARK_OPEN}hit{MARK_CLOSE} and {MARK_OPEN}{MARK_CLOSE}{MARK_OPEN}ope");
+        let (text, marks) = snippet_marks(&raw);
+        assert_eq!(text, "<i>é</i> hit and ope");
+        assert_eq!(marks, [[9, 12], [17, 20]]);
+        let chars: Vec<char> = text.chars().collect();
+        assert_eq!(chars[9..12].iter().collect::<String>(), "hit");
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 //! - [`knowledge`]: the knowledge base with full-text search;
 //! - [`inventory`]: importing a homelab description from YAML;
 //! - [`tasks`]: task records and their lifecycle;
+//! - [`settings`]: operator settings kept in the database (the model provider);
 //! - [`events`]: the event bus every change is announced on;
 //! - [`actuate`]: the gate and the SSH executor — the one path by which anything runs on a host;
 //! - [`runtime`]: the one [`Runtime`] a process builds: the engine, the policy, the actuator, the
@@ -25,6 +26,7 @@ pub mod knowledge;
 pub mod plan;
 pub mod process;
 pub mod runtime;
+pub mod settings;
 pub mod store;
 pub mod tasks;
 #[doc(hidden)]

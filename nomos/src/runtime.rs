@@ -111,6 +111,12 @@ impl Runtime {
         let engine = Engine::open_with_clock(&config.db, config.clock).await?;
         let actuator = Actuator::new(engine.clone(), Arc::new(policy), config.actuate);
         let agent = crate::agent::Agent::new(engine.clone(), actuator.clone());
+        // Unreadable stored settings leave the provider to the environment; the settings page
+        // shows the error and saving fixes it.
+        match engine.provider_settings().await {
+            Ok(settings) => agent.use_settings(settings),
+            Err(e) => tracing::warn!("the stored provider settings are ignored: {e}"),
+        }
         Ok(Runtime {
             inner: Arc::new(Inner {
                 engine,

@@ -11,7 +11,8 @@ use crate::events::Topic;
 use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
 use crate::pages::{
-    ApprovalsPage, EntitiesPage, EntityPage, NoSelection, NotFound, OperationsPage, PendingCount, TaskPage, TasksPage,
+    ApprovalsPage, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, OperationsPage,
+    PendingCount, SettingsPage, TaskPage, TasksPage,
 };
 use crate::steady::steady;
 use crate::task_feed::provide_task_feed;
@@ -62,8 +63,11 @@ pub fn App() -> impl IntoView {
                         <A href=routes::APPROVALS attr:data-testid="nav-approvals">"Approvals" <PendingCount /></A>
                         <A href=routes::OPERATIONS attr:data-testid="nav-operations">"Operations"</A>
                         // ── graph, knowledge ──
+                        <A href=routes::GRAPH attr:data-testid="nav-graph">"Graph"</A>
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
+                        <A href=routes::KNOWLEDGE attr:data-testid="nav-knowledge">"Knowledge"</A>
                         // ── settings ──
+                        <A href=routes::SETTINGS attr:data-testid="nav-settings">"Settings"</A>
                     </nav>
                     <div class="store muted" data-testid="store-info">{store_line}</div>
                     <div class="live" title="Latest engine event">
@@ -99,6 +103,9 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             <Route path=path!("/approvals") view=ApprovalsPage />
             <Route path=path!("/operations") view=OperationsPage />
             // ── graph, knowledge, settings ──
+            <Route path=path!("/graph") view=GraphPage />
+            <Route path=path!("/knowledge") view=KnowledgePage />
+            <Route path=path!("/settings") view=SettingsPage />
             <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />
                 <Route path=path!(":slug") view=EntityPage />

@@ -8,11 +8,17 @@ pub fn task(id: &str) -> String {
     format!("{TASKS}/{}", encode_segment(id))
 }
 
-/// Where the model provider is configured.
-pub const SETTINGS: &str = "/settings";
-
 /// The entity list; an entity's detail is below it.
 pub const ENTITIES: &str = "/entities";
+
+/// The homelab graph drawn as a picture.
+pub const GRAPH: &str = "/graph";
+
+/// The knowledge base: search, recent notes, a note.
+pub const KNOWLEDGE: &str = "/knowledge";
+
+/// Provider, API key, hosts and their keys, inventory, policy.
+pub const SETTINGS: &str = "/settings";
 
 /// The detail page of an entity.
 pub fn entity(slug: &str) -> String {

@@ -2,8 +2,6 @@
 
 use clap::Subcommand;
 use nomos::actuate::Actuator;
-use nomos::types::{EntityQuery, HostKey};
-use serde::Serialize;
 
 use crate::exit::Outcome;
 use crate::out::Out;
@@ -23,34 +21,10 @@ pub enum HostsCommand {
     },
 }
 
-#[derive(Serialize)]
-struct Row {
-    host: String,
-    endpoint: String,
-    key: Option<HostKey>,
-}
-
 pub async fn hosts(act: &Actuator, command: HostsCommand, out: Out) -> Outcome {
     match command {
         HostsCommand::List => {
-            let q = EntityQuery { entity_type: Some("host".into()), limit: Some(1000), ..Default::default() };
-            let hosts = act.engine().list_entities(&q).await?;
-            let keys = act.host_keys().await?;
-            let rows: Vec<Row> = hosts
-                .items
-                .into_iter()
-                .map(|h| {
-                    let a = &h.entity.attributes;
-                    let endpoint = format!(
-                        "{}@{}:{}",
-                        a.get("ssh_user").and_then(|v| v.as_str()).unwrap_or("root"),
-                        a.get("address").and_then(|v| v.as_str()).unwrap_or("?"),
-                        a.get("ssh_port").and_then(|v| v.as_u64()).unwrap_or(22)
-                    );
-                    let key = keys.iter().find(|k| k.host == h.entity.slug).cloned();
-                    Row { host: h.entity.slug, endpoint, key }
-                })
-                .collect();
+            let rows = act.host_entries().await?;
             out.print(&rows, |rows| {
                 let mut s = String::new();
                 for r in rows {

@@ -104,12 +104,24 @@ impl Policy {
     /// The built-in policy plus the operator's file: `$OIKOS_POLICY`, else
     /// `<config dir>/oikos/policy.yaml` when it exists.
     pub fn load() -> Result<Policy, PolicyError> {
-        let explicit = std::env::var_os(POLICY_ENV).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let path = explicit.clone().or_else(|| dirs::config_dir().map(|d| d.join("oikos").join("policy.yaml")));
-        match path {
-            Some(p) if explicit.is_some() || p.exists() => Policy::with_file(&p),
-            _ => Ok(Policy::builtin().clone()),
+        match Policy::operator_file() {
+            Some(p) => Policy::with_file(&p),
+            None => Ok(Policy::builtin().clone()),
         }
+    }
+
+    /// The operator's file [`Policy::load`] reads: `$OIKOS_POLICY` (named, so it must exist), else
+    /// `<config dir>/oikos/policy.yaml` when it exists; `None` for the built-in policy alone.
+    pub fn operator_file() -> Option<PathBuf> {
+        let explicit = std::env::var_os(POLICY_ENV).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let path = explicit.clone().or_else(Policy::default_operator_file)?;
+        (explicit.is_some() || path.exists()).then_some(path)
+    }
+
+    /// `<config dir>/oikos/policy.yaml`: where the operator's additions are read from unless
+    /// `$OIKOS_POLICY` names another file.
+    pub fn default_operator_file() -> Option<PathBuf> {
+        dirs::config_dir().map(|d| d.join("oikos").join("policy.yaml"))
     }
 
     /// The built-in policy plus the additions in `path`.

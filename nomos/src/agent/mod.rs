@@ -97,12 +97,23 @@ pub struct Continued {
     pub end: turn::TurnEnd,
 }
 
+/// The provider an [`Agent`] uses and where it comes from.
+#[derive(Default)]
+struct ProviderSlot {
+    /// The operator's settings from the database.
+    stored: Option<nomos_types::ProviderSettings>,
+    /// Built from the environment or `stored` on first use, or given with [`Agent::use_provider`].
+    in_use: Option<provider::Provider>,
+    /// Given with [`Agent::use_provider`]: settings do not replace it.
+    fixed: bool,
+}
+
 /// Nomos as the runtime owns it: the provider (configured on first use — a missing one is an
 /// error only then), every tool through the gate, and the turns running now, to cancel them.
 pub struct Agent {
     engine: crate::Engine,
     tools: turn::GatedTools,
-    provider: std::sync::OnceLock<Result<provider::Provider, String>>,
+    provider: std::sync::RwLock<ProviderSlot>,
     config: turn::TurnConfig,
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
     /// Each task that resumed by itself (see [`Agent::follow_continued`]).
@@ -113,7 +124,8 @@ pub struct Agent {
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Agent").field("provider", &self.provider.get().map(|p| p.is_ok())).finish_non_exhaustive()
+        let in_use = self.lock_provider().in_use.is_some();
+        f.debug_struct("Agent").field("provider_in_use", &in_use).finish_non_exhaustive()
     }
 }
 
@@ -123,7 +135,7 @@ impl Agent {
         Agent {
             engine,
             tools,
-            provider: std::sync::OnceLock::new(),
+            provider: std::sync::RwLock::default(),
             config: turn::TurnConfig::default(),
             running: std::sync::Mutex::default(),
             continued: tokio::sync::broadcast::channel(64).0,
@@ -131,18 +143,66 @@ impl Agent {
         }
     }
 
-    /// The provider from `NOMOS_LLM_BASE_URL` and friends, read once.
-    pub fn provider(&self) -> crate::Result<&provider::Provider> {
-        let p = self.provider.get_or_init(|| {
-            provider::ProviderConfig::from_env().and_then(provider::Provider::new).map_err(|e| e.to_string())
-        });
-        p.as_ref().map_err(|e| crate::Error::Invalid(e.clone()))
+    /// The provider: from `NOMOS_LLM_BASE_URL` and friends when set, else from the operator's
+    /// stored settings (see [`Agent::use_settings`]); the key from `NOMOS_API_KEY` or the
+    /// keychain. Built on first use and kept until the settings change; a missing or bad
+    /// configuration is not kept, so the next call reads again.
+    pub fn provider(&self) -> crate::Result<provider::Provider> {
+        let stored = {
+            let slot = self.lock_provider();
+            if let Some(p) = &slot.in_use {
+                return Ok(p.clone());
+            }
+            slot.stored.clone()
+        };
+        let built = provider::ProviderConfig::from_env_or_settings(stored.as_ref())
+            .and_then(provider::Provider::new)
+            .map_err(|e| crate::Error::Invalid(e.to_string()))?;
+        let mut slot = self.write_provider();
+        // Another caller may have built one (or settings changed) meanwhile: keep what is there.
+        if slot.stored == stored {
+            Ok(slot.in_use.get_or_insert(built).clone())
+        } else {
+            Ok(built)
+        }
     }
 
-    /// Uses `provider` instead of reading the environment (settings from the desktop, tests).
-    /// False when a provider was already in use.
+    /// Uses `provider` instead of reading the environment or the settings (tests, embedders):
+    /// later settings do not replace it. False when a provider was already in use.
     pub fn use_provider(&self, provider: provider::Provider) -> bool {
-        self.provider.set(Ok(provider)).is_ok()
+        let mut slot = self.write_provider();
+        slot.fixed = true;
+        slot.in_use.replace(provider).is_none()
+    }
+
+    /// The operator's stored provider settings (read from the database by the caller, at start and
+    /// after each change). The next turn uses them, unless the environment names a provider.
+    pub fn use_settings(&self, settings: Option<nomos_types::ProviderSettings>) {
+        let mut slot = self.write_provider();
+        if slot.stored != settings {
+            slot.stored = settings;
+            if !slot.fixed {
+                slot.in_use = None;
+            }
+        }
+    }
+
+    /// Forgets the provider in use, so the next turn builds it again (a new API key in the
+    /// keychain).
+    pub fn reload_provider(&self) {
+        let mut slot = self.write_provider();
+        if !slot.fixed {
+            slot.in_use = None;
+        }
+    }
+
+    fn lock_provider(&self) -> std::sync::RwLockReadGuard<'_, ProviderSlot> {
+        // The slot holds plain values; one left by a panicking thread is still consistent.
+        self.provider.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write_provider(&self) -> std::sync::RwLockWriteGuard<'_, ProviderSlot> {
+        self.provider.write().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs the operator's message to the end of its turn (see [`send_message`]).
@@ -191,7 +251,7 @@ impl Agent {
         }
         // The context budget is the configured model's window.
         let config = turn::TurnConfig { context_tokens: provider.config().context_tokens, ..self.config.clone() };
-        let end = turn::run_turn(&self.engine, provider, &self.tools, &config, id, &cancel).await;
+        let end = turn::run_turn(&self.engine, &provider, &self.tools, &config, id, &cancel).await;
         self.lock_running().remove(id);
         Ok((self.engine.task(id).await?, end?))
     }

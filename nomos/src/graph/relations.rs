@@ -2,12 +2,14 @@
 //! cardinality), end (history kept), and read from either endpoint.
 
 use nomos_types::events::{RelationshipCreated, RelationshipEnded, RelationshipUpdated};
-use nomos_types::{Direction, Entity, EntityRef, EntityState, Json, Relation, Relationship};
+use nomos_types::{
+    Direction, Entity, EntityListItem, EntityRef, EntityState, GraphEdge, GraphSnapshot, Json, Relation, Relationship,
+};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
 use super::entities::Change;
-use super::{merge_object, new_id, require_entity};
+use super::{entity_from_row, merge_object, new_id, require_entity, status_from_row, ENTITY_COLUMNS, STATUS_COLUMNS};
 use crate::events::EventDraft;
 use crate::store::WriteTx;
 use crate::{Engine, Error, Ontology, Result};
@@ -243,6 +245,41 @@ impl Engine {
         Ok(ended)
     }
 
+    /// The whole graph for drawing: entities that are not destroyed (with their status) and the
+    /// current relationships between them, read from one snapshot.
+    pub async fn graph_snapshot(&self) -> Result<GraphSnapshot> {
+        let mut read = self.store().pool().begin().await?;
+        let sql = format!(
+            "SELECT {ENTITY_COLUMNS}, {STATUS_COLUMNS} FROM entities e \
+             LEFT JOIN entity_status s ON s.entity_id = e.id WHERE e.state != 'destroyed' ORDER BY e.slug"
+        );
+        let rows = sqlx::query(&sql).fetch_all(&mut *read).await?;
+        let edges = sqlx::query(&format!(
+            "{REL_SELECT} WHERE r.valid_to IS NULL AND s.state != 'destroyed' AND t.state != 'destroyed' ORDER BY r.id"
+        ))
+        .fetch_all(&mut *read)
+        .await?;
+        read.commit().await?;
+        let now_ms = self.clock().now_ms();
+        let nodes = rows
+            .iter()
+            .map(|row| Ok(EntityListItem { entity: entity_from_row(row)?, status: status_from_row(row, now_ms)? }))
+            .collect::<Result<Vec<_>>>()?;
+        let edges = edges
+            .iter()
+            .map(|row| {
+                let r = relationship_from_row(row)?;
+                Ok(GraphEdge {
+                    id: r.id,
+                    rel_type: r.rel_type,
+                    source: r.source.slug.to_string(),
+                    target: r.target.slug.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(GraphSnapshot { nodes, edges })
+    }
+
     /// The relationships of an entity in both directions: current ones, or with `history` also the
     /// ended ones. Incoming edges are labelled with the type's inverse ("hosted-by").
     pub async fn relations(&self, key: &str, history: bool) -> Result<Vec<Relation>> {
@@ -397,5 +434,22 @@ mod tests {
         let out = eng.relations("host:strong", false).await.unwrap();
         assert_eq!(out[0].direction, Direction::Outgoing);
         assert_eq!(out[0].label, "hosts");
+    }
+
+    #[tokio::test]
+    async fn the_snapshot_holds_living_entities_and_current_edges() {
+        let (_dir, eng) = engine().await;
+        lab(&eng).await;
+        eng.create_relationship("hosts", "host:strong", "lxc:caddy", &json!({})).await.unwrap();
+        eng.create_relationship("hosts", "host:quiet", "lxc:gitea", &json!({})).await.unwrap();
+        eng.create_relationship("depends-on", "lxc:gitea", "lxc:caddy", &json!({})).await.unwrap();
+        eng.end_relationship("depends-on", "lxc:gitea", "lxc:caddy").await.unwrap();
+        eng.set_entity_state("host:quiet", EntityState::Destroyed).await.unwrap();
+        let snap = eng.graph_snapshot().await.unwrap();
+        let slugs: Vec<&str> = snap.nodes.iter().map(|n| n.entity.slug.as_str()).collect();
+        assert_eq!(slugs, ["host:strong", "lxc:caddy", "lxc:gitea"]);
+        let edges: Vec<(&str, &str, &str)> =
+            snap.edges.iter().map(|e| (e.source.as_str(), e.rel_type.as_str(), e.target.as_str())).collect();
+        assert_eq!(edges, [("host:strong", "hosts", "lxc:caddy")]);
     }
 }

@@ -40,6 +40,10 @@ macro_rules! ipc_commands {
             blast_radius(slug: ::std::string::String, depth: ::std::option::Option<u32>) -> $crate::BlastRadius;
             /// Imports the built-in demo homelab (idempotent).
             import_demo_inventory() -> $crate::ImportReport;
+            /// The whole graph for drawing: entities with their status and current relations.
+            graph_snapshot() -> $crate::GraphSnapshot;
+            /// An entity's relations in both directions; with `history` also the ended ones.
+            entity_relations(slug: ::std::string::String, history: bool) -> ::std::vec::Vec<$crate::Relation>;
 
             // ── Tasks and the conversation with Nomos (`commands/tasks.rs`) ──
             /// Tasks, most recently active first, with the count in each board column.
@@ -82,6 +86,37 @@ macro_rules! ipc_commands {
             set_autonomy_paused(paused: bool) -> $crate::Autonomy;
 
             // ── Knowledge and settings (`commands/library.rs`) ──
+            /// Full-text search of the notes, best first; matches marked as character ranges.
+            search_knowledge(query: ::std::string::String, limit: ::std::option::Option<u32>) -> ::std::vec::Vec<$crate::SearchHit>;
+            /// The most recently written notes.
+            recent_knowledge(limit: ::std::option::Option<u32>) -> ::std::vec::Vec<$crate::KnowledgeSummary>;
+            /// One note with its body and the entities it documents (by slug or id).
+            knowledge_note(key: ::std::string::String) -> $crate::KnowledgeDoc;
+            /// Writes a note (the same kind and title updates it), linked to the entities it names.
+            save_note(note: $crate::KnowledgeInput) -> $crate::KnowledgeUpsert;
+            /// The provider in use, the stored settings, whether the environment overrides them, and
+            /// where the API key comes from (never the key).
+            provider_status() -> $crate::ProviderStatus;
+            /// Checks and stores the provider settings; the next turn uses them.
+            save_provider(settings: $crate::ProviderSettings) -> $crate::ProviderStatus;
+            /// A one-word completion through the provider in use: its answer, or why it failed.
+            test_provider() -> ::std::string::String;
+            /// Stores the API key in the OS keychain (never in the database; never returned).
+            set_api_key(key: ::std::string::String) -> $crate::ApiKeyStatus;
+            /// Removes the API key from the OS keychain.
+            delete_api_key() -> $crate::ApiKeyStatus;
+            /// The hosts with their SSH endpoint and pinned key.
+            host_entries() -> ::std::vec::Vec<$crate::HostEntry>;
+            /// Trusts the key the host presents; a changed key needs the fingerprint compared.
+            trust_host(slug: ::std::string::String, fingerprint: ::std::option::Option<::std::string::String>) -> $crate::HostKey;
+            /// Imports an inventory from YAML text (read from a file in the window).
+            import_inventory(text: ::std::string::String, source: ::std::string::String) -> $crate::ImportReport;
+            /// Where the lab writes its inventory and whether it is there.
+            lab_inventory() -> $crate::LabInventory;
+            /// Imports the lab's inventory.
+            import_lab_inventory() -> $crate::ImportReport;
+            /// The classifier's policy files in use.
+            policy_files() -> $crate::PolicyFiles;
         }
     };
 }

@@ -561,6 +561,22 @@ fn default_author() -> Author {
     Author::Operator
 }
 
+/// For the command table's tests, which build every command's arguments from defaults.
+#[cfg(test)]
+impl Default for KnowledgeInput {
+    fn default() -> Self {
+        KnowledgeInput {
+            kind: KnowledgeKind::Document,
+            title: String::new(),
+            content: String::new(),
+            source: String::new(),
+            author: default_author(),
+            tags: Vec::new(),
+            about: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnowledgeUpsert {
     pub doc: KnowledgeDoc,
@@ -573,6 +589,10 @@ pub struct SearchHit {
     #[serde(flatten)]
     pub summary: KnowledgeSummary,
     pub snippet: String,
+    /// The same snippet as plain text …
+    pub text: String,
+    /// … and the matches in it as `[start, end)` ranges of characters (not bytes), in order.
+    pub marks: Vec<[u32; 2]>,
     /// Lower is better (FTS5 bm25).
     pub rank: f64,
 }
@@ -607,6 +627,96 @@ pub struct ImportReport {
     pub relationships: ImportCounts,
     /// Relationships ended because the inventory now says otherwise (e.g. an LXC moved hosts).
     pub relationships_ended: u32,
+}
+
+/// A current relationship as drawn: its type and the slugs of its ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphEdge {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub rel_type: String,
+    pub source: String,
+    pub target: String,
+}
+
+/// The whole graph in one answer, for drawing it: every entity that is not destroyed, with its
+/// status, and every current relationship between them. Ordered by slug (edges by id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphSnapshot {
+    pub nodes: Vec<EntityListItem>,
+    pub edges: Vec<GraphEdge>,
+}
+
+/// The model provider as the operator set it in the desktop (the API key is never part of it: it
+/// lives in the OS keychain).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ProviderSettings {
+    /// The API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// The model's context window; `None` for the engine's table of known models.
+    #[serde(default)]
+    pub context_tokens: Option<u32>,
+}
+
+string_enum!(
+    /// Where the provider's API key comes from: `NOMOS_API_KEY`, the OS keychain, nowhere, or a
+    /// keychain that could not be read.
+    KeySource {
+        Env => "env",
+        Keychain => "keychain",
+        None => "none",
+        Unavailable => "unavailable",
+    }
+);
+
+/// Whether an API key is set, and where (never the key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKeyStatus {
+    pub source: KeySource,
+    /// Why the keychain could not be read, for `unavailable`.
+    pub detail: Option<String>,
+}
+
+/// The provider as the settings page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderStatus {
+    /// What the operator saved.
+    pub stored: Option<ProviderSettings>,
+    /// `NOMOS_LLM_BASE_URL` is set: the environment wins over the stored settings.
+    pub env_overrides: bool,
+    /// What the next turn uses, or `None` (see `problem`).
+    pub in_use: Option<ProviderSettings>,
+    /// Why there is no provider in use.
+    pub problem: Option<String>,
+    pub key: ApiKeyStatus,
+}
+
+/// A host, how it is reached and its pinned SSH key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostEntry {
+    pub host: String,
+    /// `user@address:port`.
+    pub endpoint: String,
+    /// `None` until the host was contacted once.
+    pub key: Option<HostKey>,
+}
+
+/// The lab's inventory file and whether it is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabInventory {
+    pub path: String,
+    pub exists: bool,
+}
+
+/// The classifier's policy in use: the built-in rules, and the operator's file if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyFiles {
+    pub operator_file: Option<String>,
+    /// The file came from `OIKOS_POLICY`.
+    pub from_env: bool,
+    /// Where the operator's file would be read from when none is in use.
+    pub default_path: Option<String>,
 }
 
 /// What the desktop shows about the open database.

@@ -35,3 +35,15 @@ pub async fn blast_radius(
 pub async fn import_demo_inventory(state: &AppState) -> Result<nomos_types::ImportReport, IpcError> {
     state.engine()?.import_inventory(nomos::inventory::DEMO_INVENTORY, "demo inventory").await.map_err(ipc_error)
 }
+
+pub async fn graph_snapshot(state: &AppState) -> Result<nomos_types::GraphSnapshot, IpcError> {
+    state.engine()?.graph_snapshot().await.map_err(ipc_error)
+}
+
+pub async fn entity_relations(
+    state: &AppState,
+    slug: String,
+    history: bool,
+) -> Result<Vec<nomos_types::Relation>, IpcError> {
+    state.engine()?.relations(&slug, history).await.map_err(ipc_error)
+}

@@ -5,10 +5,11 @@
 //! call into the engine; errors cross as [`IpcError`] (a stable code and a one-line message).
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
-//! conversation with Nomos). A new area is a module here and
-//! a line in `imp`.
+//! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
+//! [`library`] (knowledge and settings). A new area is a module here and a line in `imp`.
 
 mod graph;
+mod library;
 mod operations;
 mod tasks;
 
@@ -21,6 +22,7 @@ use crate::AppState;
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::graph::*;
+    pub(super) use super::library::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
 }

@@ -15,6 +15,12 @@ pub use approvals::{ApprovalsPage, PendingCount};
 pub use operations::OperationsPage;
 
 // ── graph, knowledge, settings ──
+mod graph;
+mod knowledge;
+mod settings;
+pub use graph::GraphPage;
+pub use knowledge::KnowledgePage;
+pub use settings::SettingsPage;
 
 pub use entities::{EntitiesPage, NoSelection};
 pub use entity::EntityPage;

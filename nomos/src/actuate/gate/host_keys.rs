@@ -1,7 +1,7 @@
 //! SSH host keys: what each host presented, and the operator trusting one.
 
 use nomos_types::events::{HostKeyMismatch, HostKeySeen, HostKeyTrusted};
-use nomos_types::HostKey;
+use nomos_types::{EntityQuery, HostEntry, HostKey};
 use serde_json::json;
 
 use super::decide::operator_only;
@@ -16,6 +16,28 @@ use crate::{Error, Result};
 impl Actuator {
     pub async fn host_keys(&self) -> Result<Vec<HostKey>> {
         host_keys::list(self.engine.store().pool()).await
+    }
+
+    /// Every host with how it is reached (`user@address:port`) and its pinned key, by slug.
+    pub async fn host_entries(&self) -> Result<Vec<HostEntry>> {
+        let q = EntityQuery { entity_type: Some("host".into()), limit: Some(1000), ..Default::default() };
+        let hosts = self.engine.list_entities(&q).await?;
+        let keys = self.host_keys().await?;
+        Ok(hosts
+            .items
+            .into_iter()
+            .map(|h| {
+                let a = &h.entity.attributes;
+                let endpoint = format!(
+                    "{}@{}:{}",
+                    a.get("ssh_user").and_then(|v| v.as_str()).unwrap_or("root"),
+                    a.get("address").and_then(|v| v.as_str()).unwrap_or("?"),
+                    a.get("ssh_port").and_then(|v| v.as_u64()).unwrap_or(22)
+                );
+                let key = keys.iter().find(|k| k.host == h.entity.slug).cloned();
+                HostEntry { host: h.entity.slug, endpoint, key }
+            })
+            .collect())
     }
 
     /// Pins the key `host` presents as trusted. With `expected` (a fingerprint the operator checked

@@ -129,18 +129,33 @@ impl ProviderConfig {
     /// `NOMOS_API_KEY` or else the OS keychain (none stored, or no keychain service at all → no
     /// key, for a local server). Blocks on the keychain: from async code, `spawn_blocking`.
     pub fn from_env() -> Result<ProviderConfig, ProviderError> {
-        use crate::agent::secrets::{self, SecretsError};
-        let keychain = || match secrets::get_api_key() {
-            Ok(key) => Ok(key),
-            // A machine without a keychain (a headless server next to a local model) simply has
-            // no stored key; a locked or failing one is worth saying.
-            Err(SecretsError::NoService(why)) => {
-                tracing::debug!(%why, "no OS keychain; using no stored API key");
-                Ok(None)
-            }
-            Err(e) => Err(ProviderError::Config(e.to_string())),
+        let (config, _) = ProviderConfig::from_lookup(|name| std::env::var(name).ok(), keychain_key)?;
+        Ok(config)
+    }
+
+    /// Whether the environment names a provider (`NOMOS_LLM_BASE_URL`): it then wins over the
+    /// operator's stored settings.
+    pub fn env_configured() -> bool {
+        std::env::var("NOMOS_LLM_BASE_URL").is_ok_and(|v| !v.trim().is_empty())
+    }
+
+    /// The environment's provider when it names one (see [`ProviderConfig::env_configured`]),
+    /// else the stored `settings`; the key from `NOMOS_API_KEY` or the keychain either way.
+    /// Blocks on the keychain.
+    pub fn from_env_or_settings(
+        settings: Option<&nomos_types::ProviderSettings>,
+    ) -> Result<ProviderConfig, ProviderError> {
+        let settings = match settings {
+            Some(s) if !ProviderConfig::env_configured() => s,
+            _ => return ProviderConfig::from_env(),
         };
-        let (config, _) = ProviderConfig::from_lookup(|name| std::env::var(name).ok(), keychain)?;
+        let (config, _) = ProviderConfig::from_lookup(
+            |name| match name {
+                "NOMOS_API_KEY" => std::env::var(name).ok(),
+                other => crate::settings::settings_var(settings, other),
+            },
+            keychain_key,
+        )?;
         Ok(config)
     }
 
@@ -186,6 +201,20 @@ impl ProviderConfig {
             KeySource::None
         };
         Ok((config, source))
+    }
+}
+
+/// The key stored in the keychain. A machine without a keychain (a headless server next to a
+/// local model) simply has no stored key; a locked or failing one is worth saying.
+fn keychain_key() -> Result<Option<Secret>, ProviderError> {
+    use crate::agent::secrets::{self, SecretsError};
+    match secrets::get_api_key() {
+        Ok(key) => Ok(key),
+        Err(SecretsError::NoService(why)) => {
+            tracing::debug!(%why, "no OS keychain; using no stored API key");
+            Ok(None)
+        }
+        Err(e) => Err(ProviderError::Config(e.to_string())),
     }
 }
 

@@ -169,6 +169,18 @@ impl Provider {
         }
     }
 
+    /// "Test connection": a one-word completion, so the URL, the model and the key are all
+    /// exercised. Returns the model's answer, shortened.
+    pub async fn check(&self) -> Result<String, ProviderError> {
+        let req = crate::agent::chat::ChatRequest {
+            messages: vec![crate::agent::chat::ChatMessage::user("Reply with the single word: ok")],
+            tools: Vec::new(),
+            max_tokens: Some(16),
+        };
+        let answer = self.complete(&req, &|_| {}, &CancellationToken::new()).await?;
+        Ok(answer.content.trim().chars().take(80).collect())
+    }
+
     /// The JSON body of a request (OpenAI's shape, which the local servers accept).
     pub fn request_body(&self, req: &ChatRequest) -> Json {
         let messages: Vec<Json> = req.messages.iter().map(wire_message).collect();

@@ -356,3 +356,15 @@ async fn connection_refused_is_a_retried_connect_error() {
     assert!(matches!(err, ProviderError::Connect { .. }), "{err:?}");
     assert!(err.retryable());
 }
+
+#[tokio::test]
+async fn test_connection_returns_the_answer_or_why_not() {
+    let server =
+        ScriptedProvider::start(Script::new(vec![Step::text("ok"), Step::http(401, r#"{"error":"bad key"}"#)]))
+            .await
+            .unwrap();
+    let provider = Provider::new(config(&server)).unwrap();
+    assert_eq!(provider.check().await.unwrap(), "ok");
+    let err = provider.check().await.unwrap_err();
+    assert!(matches!(err, ProviderError::Auth { status: 401, .. }), "{err:?}");
+}

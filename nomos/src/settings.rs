@@ -1,0 +1,139 @@
+//! Operator settings kept in the database (the `settings` table): today the model provider's base
+//! URL, model and context size. Never the API key: that lives in the OS keychain
+//! ([`crate::agent::secrets`]).
+
+use nomos_types::ProviderSettings;
+
+use crate::agent::provider::{ProviderConfig, ProviderError};
+use crate::{Engine, Error, Result};
+
+/// The `settings` key of the provider.
+const PROVIDER: &str = "provider";
+
+/// The variable `name` as the settings give it: what the provider's configuration would read
+/// from `NOMOS_LLM_BASE_URL`, `NOMOS_MODEL` and `NOMOS_CONTEXT_TOKENS`.
+pub fn settings_var(settings: &ProviderSettings, name: &str) -> Option<String> {
+    match name {
+        "NOMOS_LLM_BASE_URL" => Some(settings.base_url.clone()),
+        "NOMOS_MODEL" => Some(settings.model.clone()),
+        "NOMOS_CONTEXT_TOKENS" => settings.context_tokens.map(|t| t.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks settings the way the provider will read them; the message names what is wrong.
+pub fn check_provider_settings(settings: &ProviderSettings) -> Result<()> {
+    match ProviderConfig::from_lookup(|name| settings_var(settings, name), || Ok(None)) {
+        Ok(_) => Ok(()),
+        Err(ProviderError::Config(message)) => Err(Error::Invalid(settings_message(&message))),
+        Err(e) => Err(Error::Invalid(e.to_string())),
+    }
+}
+
+/// The provider configuration's messages name environment variables; the settings name fields.
+fn settings_message(message: &str) -> String {
+    message
+        .replace("set NOMOS_LLM_BASE_URL", "enter a base URL")
+        .replace("NOMOS_LLM_BASE_URL", "the base URL")
+        .replace("NOMOS_MODEL is not set", "no model is set")
+        .replace("and NOMOS_MODEL", "and a model")
+        .replace("NOMOS_CONTEXT_TOKENS", "the context size")
+}
+
+impl Engine {
+    /// The stored provider settings, if the operator saved any.
+    pub async fn provider_settings(&self) -> Result<Option<ProviderSettings>> {
+        let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
+            .bind(PROVIDER)
+            .fetch_optional(self.store().pool())
+            .await?;
+        value
+            .map(|v| serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored provider settings: {e}"))))
+            .transpose()
+    }
+
+    /// Checks and stores the provider settings (trimmed; a trailing `/` of the URL dropped).
+    pub async fn save_provider_settings(&self, settings: &ProviderSettings) -> Result<ProviderSettings> {
+        let clean = ProviderSettings {
+            base_url: settings.base_url.trim().trim_end_matches('/').to_string(),
+            model: settings.model.trim().to_string(),
+            context_tokens: settings.context_tokens,
+        };
+        check_provider_settings(&clean)?;
+        let value = serde_json::to_string(&clean).map_err(|e| Error::Invalid(e.to_string()))?;
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(PROVIDER)
+        .bind(value)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(clean)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::engine;
+
+    fn settings(base_url: &str, model: &str, context_tokens: Option<u32>) -> ProviderSettings {
+        ProviderSettings { base_url: base_url.into(), model: model.into(), context_tokens }
+    }
+
+    #[tokio::test]
+    async fn settings_are_checked_stored_and_read_back() {
+        let (_dir, eng) = engine().await;
+        assert_eq!(eng.provider_settings().await.unwrap(), None);
+        let saved =
+            eng.save_provider_settings(&settings(" http://127.0.0.1:11434/v1/ ", " qwen ", Some(8192))).await.unwrap();
+        assert_eq!(saved, settings("http://127.0.0.1:11434/v1", "qwen", Some(8192)));
+        assert_eq!(eng.provider_settings().await.unwrap(), Some(saved));
+        eng.save_provider_settings(&settings("https://api.example.com/v1", "m", None)).await.unwrap();
+        assert_eq!(eng.provider_settings().await.unwrap().unwrap().model, "m");
+    }
+
+    #[tokio::test]
+    async fn bad_settings_are_refused_in_their_own_words() {
+        let (_dir, eng) = engine().await;
+        let cases = [
+            (settings("", "m", None), "enter a base URL"),
+            (settings("api.example.com", "m", None), "the base URL must start with http:// or https://"),
+            (settings("http://x/v1", " ", None), "no model is set"),
+            (settings("http://x/v1", "m", Some(10)), "the context size must be a number of tokens ≥ 1024"),
+        ];
+        for (s, expected) in cases {
+            let err = eng.save_provider_settings(&s).await.unwrap_err();
+            assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+            assert!(err.to_string().contains(expected), "{err}");
+            assert!(!err.to_string().contains("NOMOS_"), "{err}");
+        }
+        assert_eq!(eng.provider_settings().await.unwrap(), None);
+    }
+
+    /// The agent follows the stored settings as they change (unless the environment names a
+    /// provider, which this test cannot control and then skips).
+    #[tokio::test]
+    async fn the_agent_uses_the_settings_it_is_given() {
+        if crate::agent::provider::ProviderConfig::env_configured() {
+            return;
+        }
+        let (_dir, eng) = engine().await;
+        let policy = std::sync::Arc::new(crate::policy::Policy::builtin().clone());
+        let actuator = crate::actuate::Actuator::new(eng.clone(), policy, crate::actuate::ActuateConfig::default());
+        let agent = crate::agent::Agent::new(eng.clone(), actuator);
+        assert!(agent.provider().is_err(), "nothing configured");
+        agent.use_settings(Some(settings("http://127.0.0.1:9/v1", "first", None)));
+        assert_eq!(agent.provider().unwrap().config().model, "first");
+        agent.use_settings(Some(settings("http://127.0.0.1:9/v1", "second", Some(4096))));
+        let p = agent.provider().unwrap();
+        assert_eq!((p.config().model.as_str(), p.config().context_tokens), ("second", 4096));
+        agent.use_settings(None);
+        assert!(agent.provider().is_err());
+    }
+}
