@@ -127,7 +127,9 @@ fn main() {
         let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
         rt.actuator().trust_host("host:pve1", None, &me).await.expect("trust");
         let tools = GatedTools { registry: Registry::new(RegistryConfig::default()), actuator: rt.actuator().clone() };
-        let run = |_| serde_json::json!({"target": "host:pve1", "command": "true", "purpose": "bench"});
+        // A command that differs each time (a repeated read-only command is answered from memory);
+        // `true N` costs on the host what `true` does.
+        let run = |i| serde_json::json!({"target": "host:pve1", "command": format!("true {i}"), "purpose": "bench"});
         // A read of the graph that differs each time (the loop answers a repeated read from memory).
         let lookup = |i| serde_json::json!({"offset": i, "limit": 1});
         // Warm the connection and the database.
