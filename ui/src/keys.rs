@@ -9,14 +9,15 @@ pub fn movement(key: &str) -> Option<isize> {
     }
 }
 
-/// The selection after moving by `delta` in a list of `len`, clamped to its ends; the first
-/// move from nothing selected lands on the first item.
+/// The selection after moving by `delta` in a list of `len`, clamped to its ends; from nothing
+/// selected, down lands on the first item and up on the last. Every list of the app moves so.
 pub fn step(current: Option<usize>, len: usize, delta: isize) -> Option<usize> {
     if len == 0 {
         return None;
     }
     Some(match current {
-        None => 0,
+        None if delta >= 0 => 0,
+        None => len - 1,
         Some(i) => i.saturating_add_signed(delta).min(len - 1),
     })
 }
@@ -28,7 +29,7 @@ mod tests {
     #[test]
     fn moves_within_the_list() {
         assert_eq!(step(None, 3, 1), Some(0));
-        assert_eq!(step(None, 3, -1), Some(0));
+        assert_eq!(step(None, 3, -1), Some(2), "up from nothing: the last");
         assert_eq!(step(Some(0), 3, 1), Some(1));
         assert_eq!(step(Some(2), 3, 1), Some(2));
         assert_eq!(step(Some(0), 3, -1), Some(0));

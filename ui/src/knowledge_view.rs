@@ -56,19 +56,6 @@ pub fn note_input(kind: &str, title: &str, content: &str, about: &str) -> Result
     })
 }
 
-/// The index `step` away from `current` in a list of `len`, staying within it; the first (or
-/// last) when nothing is selected.
-pub fn step_index(current: Option<usize>, len: usize, step: isize) -> Option<usize> {
-    if len == 0 {
-        return None;
-    }
-    Some(match current {
-        Some(i) => (i as isize + step).clamp(0, len as isize - 1) as usize,
-        None if step >= 0 => 0,
-        None => len - 1,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,15 +89,5 @@ mod tests {
         assert!(note_input("runbook", "t", "  ", "").unwrap_err().contains("Write"));
         assert!(note_input("runbook", "t", "x", "caddy").unwrap_err().contains("not an entity slug"));
         assert!(note_input("poem", "t", "x", "").is_err());
-    }
-
-    #[test]
-    fn keys_move_within_the_list() {
-        assert_eq!(step_index(None, 3, 1), Some(0));
-        assert_eq!(step_index(None, 3, -1), Some(2));
-        assert_eq!(step_index(Some(2), 3, 1), Some(2));
-        assert_eq!(step_index(Some(0), 3, -1), Some(0));
-        assert_eq!(step_index(Some(1), 3, 1), Some(2));
-        assert_eq!(step_index(None, 0, 1), None);
     }
 }

@@ -13,7 +13,8 @@ use nomos_types::{KnowledgeDoc, KnowledgeKind};
 
 use crate::components::answer;
 use crate::events::Topic;
-use crate::knowledge_view::{note_input, split_marked, step_index};
+use crate::keys::step as step_index;
+use crate::knowledge_view::{note_input, split_marked};
 use crate::live::use_live;
 use crate::steady::steady;
 use crate::{ipc, routes};

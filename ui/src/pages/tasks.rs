@@ -10,10 +10,11 @@ use nomos_types::{IpcError, Task};
 
 use crate::components::{answer, IpcErrorView};
 use crate::events::Topic;
+use crate::keys::step;
 use crate::live::use_live;
 use crate::steady::steady;
 use crate::task_feed::use_task_feed;
-use crate::tasks::board::{column_label, step, DeleteArm, Filter};
+use crate::tasks::board::{column_label, DeleteArm, Filter};
 use crate::tasks::time::ago;
 use crate::{ipc, routes};
 

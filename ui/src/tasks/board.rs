@@ -59,18 +59,6 @@ pub fn column_label(c: BoardColumn) -> &'static str {
     }
 }
 
-/// The selection after a move of `delta` rows in a list of `len`, clamped to it; the first row
-/// when nothing was selected.
-pub fn step(current: Option<usize>, len: usize, delta: isize) -> Option<usize> {
-    if len == 0 {
-        return None;
-    }
-    match current {
-        None => Some(0),
-        Some(i) => Some(i.saturating_add_signed(delta).min(len - 1)),
-    }
-}
-
 /// Delete asks twice: the first click arms the button of that task, the second deletes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeleteArm {
@@ -101,16 +89,6 @@ impl DeleteArm {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn moving_stays_inside_the_list() {
-        assert_eq!(step(None, 0, 1), None);
-        assert_eq!(step(None, 3, 1), Some(0));
-        assert_eq!(step(Some(0), 3, 1), Some(1));
-        assert_eq!(step(Some(2), 3, 1), Some(2));
-        assert_eq!(step(Some(0), 3, -1), Some(0));
-        assert_eq!(step(Some(5), 3, -1), Some(2), "a list that shrank");
-    }
 
     #[test]
     fn delete_needs_a_second_click_on_the_same_task() {
