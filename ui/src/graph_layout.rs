@@ -205,7 +205,11 @@ impl Viewport {
 mod tests {
     use super::*;
 
-    fn lab() -> (Vec<(&'static str, &'static str)>, Vec<(&'static str, &'static str, &'static str)>) {
+    /// (slug, type) and (from, relation, to).
+    type Nodes = Vec<(&'static str, &'static str)>;
+    type Edges = Vec<(&'static str, &'static str, &'static str)>;
+
+    fn lab() -> (Nodes, Edges) {
         let nodes = vec![
             ("host:strong", "host"),
             ("host:quiet", "host"),
