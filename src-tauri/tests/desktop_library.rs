@@ -73,8 +73,8 @@ fn graph_knowledge_and_settings_against_the_lab() {
     let (d, db, home) = (&desktop.d, desktop.db.clone(), desktop.home.path().to_path_buf());
     let shots = artifacts_dir();
 
-    // The app is up (an empty graph); the lab starts where the app looks for it.
-    d.wait_until("[data-testid=import-demo]", STARTUP, |_| true);
+    // The app is up (on its home page, the task board); the lab starts where the app looks for it.
+    d.wait_until("[data-testid=nav-tasks]", STARTUP, |_| true);
     let lab_dir = home.join("data").join("oikos").join("lab");
     let lab = Lab::start(LabConfig { hosts: 2, ..LabConfig::new(&lab_dir) }).unwrap();
 
