@@ -68,12 +68,13 @@ pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
     Ok(crate::actuate::db::windows::covering(&mut conn, task, WindowKind::Assent, None, &now).await?.is_none())
 }
 
-/// Whether a request of the task waits for the operator's decision (and has not expired).
-pub(crate) async fn approvals_wait(engine: &Engine, task: &str) -> Result<bool> {
+/// The task's requests still waiting for the operator's decision: pending and not past their
+/// expiry (one the sweep has not expired yet is already past deciding).
+pub(crate) async fn waiting_approvals(engine: &Engine, task: &str) -> Result<Vec<Approval>> {
     let now = engine.clock().now();
     let mut conn = engine.store().pool().acquire().await?;
     let pending = crate::actuate::db::approvals::pending(&mut conn, Some(task), None).await?;
-    Ok(pending.iter().any(|a| a.expires_at.as_str() > now.as_str()))
+    Ok(pending.into_iter().filter(|a| a.expires_at.as_str() > now.as_str()).collect())
 }
 
 /// The approvals still waiting from the task's latest request for approval: the newest turn

@@ -624,11 +624,7 @@ impl<'a> Context<'a> {
                 if q.options.is_empty() { String::new() } else { format!(" (options: {})", q.options.join(", ")) };
             s.push_str(&format!("Open question to the operator: {}{options}\n", q.prompt));
         }
-        // One the sweep has not expired yet is already past deciding: not offered as waiting.
-        let now = self.engine.clock().now();
-        let mut conn = self.engine.store().pool().acquire().await?;
-        let pending = crate::actuate::db::approvals::pending(&mut conn, Some(self.task), None).await?;
-        for a in pending.iter().filter(|a| a.expires_at.as_str() > now.as_str()) {
+        for a in super::assent::waiting_approvals(self.engine, self.task).await? {
             let confirm = a.confirmation.as_deref().map(|c| format!("; confirmed by typing `{c}`")).unwrap_or_default();
             s.push_str(&format!(
                 "Waiting for the operator's approval: `{}` on {} (execution {}, {}){confirm}\n",
@@ -638,7 +634,6 @@ impl<'a> Context<'a> {
                 a.risk.as_str()
             ));
         }
-        drop(conn);
         if with_operator_message {
             let last: Option<String> = sqlx::query_scalar(
                 "SELECT content FROM messages WHERE task_id = ? AND role = 'user' ORDER BY id DESC LIMIT 1",

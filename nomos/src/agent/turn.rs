@@ -543,7 +543,7 @@ fn cancelled() -> (StatusChange, String) {
 async fn plain_text_end(engine: &Engine, task: &str, text: &str) -> Result<(StatusChange, String)> {
     // A request still waiting for the operator outlives the talk about it: the task waits for that
     // decision (and the confirmation typed later still grants it), it is not done.
-    if super::assent::approvals_wait(engine, task).await? {
+    if !super::assent::waiting_approvals(engine, task).await?.is_empty() {
         return Ok((StatusChange::Waiting(WaitingFor::Approval), "a request waits for the operator's decision".into()));
     }
     if engine.plan(task).await?.is_empty() {
