@@ -18,9 +18,9 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(
 APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev \
 	libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev pkg-config build-essential curl
 # … and testing it headless (virtual display, WebDriver, keychain, SSH lab; ping for the lab's
-# gateway pre-flight).
+# gateway pre-flight; a tray host on D-Bus in Python).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
-	openssh-server openssh-client iputils-ping procps util-linux
+	openssh-server openssh-client iputils-ping procps util-linux python3-dbus python3-gi
 
 .PHONY: run build test eval setup setup-test ui check fmt lint bench lab lab-down clean help
 

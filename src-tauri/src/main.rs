@@ -3,6 +3,8 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod tray;
+mod window;
 
 use std::path::PathBuf;
 
@@ -16,6 +18,8 @@ use tokio::sync::broadcast::error::RecvError;
 pub struct AppState {
     /// The process's one runtime, or why it could not open.
     runtime: Result<Runtime, String>,
+    /// The app, for commands that reach its plugins (starting at login).
+    app: tauri::AppHandle,
 }
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
@@ -48,16 +52,18 @@ fn open_runtime() -> Result<Runtime, String> {
 fn main() {
     nomos::init_logging("OIKOS_LOG", "info");
 
-    let result = tauri::Builder::default()
+    let result = window::plugins(tauri::Builder::default())
         .setup(|app| {
             let runtime = open_runtime();
             match &runtime {
                 Ok(rt) => forward_events(app.handle().clone(), rt),
                 Err(e) => tracing::error!("{e}"),
             }
-            app.manage(AppState { runtime });
+            app.manage(AppState { runtime, app: app.handle().clone() });
+            window::setup(app.handle());
             Ok(())
         })
+        .on_window_event(window::on_event)
         .invoke_handler(commands::handler())
         .build(tauri::generate_context!());
     match result {

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use leptos_router::components::{ParentRoute, Redirect, Route, Router, Routes, A};
+use leptos_router::hooks::use_navigate;
 use leptos_router::{path, NavigateOptions};
 use nomos_types::{IpcError, StoreInfo};
 
@@ -50,6 +51,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         <Router>
+            <FollowShell />
             <div class="shell">
                 <header class="topbar">
                     <div class="brand">
@@ -112,4 +114,12 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             </ParentRoute>
         </Routes>
     }
+}
+
+/// Shows the page the desktop shell asks for (the tray menu's "Pending approvals"): the shell
+/// sends where, the router goes there.
+#[component]
+fn FollowShell() -> impl IntoView {
+    let navigate = use_navigate();
+    ipc::on_navigate(move |to| navigate(routes::destination(to), NavigateOptions::default()));
 }

@@ -1,5 +1,7 @@
 //! Where each page lives. Links are built here, so a page's path is written once.
 
+use nomos_types::Destination;
+
 /// The task board (the home page).
 pub const TASKS: &str = "/tasks";
 
@@ -31,6 +33,13 @@ pub const APPROVALS: &str = "/approvals";
 /// Executions, the audit ledger and autonomy.
 pub const OPERATIONS: &str = "/operations";
 
+/// Where a page the desktop shell asks for (the tray menu) lives.
+pub fn destination(to: Destination) -> &'static str {
+    match to {
+        Destination::Approvals => APPROVALS,
+    }
+}
+
 /// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
 /// parameter again.
 fn encode_segment(segment: &str) -> String {
@@ -55,5 +64,10 @@ mod tests {
         assert_eq!(entity("service:a/b c"), "/entities/service:a%2Fb%20c");
         assert_eq!(entity("host:ü"), "/entities/host:%C3%BC");
         assert_eq!(task("0193-ab"), "/tasks/0193-ab");
+    }
+
+    #[test]
+    fn the_shell_s_destinations_are_pages() {
+        assert_eq!(destination(Destination::Approvals), APPROVALS);
     }
 }

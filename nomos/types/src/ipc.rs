@@ -117,6 +117,12 @@ macro_rules! ipc_commands {
             import_lab_inventory() -> $crate::ImportReport;
             /// The classifier's policy files in use.
             policy_files() -> $crate::PolicyFiles;
+
+            // ── The desktop's life: starting at login (`commands/desktop.rs`) ──
+            /// Whether Oikos starts (in the tray) when the operator logs in.
+            autostart() -> bool;
+            /// Turns starting at login on or off; returns the state now.
+            set_autostart(enabled: bool) -> bool;
         }
     };
 }
@@ -165,7 +171,8 @@ string_enum!(
     /// - `database`: a query failed, e.g. because another writer held the database too long;
     /// - `policy`: the classifier's policy could not be loaded;
     /// - `ipc`: the bridge itself failed: the call or its answer could not be carried;
-    /// - `no_provider`: Nomos has no model provider configured (Settings).
+    /// - `no_provider`: Nomos has no model provider configured (Settings);
+    /// - `desktop`: the operating system refused a desktop setting (starting at login).
     IpcErrorCode {
         StoreUnavailable => "store_unavailable",
         NotFound => "not_found",
@@ -178,6 +185,7 @@ string_enum!(
         Policy => "policy",
         Ipc => "ipc",
         NoProvider => "no_provider",
+        Desktop => "desktop",
     }
 );
 

@@ -734,6 +734,18 @@ pub const EVENT_CHANNEL: &str = "nomos://event";
 /// UI applies them to what it shows and keeps nothing of them.
 pub const TRANSIENT_CHANNEL: &str = "nomos://transient";
 
+/// The channel on which the desktop shell asks the window to show a page (the tray menu's
+/// "Pending approvals"); the payload is a [`Destination`].
+pub const NAVIGATE_CHANNEL: &str = "oikos://navigate";
+
+/// A page the desktop shell can ask the window to show; the UI knows where each one lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Destination {
+    /// Every approval waiting for the operator.
+    Approvals,
+}
+
 pub mod ipc;
 pub use ipc::{IpcError, IpcErrorCode};
 

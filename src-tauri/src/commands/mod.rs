@@ -8,6 +8,7 @@
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
 //! [`library`] (knowledge and settings). A new area is a module here and a line in `imp`.
 
+mod desktop;
 mod graph;
 mod library;
 mod operations;
@@ -21,6 +22,7 @@ use crate::AppState;
 
 /// Every command's function, by name.
 mod imp {
+    pub(super) use super::desktop::*;
     pub(super) use super::graph::*;
     pub(super) use super::library::*;
     pub(super) use super::operations::*;

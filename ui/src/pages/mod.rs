@@ -18,6 +18,7 @@ pub use operations::OperationsPage;
 mod graph;
 mod knowledge;
 mod settings;
+mod settings_desktop;
 pub use graph::GraphPage;
 pub use knowledge::KnowledgePage;
 pub use settings::SettingsPage;

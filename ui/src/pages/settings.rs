@@ -1,12 +1,13 @@
 //! Settings (`/settings`): the model provider and "test connection", the API key (sent once to
 //! the OS keychain, never shown again), hosts with their pinned SSH keys and "trust", inventory
-//! import from a file or the lab, and the policy files in use.
+//! import from a file or the lab, the policy files in use, and starting at login.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nomos_types::{HostEntry, ImportReport, IpcError, KeySource, ProviderStatus};
 use wasm_bindgen::JsCast;
 
+use super::settings_desktop::DesktopSection;
 use crate::components::answer;
 use crate::events::Topic;
 use crate::ipc;
@@ -22,6 +23,7 @@ pub fn SettingsPage() -> impl IntoView {
             <HostsSection />
             <InventorySection />
             <PolicySection />
+            <DesktopSection />
         </div>
     }
 }

@@ -1,0 +1,70 @@
+//! The main window's life: one instance of the app (starting it again shows the window already
+//! open), closing hides it to the tray, its size and position remembered, and starting at login.
+
+use tauri::{AppHandle, Manager, Window, WindowEvent};
+use tauri_plugin_window_state::StateFlags;
+
+use crate::tray;
+
+/// The window the app opens (tauri.conf.json).
+pub const MAIN: &str = "main";
+
+/// Given on the command line by the login entry: start in the tray, without the window.
+const HIDDEN_ARG: &str = "--hidden";
+
+/// The plugins of the app's desktop life, single instance first (a second start must end before
+/// anything else starts).
+pub fn plugins(builder: tauri::Builder<tauri::Wry>) -> tauri::Builder<tauri::Wry> {
+    builder
+        // The second process hands over to the first (over D-Bus on Linux) and exits with 0.
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| show(app)))
+        // Size, position and maximized; never "hidden", which closing to the tray would save.
+        .plugin(
+            tauri_plugin_window_state::Builder::default()
+                .with_state_flags(StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED)
+                .build(),
+        )
+        .plugin(tauri_plugin_autostart::init(tauri_plugin_autostart::MacosLauncher::LaunchAgent, Some(vec![HIDDEN_ARG])))
+}
+
+/// Starts the tray, and stays in it when started at login.
+pub fn setup(app: &AppHandle) {
+    let state = app.try_state::<crate::AppState>();
+    tray::setup(app, state.as_deref().and_then(|s| s.runtime().ok()));
+    if std::env::args().any(|a| a == HIDDEN_ARG) && tray::is_shown(app) {
+        if let Some(window) = app.get_webview_window(MAIN) {
+            if let Err(e) = window.hide() {
+                tracing::warn!("cannot start hidden: {e}");
+            }
+        }
+    }
+}
+
+/// Shows the main window, restored and focused.
+pub fn show(app: &AppHandle) {
+    let Some(window) = app.get_webview_window(MAIN) else { return };
+    let shown = window.show().and_then(|()| window.unminimize()).and_then(|()| window.set_focus());
+    if let Err(e) = shown {
+        tracing::warn!("cannot show the window: {e}");
+    }
+}
+
+/// Closing the main window hides it while the tray icon is there to bring it back; without a
+/// tray it closes, and the app ends as before.
+pub fn on_event(window: &Window, event: &WindowEvent) {
+    let WindowEvent::CloseRequested { api, .. } = event else { return };
+    if window.label() != MAIN {
+        return;
+    }
+    let app = window.app_handle();
+    if !tray::is_shown(app) {
+        return;
+    }
+    api.prevent_close();
+    if let Err(e) = window.hide() {
+        tracing::warn!("cannot hide the window: {e}");
+        return;
+    }
+    tray::closed_to_tray_notice(app);
+}
+
