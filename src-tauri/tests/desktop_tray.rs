@@ -128,6 +128,19 @@ impl TrayItem {
         serde_json::from_str(&self.call(&["props"])).unwrap()
     }
 
+    /// Waits until the item's properties (title, tooltip, icons) satisfy `ready`.
+    fn wait_props(&self, what: &str, ready: impl Fn(&Value) -> bool) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let props = self.props();
+            if ready(&props) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{what}: never; last {props}");
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
     /// Whether the app's process is alive (an ended one waiting for its parent counts as ended).
     fn running(&self) -> bool {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
@@ -205,7 +218,10 @@ fn the_app_in_the_tray() {
 
     // The icon registers with the panel, its menu as the tray module builds it.
     let tray = TrayItem::wait(dir.path());
-    assert_eq!(tray.wait_label("Pending approvals (0)"), ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Quit"]);
+    assert_eq!(
+        tray.wait_label("Pending approvals (0)"),
+        ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Quit"]
+    );
     let props = tray.props();
     assert!(props["tooltip"][1].as_str().unwrap().contains("no pending approvals"), "{props}");
     let plain_icon = props["icons"].clone();
@@ -231,10 +247,13 @@ fn the_app_in_the_tray() {
         RunOutcome::Ran(x) => panic!("the change ran without approval: {x:?}"),
     };
     tray.wait_label("Pending approvals (1)");
-    let props = tray.props();
-    assert!(props["tooltip"][1].as_str().unwrap().contains("1 pending approval"), "{props}");
+    // The tooltip says it, and the icon carries a badge; decided, the plain icon is back.
+    tray.wait_props("the tooltip and badge say 1", |p| {
+        p["tooltip"][1].as_str().unwrap().contains("1 pending approval") && p["icons"] != plain_icon
+    });
     rt.block_on(nomos.actuator().deny(&approval, &outside_operator())).unwrap();
     tray.wait_label("Pending approvals (0)");
+    tray.wait_props("the plain icon is back", |p| p["icons"] == plain_icon);
 
     // "Pause autonomy" from the menu revokes every open window, in the engine.
     let task = rt.block_on(nomos.engine().create_task("tray check", "keep the homelab tidy")).unwrap();
@@ -289,7 +308,8 @@ fn the_app_in_the_tray() {
 
     // Starting at login: off by default; turned on in Settings it is the session's autostart
     // entry (starting in the tray), turned off it is gone.
-    let autostart = home.join("config").join("autostart");
+    // (The autostart library writes to `~/.config/autostart` whatever XDG_CONFIG_HOME says.)
+    let autostart = home.join(".config").join("autostart");
     let entries = || -> Vec<PathBuf> {
         std::fs::read_dir(&autostart).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default()
     };
@@ -297,7 +317,10 @@ fn the_app_in_the_tray() {
     let nav = d.wait_until("[data-testid=nav-settings]", STEP, |_| true);
     d.click(&nav[0].0);
     let toggle = d.wait_until("[data-testid=autostart-toggle]", STEP, |_| true);
-    assert_eq!(d.execute("return document.querySelector('[data-testid=autostart-toggle]').checked"), Value::Bool(false));
+    assert_eq!(
+        d.execute("return document.querySelector('[data-testid=autostart-toggle]').checked"),
+        Value::Bool(false)
+    );
     d.click(&toggle[0].0);
     let deadline = Instant::now() + STEP;
     while entries().is_empty() {

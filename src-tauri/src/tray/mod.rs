@@ -92,11 +92,6 @@ const ITEMS: &[Item] = &[
 
 const QUIT: &str = "quit";
 
-/// The labels of the menu for `view`, in order (Quit last): what a tray host shows.
-pub fn menu_labels(view: &TrayView) -> Vec<String> {
-    ITEMS.iter().map(|item| (item.label)(view)).chain(["Quit".to_string()]).collect()
-}
-
 /// The tray's handles and the last view shown, kept in the app's state.
 #[derive(Default)]
 struct Shown {
@@ -140,8 +135,7 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
         .show_menu_on_left_click(false)
         .on_menu_event(|app, event| on_menu(app, event.id().as_ref()))
         .on_tray_icon_event(|tray, event| {
-            if let TrayIconEvent::Click { button: MouseButton::Left, button_state: MouseButtonState::Up, .. } = event
-            {
+            if let TrayIconEvent::Click { button: MouseButton::Left, button_state: MouseButtonState::Up, .. } = event {
                 window::show(tray.app_handle());
             }
         })
@@ -322,7 +316,8 @@ pub fn closed_to_tray_notice(app: &AppHandle) {
     }
     tracing::info!("Oikos keeps running in the tray; choose Quit in the tray menu to end it");
     if let Ok(marker) = marker {
-        let written = marker.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&marker, b""));
+        let written =
+            marker.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&marker, b""));
         if let Err(e) = written {
             tracing::debug!("cannot remember the tray notice: {e}");
         }
@@ -332,6 +327,11 @@ pub fn closed_to_tray_notice(app: &AppHandle) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The labels of the menu for `view`, in order (Quit last): what a tray host shows.
+    fn menu_labels(view: &TrayView) -> Vec<String> {
+        ITEMS.iter().map(|item| (item.label)(view)).chain(["Quit".to_string()]).collect()
+    }
 
     #[test]
     fn the_menu_follows_the_pending_count_and_autonomy() {
@@ -345,10 +345,7 @@ mod tests {
     fn tooltip_and_title_say_the_count() {
         assert_eq!(TrayView::default().tooltip(), "Oikos — no pending approvals");
         assert_eq!(TrayView { pending: 1, paused: false }.tooltip(), "Oikos — 1 pending approval");
-        assert_eq!(
-            TrayView { pending: 2, paused: true }.tooltip(),
-            "Oikos — 2 pending approvals · autonomy paused"
-        );
+        assert_eq!(TrayView { pending: 2, paused: true }.tooltip(), "Oikos — 2 pending approvals · autonomy paused");
         assert_eq!(TrayView::default().title(), None);
         assert_eq!(TrayView { pending: 4, paused: false }.title().as_deref(), Some("4"));
     }

@@ -7,10 +7,11 @@
     sni.py layout SERVICE PATH  prints the item's menu as JSON: [{"id", "label", "enabled"}]
     sni.py click SERVICE PATH ID  sends the menu item a "clicked" event (what a tray host does)
     sni.py activate SERVICE PATH  a left click on the icon (StatusNotifierItem.Activate)
-    sni.py props SERVICE PATH   prints the item's Title, ToolTip and icon sizes as JSON
+    sni.py props SERVICE PATH   prints the item's Title, ToolTip and icons (size, digest) as JSON
 
 Clients use DBUS_SESSION_BUS_ADDRESS. Debian's python3-dbus and python3-gi.
 """
+import hashlib
 import json
 import os
 import sys
@@ -120,7 +121,8 @@ def main(argv):
         print(json.dumps({
             "title": str(props.get("Title", "")),
             "tooltip": [str(tooltip[2]), str(tooltip[3])] if tooltip else None,
-            "icons": [[int(w), int(h), len(data)] for (w, h, data) in props.get("IconPixmap", [])],
+            "icons": [[int(w), int(h), hashlib.sha256(bytes(data)).hexdigest()]
+                      for (w, h, data) in props.get("IconPixmap", [])],
         }))
     else:
         sys.exit(f"unknown command {cmd}")

@@ -2,7 +2,8 @@
 //! `window.__TAURI__`). Every extern of the app lives here.
 
 use nomos_types::{
-    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, NAVIGATE_CHANNEL, TRANSIENT_CHANNEL,
+    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, NAVIGATE_CHANNEL,
+    TRANSIENT_CHANNEL,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
