@@ -55,11 +55,13 @@ pub fn draw(rgba: &[u8], width: u32, height: u32, pending: usize) -> Vec<u8> {
             }
         }
     }
-    // Glyphs 3 wide with a gap of 1, 5 high, scaled to fill about 60 % of the disc's height.
+    // Glyphs 3 wide with a gap of 1, 5 high, scaled to about 60 % of the disc's height and
+    // 70 % of its width.
     let chars: Vec<[u8; 5]> =
         text.chars().filter_map(|c| GLYPHS.iter().find(|(g, _)| *g == c).map(|(_, rows)| *rows)).collect();
-    let scale = (radius * 2 * 6 / 10 / 5).max(1);
-    let text_w = (chars.len() * 4 - 1) * scale;
+    let columns = (chars.len() * 4).saturating_sub(1).max(1);
+    let scale = (radius * 2 * 6 / 10 / 5).min(radius * 2 * 7 / 10 / columns).max(1);
+    let text_w = columns * scale;
     let text_h = 5 * scale;
     let (left, top) = ((cx + 1).saturating_sub(text_w / 2), (cy + 1).saturating_sub(text_h / 2));
     for (i, rows) in chars.iter().enumerate() {
