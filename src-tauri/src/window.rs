@@ -43,11 +43,17 @@ pub fn setup(app: &AppHandle) {
     }
 }
 
-/// Shows the main window, restored and focused.
+/// Shows the main window, restored and focused. The three steps run together on the main thread,
+/// so a close arriving in between cannot leave the window half shown.
 pub fn show(app: &AppHandle) {
     let Some(window) = app.get_webview_window(MAIN) else { return };
-    let shown = window.show().and_then(|()| window.unminimize()).and_then(|()| window.set_focus());
-    if let Err(e) = shown {
+    let scheduled = app.run_on_main_thread(move || {
+        let shown = window.show().and_then(|()| window.unminimize()).and_then(|()| window.set_focus());
+        if let Err(e) = shown {
+            tracing::warn!("cannot show the window: {e}");
+        }
+    });
+    if let Err(e) = scheduled {
         tracing::warn!("cannot show the window: {e}");
     }
 }

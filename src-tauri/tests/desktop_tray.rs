@@ -120,8 +120,17 @@ impl TrayItem {
 
     /// Clicks the item labelled `label`, as a tray host does.
     fn click(&self, label: &str) {
+        self.call(&["click", &self.item_id(label)]);
+    }
+
+    /// Clicks an item that ends the app, which may end before it answers the click.
+    fn click_ending(&self, label: &str) {
+        self.call(&["click", &self.item_id(label), "--may-end"]);
+    }
+
+    fn item_id(&self, label: &str) -> String {
         let id = self.menu().into_iter().find(|(_, l)| l == label).unwrap_or_else(|| panic!("no `{label}` item")).0;
-        self.call(&["click", &id.to_string()]);
+        id.to_string()
     }
 
     fn props(&self) -> Value {
@@ -338,7 +347,7 @@ fn the_app_in_the_tray() {
     }
 
     // Quit really quits.
-    tray.click("Quit");
+    tray.click_ending("Quit");
     let deadline = Instant::now() + STEP;
     while tray.running() {
         assert!(Instant::now() < deadline, "the app still runs after Quit");

@@ -5,7 +5,8 @@
                                 bus address to DIR/bus, then one JSON line per registered item to
                                 DIR/items ({"service", "path", "pid"}); runs until the bus ends.
     sni.py layout SERVICE PATH  prints the item's menu as JSON: [{"id", "label", "enabled"}]
-    sni.py click SERVICE PATH ID  sends the menu item a "clicked" event (what a tray host does)
+    sni.py click SERVICE PATH ID [--may-end]  sends the menu item a "clicked" event (what a tray
+                                host does); with --may-end the app ending before it answers is fine
     sni.py activate SERVICE PATH  a left click on the icon (StatusNotifierItem.Activate)
     sni.py props SERVICE PATH   prints the item's Title, ToolTip and icons (size, digest) as JSON
 
@@ -112,7 +113,13 @@ def main(argv):
         _, root = menu(argv[2], argv[3]).GetLayout(0, -1, dbus.Array([], signature="s"))
         print(json.dumps(flatten(root, [])))
     elif cmd == "click":
-        menu(argv[2], argv[3]).Event(int(argv[4]), "clicked", dbus.Int32(0, variant_level=1), dbus.UInt32(0))
+        try:
+            menu(argv[2], argv[3]).Event(int(argv[4]), "clicked", dbus.Int32(0, variant_level=1), dbus.UInt32(0))
+        except dbus.exceptions.DBusException as e:
+            # An item that ends the app (Quit) may end it before the answer is sent.
+            ended = e.get_dbus_name() in ("org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected")
+            if not (ended and "--may-end" in argv[5:]):
+                raise
     elif cmd == "activate":
         dbus.Interface(item(argv[2], argv[3]), ITEM).Activate(0, 0)
     elif cmd == "props":
