@@ -43,15 +43,22 @@ pub fn setup(app: &AppHandle) {
     }
 }
 
-/// Shows the main window, restored and focused. The three steps run together on the main thread,
-/// so a close arriving in between cannot leave the window half shown.
+/// Shows the main window, restored and focused.
 pub fn show(app: &AppHandle) {
+    show_then(app, |_| {});
+}
+
+/// Shows the main window, then does `then` (e.g. asks it for a page). Both run together on the
+/// main thread, in this order, so a close arriving in between cannot leave the window half shown.
+pub fn show_then(app: &AppHandle, then: impl FnOnce(&AppHandle) + Send + 'static) {
     let Some(window) = app.get_webview_window(MAIN) else { return };
+    let handle = app.clone();
     let scheduled = app.run_on_main_thread(move || {
         let shown = window.show().and_then(|()| window.unminimize()).and_then(|()| window.set_focus());
         if let Err(e) = shown {
             tracing::warn!("cannot show the window: {e}");
         }
+        then(&handle);
     });
     if let Err(e) = scheduled {
         tracing::warn!("cannot show the window: {e}");

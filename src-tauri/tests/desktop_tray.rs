@@ -6,7 +6,8 @@
 //! the engine); "Pending approvals" shows the approvals page; closing the window hides it, a left
 //! click on the icon and a second start of the app (which exits 0) bring it back; starting at
 //! login is turned on and off in Settings (the session's autostart entry written and removed);
-//! Quit ends the app.
+//! Quit ends the app through its orderly exit (the window's size and position saved, and restored
+//! at the next start).
 //!
 //! See `support` for what it needs; Debian's python3-dbus and python3-gi besides.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -58,11 +59,12 @@ struct TrayItem {
 }
 
 impl TrayItem {
-    fn wait(dir: &Path) -> TrayItem {
+    /// The `n`th icon registered (from 1), once it is.
+    fn wait(dir: &Path, n: usize) -> TrayItem {
         let deadline = Instant::now() + STARTUP;
         loop {
             let items = std::fs::read_to_string(dir.join("items")).unwrap_or_default();
-            if let Some(line) = items.lines().last() {
+            if let Some(line) = items.lines().nth(n - 1) {
                 let v: Value = serde_json::from_str(line).unwrap();
                 let bus = std::fs::read_to_string(dir.join("bus")).unwrap();
                 return TrayItem {
@@ -226,7 +228,7 @@ fn the_app_in_the_tray() {
     let display = std::fs::read_to_string(dir.path().join("display")).unwrap();
 
     // The icon registers with the panel, its menu as the tray module builds it.
-    let tray = TrayItem::wait(dir.path());
+    let tray = TrayItem::wait(dir.path(), 1);
     assert_eq!(
         tray.wait_label("Pending approvals (0)"),
         ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Quit"]
@@ -294,6 +296,8 @@ fn the_app_in_the_tray() {
     close_window(&display);
     wait_visible(&display, false, "closed to the tray");
     assert!(tray.running(), "closing the window does not end the app");
+    let noticed = home.join("data").join("app.oikos.desktop").join("closed-to-tray-noticed");
+    assert!(noticed.exists(), "the notice that the app stays in the tray was given once");
     tray.call(&["activate"]);
     wait_visible(&display, true, "a left click on the icon");
 
@@ -346,11 +350,48 @@ fn the_app_in_the_tray() {
         std::thread::sleep(Duration::from_millis(150));
     }
 
-    // Quit really quits.
+    // Quit really quits, through the app's orderly exit: the window's size and position are
+    // written then (for the next start).
+    let window_state = home.join("config").join("app.oikos.desktop").join(".window-state.json");
+    let _ = std::fs::remove_file(&window_state);
     tray.click_ending("Quit");
     let deadline = Instant::now() + STEP;
     while tray.running() {
         assert!(Instant::now() < deadline, "the app still runs after Quit");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let mut saved: Value = serde_json::from_str(&std::fs::read_to_string(&window_state).unwrap()).unwrap();
+    assert!(saved["main"]["width"].as_u64().unwrap() > 0, "{saved}");
+
+    // Started again, the window takes the size saved (here one set by hand).
+    saved["main"]["width"] = 1000.into();
+    saved["main"]["height"] = 700.into();
+    std::fs::write(&window_state, saved.to_string()).unwrap();
+    let _again = support::Group::spawn(
+        Command::new(env!("CARGO_BIN_EXE_oikos"))
+            .arg("--db")
+            .arg(&db)
+            .env("DISPLAY", &display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &tray.bus)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("NO_AT_BRIDGE", "1")
+            .env("OIKOS_LOG", "warn"),
+    );
+    let again = TrayItem::wait(dir.path(), 2);
+    wait_visible(&display, true, "started again");
+    let geometry = Command::new("xdotool")
+        .args(["search", "--onlyvisible", "--name", "^Oikos$", "getwindowgeometry"])
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap();
+    let geometry = String::from_utf8_lossy(&geometry.stdout).to_string();
+    assert!(geometry.contains("Geometry: 1000x700"), "{geometry}");
+    again.click_ending("Quit");
+    let deadline = Instant::now() + STEP;
+    while again.running() {
+        assert!(Instant::now() < deadline, "the app started again still runs after Quit");
         std::thread::sleep(Duration::from_millis(150));
     }
     rt.block_on(nomos.close());

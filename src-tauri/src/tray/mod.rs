@@ -275,10 +275,11 @@ fn on_menu(app: &AppHandle, id: &str) {
 
 /// Shows the window on the approvals page: the window's router navigates on this event.
 fn open_approvals(app: &AppHandle) {
-    window::show(app);
-    if let Err(e) = app.emit(NAVIGATE_CHANNEL, Destination::Approvals) {
-        tracing::warn!("cannot open the approvals page: {e}");
-    }
+    window::show_then(app, |app| {
+        if let Err(e) = app.emit(NAVIGATE_CHANNEL, Destination::Approvals) {
+            tracing::warn!("cannot open the approvals page: {e}");
+        }
+    });
 }
 
 /// Pauses autonomy (every window revoked) or resumes it, through the engine, as the operator on
