@@ -71,7 +71,12 @@ pub fn App() -> impl IntoView {
                     </nav>
                     <div class="store muted" data-testid="store-info">{store_line}</div>
                     <div class="live" title="Latest engine event">
-                        <span class="pulse"></span>
+                        // Re-created for each event so its one-shot ping plays once: an endless
+                        // animation would repaint the window all day while nothing happens.
+                        {move || {
+                            let fresh = live.last_event().is_some();
+                            view! { <span class="pulse" class:ping=fresh></span> }
+                        }}
                         {last_event}
                     </div>
                 </header>

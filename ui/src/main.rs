@@ -22,6 +22,7 @@ mod settings_form;
 mod steady;
 mod task_feed;
 mod tasks;
+mod ticker;
 
 fn main() {
     console_error_panic_hook::set_once();
