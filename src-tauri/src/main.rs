@@ -5,6 +5,8 @@
 mod commands;
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::time::Instant;
 
 use nomos::{Runtime, RuntimeConfig};
 use nomos_types::{EVENT_CHANNEL, TRANSIENT_CHANNEL};
@@ -17,6 +19,9 @@ pub struct AppState {
     /// The process's one runtime, or why it could not open.
     runtime: Result<Runtime, String>,
 }
+
+/// When the process started (forced first thing in `main`).
+pub static STARTED: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
 fn db_arg() -> Option<PathBuf> {
@@ -46,6 +51,7 @@ fn open_runtime() -> Result<Runtime, String> {
 }
 
 fn main() {
+    LazyLock::force(&STARTED);
     nomos::init_logging("OIKOS_LOG", "info");
 
     let result = tauri::Builder::default()

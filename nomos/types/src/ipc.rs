@@ -27,6 +27,9 @@ use crate::UnknownValue;
 macro_rules! ipc_commands {
     ($callback:ident) => {
         $callback! {
+            // ── The window itself (the desktop's `commands/window.rs`) ──
+            /// The UI has drawn its first frame: the shell logs how long start-up took.
+            ui_painted() -> ();
             // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;
