@@ -5,6 +5,8 @@
 //! tauri-driver has no macOS backend: [`Desktop::start`] says so and returns `None` there.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod keychain;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
