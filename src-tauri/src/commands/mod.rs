@@ -6,12 +6,13 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings). A new area is a module here and a line in `imp`.
+//! [`library`] (knowledge and settings), [`updates`] (the app's own updates). A new area is a module here and a line in `imp`.
 
 mod graph;
 mod library;
 mod operations;
 mod tasks;
+mod updates;
 
 use nomos::{Engine, Runtime};
 use nomos_types::{IpcError, IpcErrorCode};
@@ -25,6 +26,7 @@ mod imp {
     pub(super) use super::library::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
+    pub(super) use super::updates::*;
 }
 
 macro_rules! desktop_commands {
