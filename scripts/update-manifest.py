@@ -3,8 +3,8 @@
 
 Each --asset names the updater targets it serves and the artifact file; the artifact's signature
 is read from the `.sig` file beside it (what `tauri build` writes with updater artifacts on: the
-base64 of a minisign signature). The signature's trusted comment must name --version when it names
-a version at all, so a manifest can never pair a version with another release's artifact.
+base64 of a minisign signature). The signature's trusted comment must name --version (the app
+requires a signed version), so a manifest never pairs a version with another release's artifact.
 
     update-manifest.py --version 1.2.0 --notes-file notes.md \
         --base-url https://git.example/oikos/oikos/releases/download/v1.2.0/ \
@@ -55,7 +55,11 @@ def signature_of(artifact, version):
         field.split(":", 1) for field in lines[2][len("trusted comment:"):].strip().split("\t") if ":" in field
     )
     signed = fields.get("version")
-    if signed is not None and signed.lstrip("v") != version:
+    # The app requires the signed version (requireSignedVersion): an update signed without one
+    # would be refused by every installed app, so it is refused here, before publishing.
+    if signed is None:
+        raise Refused(f"{sig_path}: signed without a version (sign with a tauri-cli that records it)")
+    if signed.lstrip("v") != version:
         raise Refused(f"{sig_path}: signed for version {signed}, not {version}")
     return sig
 

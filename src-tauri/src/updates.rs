@@ -123,6 +123,7 @@ impl Offers {
         UpdateStatus {
             current_version: self.current_version.clone(),
             offer: self.offer().map(|(offer, _)| offer.clone()),
+            postponed: self.found.as_ref().filter(|_| self.offer().is_none()).map(|(offer, _)| offer.version.clone()),
             checking: self.checking,
             installing: self.installing,
             checked_at: self.checked_at,

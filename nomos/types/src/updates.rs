@@ -15,6 +15,8 @@ pub struct UpdateStatus {
     /// A newer, signed release to offer: absent when there is none, or after "Later" until a
     /// check finds a newer one still.
     pub offer: Option<UpdateOffer>,
+    /// The release found but put off with "Later" (offered again only once a newer one appears).
+    pub postponed: Option<String>,
     /// A check is running.
     pub checking: bool,
     /// The offered update is being downloaded, verified and installed.

@@ -5,10 +5,8 @@
 //! are refused, and the refusal is in the status, not a crash.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Cursor, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::net::TcpListener;
+use std::path::Path;
 
 use base64::Engine;
 use tauri::test::{mock_builder, mock_context, noop_assets, MockRuntime};
@@ -16,68 +14,13 @@ use tauri::App;
 
 use super::*;
 
+#[path = "../../tests/support/release.rs"]
+mod release;
+use release::{key, manifest_script, serve, sign, sign_with_comment, write_manifest};
+
 const VERSION: &str = "9.9.9";
 const NOTES: &str = "Faster graph; fixes the approval countdown.";
 const ARTIFACT: &str = "Oikos_9.9.9_amd64.AppImage";
-
-fn b64(text: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(text)
-}
-
-/// A throwaway key pair: (the key as the app's config holds it, the secret key).
-fn key() -> (String, minisign::SecretKey) {
-    let pair = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
-    (b64(&pair.pk.to_box().unwrap().to_string()), pair.sk)
-}
-
-/// Signs `bytes` the way `tauri build` does (the version in the trusted comment) and writes the
-/// `.sig` file beside the artifact: base64 of the minisign signature.
-fn sign(sk: &minisign::SecretKey, artifact: &Path, version: &str) {
-    let bytes = std::fs::read(artifact).unwrap();
-    let name = artifact.file_name().unwrap().to_string_lossy();
-    let trusted = format!("timestamp:1767225600\tfile:{name}\tversion:{version}");
-    let sig =
-        minisign::sign(None, sk, Cursor::new(bytes), Some(&trusted), Some("signature from tauri secret key")).unwrap();
-    std::fs::write(format!("{}.sig", artifact.display()), b64(&sig.to_string())).unwrap();
-}
-
-/// The release script, as the release workflow runs it.
-fn manifest_script(args: &[&str]) -> std::process::Output {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/update-manifest.py");
-    Command::new("python3").arg(script).args(args).output().expect("python3 runs the release script")
-}
-
-/// Serves the files of `dir` over HTTP/1.0 on 127.0.0.1 (GET only) until the test ends.
-fn serve(dir: &Path) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let dir = dir.to_path_buf();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            answer(stream, &dir);
-        }
-    });
-    base
-}
-
-fn answer(mut stream: TcpStream, dir: &Path) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request = String::new();
-    reader.read_line(&mut request).unwrap();
-    let mut line = String::new();
-    while reader.read_line(&mut line).map(|n| n > 2).unwrap_or(false) {
-        line.clear();
-    }
-    let path = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
-    let file = dir.join(path.replace("%20", " "));
-    let _ = match std::fs::read(&file) {
-        Ok(body) if !path.contains("..") => {
-            let head = format!("HTTP/1.0 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-            stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&body))
-        }
-        _ => stream.write_all(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
-    };
-}
 
 /// The app under test: the real updater plugin, configured with the release key and endpoint
 /// from `tauri.conf.json`, on Tauri's mock runtime (no window needed).
@@ -96,21 +39,8 @@ fn release(dir: &Path, sk: &minisign::SecretKey) -> Url {
     let artifact = dir.join(ARTIFACT);
     std::fs::write(&artifact, b"\x7fELF the new Oikos").unwrap();
     sign(sk, &artifact, VERSION);
-    std::fs::write(dir.join("notes.md"), NOTES).unwrap();
-    let out = manifest_script(&[
-        "--version",
-        VERSION,
-        "--notes-file",
-        dir.join("notes.md").to_str().unwrap(),
-        "--base-url",
-        &format!("{base}/"),
-        "--asset",
-        &format!("linux-x86_64,linux-aarch64,darwin-x86_64,darwin-aarch64={}", artifact.display()),
-        "--output",
-        dir.join("latest.json").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "release script failed: {}", String::from_utf8_lossy(&out.stderr));
-    Url::parse(&format!("{base}/latest.json")).unwrap()
+    write_manifest(dir, &artifact, VERSION, Some(NOTES), &base);
+    Url::parse(&format!("{base}latest.json")).unwrap()
 }
 
 #[tokio::test]
@@ -181,7 +111,7 @@ async fn an_unreadable_manifest_or_no_server_is_a_quiet_error() {
     let (pubkey, _) = key();
     let app = app();
 
-    let updates = Updates::with_test_key(app.handle(), Url::parse(&format!("{base}/latest.json")).unwrap(), pubkey);
+    let updates = Updates::with_test_key(app.handle(), Url::parse(&format!("{base}latest.json")).unwrap(), pubkey);
     let status = updates.check().await;
     assert_eq!(status.offer, None);
     assert!(status.last_error.is_some() && status.checked_at.is_some(), "{status:?}");
@@ -209,25 +139,20 @@ async fn later_hides_the_offer_until_a_newer_release() {
     let updates = Updates::with_test_key(app.handle(), url, pubkey);
 
     assert!(updates.check().await.offer.is_some());
-    assert_eq!(updates.postpone().offer, None);
-    assert_eq!(updates.check().await.offer, None, "the same release is not offered again");
+    let status = updates.postpone();
+    assert_eq!((status.offer, status.postponed.as_deref()), (None, Some(VERSION)));
+    let status = updates.check().await;
+    assert_eq!(status.offer, None, "the same release is not offered again");
+    assert_eq!(status.postponed.as_deref(), Some(VERSION));
     assert!(matches!(updates.download_offered().await, Err(UpdateError::NothingOffered)));
 
     // A newer release is published: it is offered.
     let artifact = dir.path().join(ARTIFACT);
     sign(&sk, &artifact, "10.0.0");
-    let out = manifest_script(&[
-        "--version",
-        "10.0.0",
-        "--base-url",
-        "http://127.0.0.1:1/",
-        "--asset",
-        &format!("linux-x86_64,linux-aarch64,darwin-x86_64,darwin-aarch64={}", artifact.display()),
-        "--output",
-        dir.path().join("latest.json").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(updates.check().await.offer.map(|o| o.version).as_deref(), Some("10.0.0"));
+    write_manifest(dir.path(), &artifact, "10.0.0", None, "http://127.0.0.1:1/");
+    let status = updates.check().await;
+    assert_eq!(status.offer.map(|o| o.version).as_deref(), Some("10.0.0"));
+    assert_eq!(status.postponed, None);
 }
 
 #[test]
@@ -250,6 +175,25 @@ fn the_release_script_refuses_a_signature_of_another_version() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("1.0.0"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.path().join("latest.json").exists(), "no manifest is written for a mismatched signature");
+
+    // So is a signature that names no version: every installed app would refuse it.
+    sign_with_comment(&sk, &artifact, "timestamp:1767225600\tfile:old");
+    let out = manifest_script(&[
+        "--version",
+        "1.0.0",
+        "--base-url",
+        "https://example.invalid/",
+        "--asset",
+        &format!("linux-x86_64={}", artifact.display()),
+        "--output",
+        dir.path().join("latest.json").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("without a version"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // An artifact without its .sig is refused too.
     std::fs::remove_file(format!("{}.sig", artifact.display())).unwrap();

@@ -106,6 +106,8 @@ fn status_line(status: Option<&UpdateStatus>, checked: Option<&str>) -> String {
         parts.push(format!("last update check failed: {e}"));
     } else if let Some(offer) = &s.offer {
         parts.push(format!("{} is available", offer.version));
+    } else if let Some(version) = &s.postponed {
+        parts.push(format!("{version} put off until a newer release"));
     } else if checked.is_some() {
         parts.push("up to date".into());
     } else {
@@ -137,6 +139,11 @@ mod tests {
         let offered =
             UpdateStatus { offer: Some(UpdateOffer { version: "0.2.0".into(), notes: None, date: None }), ..status() };
         assert_eq!(status_line(Some(&offered), Some("09:00")), "Oikos 0.1.0 · 0.2.0 is available · last checked 09:00");
+        let later = UpdateStatus { postponed: Some("0.2.0".into()), ..status() };
+        assert_eq!(
+            status_line(Some(&later), Some("09:00")),
+            "Oikos 0.1.0 · 0.2.0 put off until a newer release · last checked 09:00"
+        );
         let failed = UpdateStatus { last_error: Some("error sending request".into()), ..offered };
         assert_eq!(
             status_line(Some(&failed), Some("09:00")),
