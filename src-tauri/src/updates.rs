@@ -51,13 +51,14 @@ struct Source {
 }
 
 impl Source {
-    /// The source the environment asks for; `Ok(None)` when checks are turned off.
-    fn from_env() -> Result<Option<Source>, UpdateError> {
+    /// The source the environment asks for; `Ok(None)` when checks are turned off, `Err` with
+    /// why the URL given is not one.
+    fn from_env() -> Result<Option<Source>, String> {
         match std::env::var(URL_ENV) {
             Err(_) => Ok(Some(Source::default())),
             Ok(v) if v.trim().eq_ignore_ascii_case("off") => Ok(None),
             Ok(v) => {
-                let endpoint = Url::parse(v.trim()).map_err(|e| UpdateError::BadUrl(e.to_string()))?;
+                let endpoint = Url::parse(v.trim()).map_err(|e| e.to_string())?;
                 Ok(Some(Source { endpoint: Some(endpoint), pubkey: None }))
             }
         }
@@ -139,7 +140,7 @@ fn now() -> i64 {
 /// The app's updater: one per process, held in [`AppState`].
 pub struct Updates<R: Runtime = tauri::Wry> {
     app: AppHandle<R>,
-    /// `Ok(None)`: checks turned off; `Err`: the environment named no usable URL.
+    /// `Ok(None)`: checks turned off; `Err`: why the URL in the environment is not one.
     source: Result<Option<Source>, String>,
     offers: Mutex<Offers>,
     /// One check at a time: the timer and the button never race.
@@ -148,9 +149,9 @@ pub struct Updates<R: Runtime = tauri::Wry> {
 
 impl<R: Runtime> Updates<R> {
     pub fn new(app: &AppHandle<R>) -> Updates<R> {
-        let source = Source::from_env().map_err(|e| e.to_string());
+        let source = Source::from_env();
         if let Err(e) = &source {
-            tracing::warn!("updates: {e}");
+            tracing::warn!("updates: {}", UpdateError::BadUrl(e.clone()));
         }
         Self::with_source(app, source)
     }

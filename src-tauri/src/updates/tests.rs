@@ -222,3 +222,17 @@ fn the_configured_release_key_and_endpoint_are_real() {
     assert_eq!(endpoint.scheme(), "https");
     assert_eq!(updater["requireSignedVersion"], true);
 }
+
+#[tokio::test]
+async fn checks_turned_off_or_a_bad_url_say_so_quietly() {
+    let app = app();
+    let off = Updates::with_source(app.handle(), Ok(None));
+    assert!(!off.automatic(), "no timer when checks are off");
+    let line = off.check().await.last_error.unwrap();
+    assert!(line.contains("turned off") && line.contains(URL_ENV), "{line}");
+
+    let bad = Updates::with_source(app.handle(), Err("relative URL without a base".into()));
+    assert!(!bad.automatic());
+    let line = bad.check().await.last_error.unwrap();
+    assert_eq!(line, format!("{URL_ENV} is not a URL (relative URL without a base)"));
+}
