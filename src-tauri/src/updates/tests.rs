@@ -1,8 +1,9 @@
 //! The update path end to end, short of installing: a release manifest written by the release
 //! script (`scripts/update-manifest.py`) and an artifact signed with a throwaway minisign key are
 //! served over HTTP on 127.0.0.1; the app's updater finds the release, downloads it and checks its
-//! signature. A tampered artifact, a foreign key, an unreadable manifest and an unreachable server
-//! are refused, and the refusal is in the status, not a crash.
+//! signature. A tampered artifact, a foreign key, a manifest announcing another version than the
+//! one signed, an unreadable manifest and an unreachable server are refused, and the refusal is in
+//! the status, not a crash.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::TcpListener;
@@ -87,6 +88,25 @@ async fn a_tampered_artifact_is_refused() {
     let line = status.last_error.expect("the refusal is in the status");
     assert!(line.contains(VERSION) && line.contains("not installed"), "{line}");
     assert!(!status.installing);
+}
+
+#[tokio::test]
+async fn a_manifest_announcing_another_version_than_signed_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pubkey, sk) = key();
+    let url = release(dir.path(), &sk);
+    // The manifest is not signed: an attacker can announce 9.9.10 with 9.9.9's artifact and
+    // signature. The signature names its version (`requireSignedVersion` in tauri.conf.json).
+    let manifest = std::fs::read_to_string(dir.path().join("latest.json")).unwrap();
+    let forged = manifest.replace("\"version\": \"9.9.9\"", "\"version\": \"9.9.10\"");
+    assert_ne!(forged, manifest);
+    std::fs::write(dir.path().join("latest.json"), forged).unwrap();
+    let app = app();
+    let updates = Updates::with_test_key(app.handle(), url, pubkey);
+
+    assert_eq!(updates.check().await.offer.map(|o| o.version).as_deref(), Some("9.9.10"));
+    let err = updates.download_offered().await.err().expect("a version the signature does not name is refused");
+    assert!(matches!(err, UpdateError::Updater(tauri_plugin_updater::Error::SignedVersionMismatch { .. })), "{err:?}");
 }
 
 #[tokio::test]
