@@ -21,6 +21,8 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 # gateway pre-flight).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
 	openssh-server openssh-client iputils-ping procps util-linux
+# The update tests run the release's manifest script (standard library only).
+APT_TEST += python3
 
 .PHONY: run build test eval setup setup-test ui check fmt lint bench bundle lab lab-down clean help
 
