@@ -21,8 +21,10 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 # gateway pre-flight).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
 	openssh-server openssh-client iputils-ping procps util-linux
+# The update tests run the release's manifest script (standard library only).
+APT_TEST += python3
 
-.PHONY: run build test eval setup setup-test ui check fmt lint bench bench-desktop lab lab-down clean help
+.PHONY: run build test eval setup setup-test ui check fmt lint bench bench-desktop bundle lab lab-down clean help
 
 # Every native crate: the UI is built for wasm32 only (`ui` below) and linted there.
 NATIVE := --workspace --exclude oikos-ui
@@ -34,6 +36,7 @@ help:
 	@echo "make bench  blast-radius, classifier, SSH executor, bounded-context and agent-overhead benchmarks"
 	@echo "make bench-desktop  start-up, memory (next to a hello-world Tauri app) and idle CPU of the desktop app"
 	@echo "make fmt    format the code"
+	@echo "make bundle  release build and this platform's package (Linux: .deb; macOS: .app and .dmg)"
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm/apt)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
 
@@ -71,6 +74,16 @@ bench-desktop: setup setup-test ui
 
 fmt:
 	$(CARGO) fmt --all
+
+# This platform's package, from a release build: Linux .deb, macOS .app and .dmg (written under
+# $(TARGET_DIR)/release/bundle/). Unsigned for the updater: release.yml signs with the CI key.
+# The packaging is switched on here only, so `cargo build` never bundles.
+COMMA := ,
+BUNDLES := $(if $(filter Darwin,$(UNAME)),app$(COMMA)dmg,deb)
+bundle: setup ui
+	@command -v cargo-tauri >/dev/null || $(CARGO) install tauri-cli --version '^2' --locked
+	cd src-tauri && $(CARGO) tauri build --bundles $(BUNDLES) --config '{"bundle":{"active":true}}'
+	@ls -1 $(abspath $(TARGET_DIR))/release/bundle/*/* 2>/dev/null || true
 
 # The lab: Proxmox hosts simulated by real sshd processes on 127.0.0.1 (see nomos/lab). They keep
 # running until `make lab-down`. It needs sshd, ssh-keygen and flock; nothing is installed here, as

@@ -3,6 +3,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod updates;
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -18,6 +19,8 @@ use tokio::sync::broadcast::error::RecvError;
 pub struct AppState {
     /// The process's one runtime, or why it could not open.
     runtime: Result<Runtime, String>,
+    /// The app's own updates (checks, the offer, installing).
+    updates: updates::Updates,
 }
 
 /// When the process started (forced first thing in `main`).
@@ -55,13 +58,15 @@ fn main() {
     nomos::init_logging("OIKOS_LOG", "info");
 
     let result = tauri::Builder::default()
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(|app| {
             let runtime = open_runtime();
             match &runtime {
                 Ok(rt) => forward_events(app.handle().clone(), rt),
                 Err(e) => tracing::error!("{e}"),
             }
-            app.manage(AppState { runtime });
+            app.manage(AppState { runtime, updates: updates::Updates::new(app.handle()) });
+            updates::start(app.handle());
             Ok(())
         })
         .invoke_handler(commands::handler())

@@ -6,7 +6,7 @@ use leptos_router::components::{ParentRoute, Redirect, Route, Router, Routes, A}
 use leptos_router::{path, NavigateOptions};
 use nomos_types::{IpcError, StoreInfo};
 
-use crate::components::Unavailable;
+use crate::components::{provide_updates, Unavailable, UpdateBanner};
 use crate::events::Topic;
 use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
@@ -30,6 +30,7 @@ pub fn App() -> impl IntoView {
     provide_live();
     provide_task_feed();
     provide_exec_feed();
+    provide_updates();
     let live = use_live();
     let store = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
@@ -80,6 +81,7 @@ pub fn App() -> impl IntoView {
                         {last_event}
                     </div>
                 </header>
+                <UpdateBanner />
                 <main class="content">
                     {move || match screen.get() {
                         Screen::Opening => {

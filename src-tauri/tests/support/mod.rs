@@ -266,6 +266,8 @@ impl Desktop {
             // No accessibility bus: it only adds helper processes in a headless run.
             .env("NO_AT_BRIDGE", "1")
             .env("OIKOS_LOG", "warn")
+            // No update checks against the real release server; the update test sets its own.
+            .env("OIKOS_UPDATE_URL", "off")
             .stdout(Stdio::null());
         for (k, v) in env {
             cmd.env(k, v);

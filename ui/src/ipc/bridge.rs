@@ -1,7 +1,9 @@
 //! Tauri's `invoke` and `listen`, as wasm-bindgen externs (`app.withGlobalTauri` exposes them on
 //! `window.__TAURI__`). Every extern of the app lives here.
 
-use nomos_types::{EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, TRANSIENT_CHANNEL};
+use nomos_types::{
+    EngineEvent, IpcError, IpcErrorCode, TransientEvent, UpdateStatus, EVENT_CHANNEL, TRANSIENT_CHANNEL, UPDATE_CHANNEL,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -42,6 +44,11 @@ pub fn on_engine_event(handler: impl Fn(EngineEvent) + 'static) {
 /// lives. They are never stored: whoever shows them keeps nothing once the stored event arrives.
 pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
     listen(TRANSIENT_CHANNEL, handler);
+}
+
+/// Calls `handler` with the app's update status each time the shell sends it (after every change).
+pub fn on_update_status(handler: impl Fn(UpdateStatus) + 'static) {
+    listen(UPDATE_CHANNEL, handler);
 }
 
 fn listen<E: DeserializeOwned>(channel: &'static str, handler: impl Fn(E) + 'static) {
