@@ -10,15 +10,16 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use nomos::actuate::Decision;
-use nomos::types::{Channel, TaskStatus};
+use nomos::types::{Channel, Risk, TaskStatus};
 use nomos::{Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use nomos_scripted_provider::{Reply, Script, ScriptedCall, ScriptedProvider, Step};
 use serde_json::json;
-use support::{artifacts_dir, Desktop, STARTUP, STEP};
+use support::{artifacts_dir, gone, is_disabled, Desktop, TaskLab, STARTUP, STEP};
 
 /// One app at a time: two webviews at once only slow each other down on a small machine.
 static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -162,4 +163,149 @@ fn without_a_provider_a_new_task_points_to_settings() {
     assert!(!d.find_all("[data-testid=command-error][data-code=no_provider] [data-testid=to-settings]").is_empty());
     assert_eq!(d.path(), "/tasks", "nothing was started");
     assert!(d.find_all("[data-testid=task-row]").is_empty(), "no task was recorded");
+}
+
+/// The inline card of `approval` in the task view.
+fn inline_card(approval: &str) -> String {
+    format!("[data-testid=task-view] [data-testid=approval-cards] [data-testid=approval-card][data-approval-id='{approval}']")
+}
+
+/// The one approval of `task` waiting, once it is there.
+fn waiting_approval(lab: &TaskLab, task: &str) -> nomos::types::Approval {
+    let deadline = Instant::now() + STEP;
+    loop {
+        let pending = lab.rt.block_on(lab.ours.actuator().pending_approvals()).unwrap();
+        let mine: Vec<_> = pending.into_iter().filter(|a| a.task_id.as_deref() == Some(task)).collect();
+        if let [one] = mine.as_slice() {
+            return one.clone();
+        }
+        assert!(Instant::now() < deadline, "task {task} has no one approval waiting: {mine:?}");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+#[test]
+fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    // Two hosts: approving a destructive command opens the task's destructive window on that
+    // target only, so the second removal, on the other host, asks again.
+    let Some(lab) = TaskLab::start(2, |dir, hosts| {
+        let (a, b) = (dir.join("scratch-a"), dir.join("scratch-b"));
+        let plan = json!({"steps": [
+            {"title": "remove scratch-a", "target": hosts[0]},
+            {"title": "remove scratch-b", "target": hosts[1]},
+        ]});
+        let rm = |target: &str, path: &Path, purpose: &str| json!({"target": target, "command": format!("rm -rf '{}'", path.display()), "purpose": purpose});
+        let check = json!({"target": hosts[0], "command":
+            format!("test ! -e '{}' && test ! -e '{}'", a.display(), b.display()), "purpose": "check both are gone"});
+        Script::new(vec![
+            Step::tool_calls(vec![ScriptedCall::new("propose_plan", plan)]),
+            Step::tool_calls(vec![ScriptedCall::new("run", rm(&hosts[0], &a, "remove scratch-a")).with_id("rm-a")]),
+            Step::tool_calls(vec![
+                ScriptedCall::new("update_plan_step", json!({"seq": 1, "status": "done"})),
+                ScriptedCall::new("run", rm(&hosts[1], &b, "remove scratch-b")).with_id("rm-b"),
+            ]),
+            Step::tool_calls(vec![
+                ScriptedCall::new("update_plan_step", json!({"seq": 2, "status": "done"})),
+                ScriptedCall::new("run", check).with_id("check"),
+            ]),
+            Step::tool_calls(vec![ScriptedCall::new(
+                "complete_task",
+                json!({"outcome": "success", "summary": "Both scratch dirs are gone.", "evidence": ["check"]}),
+            )]),
+        ])
+    }) else {
+        return;
+    };
+    let d = &lab.desktop.d;
+    let (a, b) = (lab.tmp.path().join("scratch-a"), lab.tmp.path().join("scratch-b"));
+    for dir in [&a, &b] {
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/file"), "x").unwrap();
+    }
+    let task = lab.new_task("Remove the scratch dirs on pve1 and pve2");
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "waiting: plan");
+    let approve_plan = d.wait_until("[data-testid=approve-plan]", STEP, |_| true);
+    d.click(&approve_plan[0].0);
+
+    // The removal waits for its card, inline in the task view.
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "waiting: approval");
+    let first = waiting_approval(&lab, &task);
+    assert_eq!(first.risk, Risk::Destructive, "{first:?}");
+    let phrase = first.confirmation.clone().expect("a destructive approval names its confirmation");
+    let card = inline_card(&first.id);
+    let shown = d.wait_until(&format!("{card} [data-testid=approval-command]"), STEP, |_| true);
+    assert_eq!(shown[0].1, format!("rm -rf '{}'", a.display()));
+    assert!(a.exists(), "nothing ran before the approval");
+    let approve = format!("{card} [data-testid=approval-approve]");
+    assert!(is_disabled(d, &approve), "Approve is disabled before anything is typed");
+    let field = d.wait_until(&format!("{card} [data-testid=approval-confirm]"), STEP, |_| true);
+    // Naming the other host is wrong.
+    let wrong = phrase.replace("pve1", "pve2");
+    assert_ne!(wrong, phrase);
+    d.type_into(&field[0].0, &wrong);
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(is_disabled(d, &approve), "a wrong confirmation `{wrong}` does not enable Approve");
+    let shot = artifacts_dir().join("oikos-task-inline-approval.png");
+    d.screenshot(&shot);
+    eprintln!("screenshot: {}", shot.display());
+    d.type_into(&field[0].0, &"\u{E003}".repeat(wrong.len()));
+    d.type_into(&field[0].0, &phrase);
+    let deadline = Instant::now() + STEP;
+    while is_disabled(d, &approve) {
+        assert!(Instant::now() < deadline, "the right confirmation `{phrase}` did not enable Approve");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    d.click(&d.wait_until(&approve, STEP, |_| true)[0].0);
+    gone(d, &card, STEP);
+    let deadline = Instant::now() + STEP;
+    while a.exists() {
+        assert!(Instant::now() < deadline, "the approved removal did not run on pve1");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+
+    // The task goes on by itself to the second removal, whose card is decided outside the app:
+    // with the command line on the app's database. The card clears itself.
+    let second = {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let next = waiting_approval(&lab, &task);
+            if next.id != first.id {
+                break next;
+            }
+            assert!(Instant::now() < deadline, "no second approval");
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    };
+    let card = inline_card(&second.id);
+    d.wait_until(&format!("{card} [data-testid=approval-command]"), STEP, |t| t[0].contains("scratch-b"));
+    d.wait_until("[data-testid=plan-step]", STEP, |t| t[0].starts_with("done"));
+    let cli = PathBuf::from(env!("CARGO_BIN_EXE_oikos")).with_file_name("nomos");
+    assert!(cli.is_file(), "{} is missing: build the CLI first (`cargo build -p nomos-cli`)", cli.display());
+    let approved = std::process::Command::new(&cli)
+        .arg("--db")
+        .arg(&lab.desktop.db)
+        .args(["approvals", "approve", &second.id, "--no-continue", "--confirm"])
+        .arg(second.confirmation.as_deref().unwrap())
+        .env("HOME", lab.desktop.home.path())
+        .env("USER", "e2e-cli")
+        .output()
+        .unwrap();
+    assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stderr));
+    assert!(!b.exists(), "the removal approved from the command line ran on pve2");
+    gone(d, &card, STEP);
+
+    // The app continues the task: the check runs and the task is done.
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "done: success");
+    d.wait_until("[data-testid=plan-progress]", STEP, |t| t[0] == "2/2");
+    d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "Both scratch dirs are gone.");
+    assert!(d.find_all("[data-testid=approval-card]").is_empty(), "no card is left");
+    let detail = lab.rt.block_on(lab.ours.engine().task_detail(&task)).unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Done);
+    let ran: Vec<_> = detail.executions.iter().map(|x| (x.command.as_str(), x.status.as_str(), x.exit_code)).collect();
+    assert_eq!(ran.len(), 3, "{ran:?}");
+    assert!(ran.iter().all(|(_, s, c)| *s == "completed" && *c == Some(0)), "{ran:?}");
+    assert_eq!(ran.iter().filter(|(c, _, _)| c.starts_with("rm -rf")).count(), 2, "{ran:?}");
+    assert_eq!(lab.server.remaining(), 0, "the model was asked exactly as scripted");
+    lab.close();
 }
