@@ -19,7 +19,7 @@ use nomos::{Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use nomos_scripted_provider::{Reply, Script, ScriptedCall, ScriptedProvider, Step};
 use serde_json::json;
-use support::{artifacts_dir, gone, is_disabled, Desktop, TaskLab, STARTUP, STEP};
+use support::{artifacts_dir, gone, is_disabled, pgrep, Desktop, TaskLab, STARTUP, STEP};
 
 /// One app at a time: two webviews at once only slow each other down on a small machine.
 static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -307,5 +307,111 @@ fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
     assert!(ran.iter().all(|(_, s, c)| *s == "completed" && *c == Some(0)), "{ran:?}");
     assert_eq!(ran.iter().filter(|(c, _, _)| c.starts_with("rm -rf")).count(), 2, "{ran:?}");
     assert_eq!(lab.server.remaining(), 0, "the model was asked exactly as scripted");
+    lab.close();
+}
+
+#[test]
+fn stop_ends_the_turn_and_kills_its_command_on_the_host() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let marker = format!("stop-e2e-{}", std::process::id());
+    // A sleep of its own length, so that only it matches on this machine.
+    let sleep = format!("sleep 30.{}", std::process::id());
+    let long = format!("echo {marker}-start; {sleep}; echo {marker}-end");
+    let command = long.clone();
+    let Some(lab) = TaskLab::start(1, move |_, hosts| {
+        let wait = json!({"target": hosts[0], "command": command, "purpose": "wait a while"});
+        Script::new(vec![Step::tool_calls(vec![ScriptedCall::new("run", wait).with_id("wait")])])
+    }) else {
+        return;
+    };
+    let d = &lab.desktop.d;
+    let task = lab.new_task("Wait half a minute on pve1");
+
+    // Read-only: it runs without asking, and the turn waits for it.
+    d.wait_until("[data-testid=tool-call]", STEP, |t| {
+        t.iter().any(|c| c.contains("run (pve1)") && c.contains("running"))
+    });
+    let deadline = Instant::now() + STEP;
+    while !pgrep(&format!("{marker}-start")) {
+        assert!(Instant::now() < deadline, "the command does not run on the host");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let stop = d.wait_until("[data-testid=task-stop]", STEP, |t| t[0] == "Stop");
+    d.click(&stop[0].0);
+
+    // The task ends cancelled, as the engine defines a stopped turn; Stop is gone with the turn.
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "cancelled");
+    gone(d, "[data-testid=task-stop]", STEP);
+    d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "cancelled by the operator");
+    let detail = lab.rt.block_on(lab.ours.engine().task_detail(&task)).unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Cancelled, "{:?}", detail.task);
+    let x = &detail.executions[..];
+    assert_eq!(x.len(), 1, "{x:?}");
+    assert_eq!((x[0].command.as_str(), x[0].status.as_str()), (long.as_str(), "cancelled"));
+    // Nothing of it keeps running on the host.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pgrep(&format!("{marker}-start")) {
+        assert!(Instant::now() < deadline, "the stopped command still runs on the host");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(!pgrep(&sleep), "its `{sleep}` still runs on the host");
+    let shot = artifacts_dir().join("oikos-task-stopped.png");
+    d.screenshot(&shot);
+    eprintln!("screenshot: {}", shot.display());
+    assert_eq!(lab.server.remaining(), 0, "the model was asked once");
+
+    // The board counts it.
+    let nav = d.wait_until("[data-testid=nav-tasks]", STEP, |_| true);
+    d.click(&nav[0].0);
+    d.wait_until("[data-testid=task-status]", STEP, |t| t.len() == 1 && t[0].starts_with("cancelled"));
+    lab.close();
+}
+
+#[test]
+fn an_option_of_the_operator_question_is_the_reply_the_task_goes_on_with() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(lab) = TaskLab::start(1, |_, _| {
+        let ask = json!({"prompt": "Keep the old backups or prune them?", "options": ["keep", "prune to 7"]});
+        Script::new(vec![
+            Step::tool_calls(vec![ScriptedCall::new("ask_operator", ask)]),
+            Step::text("Pruning to 7 it is: nothing else to do here."),
+        ])
+    }) else {
+        return;
+    };
+    let d = &lab.desktop.d;
+    let task = lab.new_task("Tidy the backups on pve1");
+
+    // The question, with its options and a field for an answer in other words.
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "waiting: answer");
+    d.wait_until("[data-testid=ctx-question] p", STEP, |t| t[0] == "Keep the old backups or prune them?");
+    assert!(!d.find_all("[data-testid=question-answer]").is_empty(), "free text can answer too");
+    let options = d.wait_until("[data-testid=question-option]", STEP, |t| t.len() == 2);
+    let texts: Vec<&str> = options.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["keep", "prune to 7"]);
+    let shot = artifacts_dir().join("oikos-task-question.png");
+    d.screenshot(&shot);
+    eprintln!("screenshot: {}", shot.display());
+    d.click(&options[1].0);
+
+    // The option is the operator's reply: in the conversation, and in what the model reads next.
+    d.wait_until("[data-testid=msg-user]", STEP, |t| t.len() == 2 && t[1] == "prune to 7");
+    d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "done: success");
+    gone(d, "[data-testid=ctx-question]", STEP);
+    d.wait_until("[data-testid=msg-nomos]", STEP, |t| t.iter().any(|m| m.starts_with("Pruning to 7")));
+    let requests = lab.server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let last_user = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .map(|m| m["content"].clone())
+        .unwrap();
+    assert!(last_user.as_str().is_some_and(|c| c.contains("prune to 7")), "the model read: {last_user}");
+    let detail = lab.rt.block_on(lab.ours.engine().task_detail(&task)).unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Done, "{:?}", detail.task);
+    assert!(detail.questions.iter().all(|q| q.status != "open"), "{:?}", detail.questions);
     lab.close();
 }
