@@ -170,6 +170,22 @@ impl Driver {
         self.execute("return location.pathname").as_str().expect("a path").to_string()
     }
 
+    /// Presses `keys` one after the other wherever the focus is, as the keyboard does (WebDriver
+    /// key codes for the special keys: `\u{E007}` Enter, `\u{E015}` down, `\u{E013}` up).
+    pub fn press(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|c| {
+                [json!({"type": "keyDown", "value": c.to_string()}), json!({"type": "keyUp", "value": c.to_string()})]
+            })
+            .collect();
+        self.call(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})),
+        );
+    }
+
     pub fn click(&self, el: &str) {
         self.call("POST", &format!("/element/{el}/click"), None);
     }
