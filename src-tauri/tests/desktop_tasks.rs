@@ -19,7 +19,7 @@ use nomos::{Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use nomos_scripted_provider::{Reply, Script, ScriptedCall, ScriptedProvider, Step};
 use serde_json::json;
-use support::{artifacts_dir, gone, is_disabled, pgrep, Desktop, TaskLab, STARTUP, STEP};
+use support::{artifacts_dir, gone, is_disabled, pgrep, Desktop, Driver, TaskLab, STARTUP, STEP};
 
 /// One app at a time: two webviews at once only slow each other down on a small machine.
 static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -170,6 +170,22 @@ fn inline_card(approval: &str) -> String {
     format!("[data-testid=task-view] [data-testid=approval-cards] [data-testid=approval-card][data-approval-id='{approval}']")
 }
 
+/// The hosts in the task panel's graph that are highlighted as touched (`data-hot`), once they are
+/// exactly `hot` (sorted).
+fn wait_hot(d: &Driver, hot: &[&str]) {
+    let script = "return Array.from(document.querySelectorAll('[data-testid=ctx-entity][data-hot=true]')).map(e => e.dataset.slug)";
+    let deadline = Instant::now() + STEP;
+    loop {
+        let mut shown: Vec<String> = serde_json::from_value(d.execute(script)).unwrap();
+        shown.sort();
+        if shown == hot {
+            return;
+        }
+        assert!(Instant::now() < deadline, "highlighted {shown:?}, expected {hot:?}");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
 /// The one approval of `task` waiting, once it is there.
 fn waiting_approval(lab: &TaskLab, task: &str) -> nomos::types::Approval {
     let deadline = Instant::now() + STEP;
@@ -225,6 +241,8 @@ fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
     }
     let task = lab.new_task("Remove the scratch dirs on pve1 and pve2");
     d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "waiting: plan");
+    // The plan named both hosts.
+    wait_hot(d, &["host:pve1", "host:pve2"]);
     let approve_plan = d.wait_until("[data-testid=approve-plan]", STEP, |_| true);
     d.click(&approve_plan[0].0);
 
@@ -234,6 +252,10 @@ fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
     assert_eq!(first.risk, Risk::Destructive, "{first:?}");
     let phrase = first.confirmation.clone().expect("a destructive approval names its confirmation");
     let card = inline_card(&first.id);
+    // The panel's graph highlights what the latest call touched: the host the removal asked for.
+    wait_hot(d, &["host:pve1"]);
+    d.wait_until("[data-testid=ctx-entity]", STEP, |t| t.len() == 2);
+    d.wait_until("[data-testid=ctx-task-node] text", STEP, |t| t[0] == "Remove the scratch dirs…");
     let shown = d.wait_until(&format!("{card} [data-testid=approval-command]"), STEP, |_| true);
     assert_eq!(shown[0].1, format!("rm -rf '{}'", a.display()));
     assert!(a.exists(), "nothing ran before the approval");
@@ -280,6 +302,7 @@ fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
     let card = inline_card(&second.id);
     d.wait_until(&format!("{card} [data-testid=approval-command]"), STEP, |t| t[0].contains("scratch-b"));
     d.wait_until("[data-testid=plan-step]", STEP, |t| t[0].starts_with("done"));
+    wait_hot(d, &["host:pve2"]);
     let cli = PathBuf::from(env!("CARGO_BIN_EXE_oikos")).with_file_name("nomos");
     assert!(cli.is_file(), "{} is missing: build the CLI first (`cargo build -p nomos-cli`)", cli.display());
     let approved = std::process::Command::new(&cli)
@@ -343,6 +366,10 @@ fn stop_ends_the_turn_and_kills_its_command_on_the_host() {
     d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "cancelled");
     gone(d, "[data-testid=task-stop]", STEP);
     d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "cancelled by the operator");
+    // The host it worked on is in the panel's graph around the task, labelled with its title.
+    d.wait_until("[data-testid=ctx-entity]", STEP, |t| t.len() == 1 && t[0].contains("host:pve1"));
+    d.wait_until("[data-testid=ctx-task-node] title", STEP, |t| t[0] == "Wait half a minute on pve1");
+    d.wait_until("[data-testid=ctx-task-node] text", STEP, |t| t[0] == "Wait half a minute on p…");
     let detail = lab.rt.block_on(lab.ours.engine().task_detail(&task)).unwrap();
     assert_eq!(detail.task.status, TaskStatus::Cancelled, "{:?}", detail.task);
     let x = &detail.executions[..];
@@ -414,4 +441,86 @@ fn an_option_of_the_operator_question_is_the_reply_the_task_goes_on_with() {
     assert_eq!(detail.task.status, TaskStatus::Done, "{:?}", detail.task);
     assert!(detail.questions.iter().all(|q| q.status != "open"), "{:?}", detail.questions);
     lab.close();
+}
+
+#[test]
+fn the_keyboard_moves_through_the_board_and_slash_searches_knowledge() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+    let Some(desktop) = Desktop::start(&app, &[]) else { return };
+    let d = &desktop.d;
+    d.wait_until("[data-testid=no-tasks]", STARTUP, |_| true);
+    // Three tasks, written by another process; the board shows them live.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let engine = rt.block_on(nomos::Engine::open(&desktop.db)).unwrap();
+    for title in ["check the backups", "update pve1", "rotate the logs"] {
+        rt.block_on(engine.create_task(title, "")).unwrap();
+    }
+    d.wait_until("[data-testid=task-row]", STEP, |t| t.len() == 3);
+    let order =
+        d.execute("return Array.from(document.querySelectorAll('[data-testid=task-row]')).map(r => r.dataset.taskId)");
+    let order: Vec<String> = serde_json::from_value(order).unwrap();
+    let selected = "[data-testid=task-row].selected";
+    assert!(d.find_all(selected).is_empty(), "nothing is selected at first");
+
+    // Typing in the new task's field is text, not movement.
+    let input = d.wait_until("[data-testid=new-task-input]", STEP, |_| true);
+    d.type_into(&input[0].0, "jj");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(d.find_all(selected).is_empty(), "j typed into a field moved the selection");
+    d.execute("document.activeElement.blur()");
+
+    // j, j, down, k: the second row; Enter opens it.
+    d.press("jj\u{E015}k");
+    let row = d.wait_until(selected, STEP, |t| t.len() == 1);
+    let id = d.execute(&format!("return document.querySelector(\"{selected}\").dataset.taskId"));
+    assert_eq!(id.as_str(), Some(order[1].as_str()), "rows {order:?}; selected {row:?}");
+    d.press("\u{E007}");
+    d.wait_until("[data-testid=task-view]", STEP, |_| true);
+    assert_eq!(d.path(), format!("/tasks/{}", order[1]));
+
+    // `/` on Knowledge goes to its search.
+    let nav = d.wait_until("[data-testid=nav-knowledge]", STEP, |_| true);
+    d.click(&nav[0].0);
+    d.wait_until("[data-testid=knowledge-search]", STEP, |_| true);
+    let focused = "return document.activeElement && document.activeElement.dataset.testid";
+    assert_ne!(d.execute(focused).as_str(), Some("knowledge-search"));
+    d.press("/");
+    let deadline = Instant::now() + STEP;
+    while d.execute(focused).as_str() != Some("knowledge-search") {
+        assert!(Instant::now() < deadline, "`/` did not focus the search");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let value = d.execute("return document.activeElement.value");
+    assert_eq!(value.as_str(), Some(""), "the `/` itself is not typed into the search");
+    rt.block_on(engine.store().close());
+}
+
+#[test]
+fn every_page_follows_the_dark_system_theme() {
+    let _one = ONE_APP.lock().unwrap_or_else(|e| e.into_inner());
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+    // The system's dark theme, as GTK (and so WebKitGTK's `prefers-color-scheme`) reads it.
+    let Some(desktop) = Desktop::start(&app, &[("GTK_THEME", "Adwaita:dark")]) else { return };
+    let d = &desktop.d;
+    d.wait_until("[data-testid=task-board]", STARTUP, |_| true);
+    let dark = d.execute("return matchMedia('(prefers-color-scheme: dark)').matches");
+    assert_eq!(dark.as_bool(), Some(true), "the webview does not see the dark theme");
+    let colour = |css: &str, prop: &str| -> String {
+        let script = format!("return getComputedStyle(document.querySelector(\"{css}\")).getPropertyValue('{prop}')");
+        d.execute(&script).as_str().unwrap_or_default().to_string()
+    };
+    for page in ["tasks", "approvals", "operations", "graph", "entities", "knowledge", "settings"] {
+        let nav = d.wait_until(&format!("[data-testid=nav-{page}]"), STEP, |_| true);
+        d.click(&nav[0].0);
+        d.wait_until("main.content > *", STEP, |_| true);
+        std::thread::sleep(Duration::from_millis(500));
+        // The dark palette's background and ink, not the light ones.
+        assert_eq!(colour(":root", "background-color"), "rgb(21, 26, 25)", "{page}");
+        assert_eq!(colour(".topbar", "background-color"), "rgb(29, 36, 35)", "{page}");
+        assert_eq!(colour(".topbar", "color"), "rgb(228, 232, 230)", "{page}");
+        let shot = artifacts_dir().join(format!("oikos-dark-{page}.png"));
+        d.screenshot(&shot);
+        eprintln!("screenshot: {}", shot.display());
+    }
 }
