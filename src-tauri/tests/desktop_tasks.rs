@@ -268,6 +268,13 @@ fn a_destructive_step_waits_for_its_inline_card_in_the_task_view() {
     d.type_into(&field[0].0, &wrong);
     std::thread::sleep(Duration::from_millis(800));
     assert!(is_disabled(d, &approve), "a wrong confirmation `{wrong}` does not enable Approve");
+    // What is typed outlives the task view's re-reads: another task, started meanwhile, re-reads it.
+    lab.rt.block_on(lab.ours.engine().create_task("meanwhile", "")).unwrap();
+    d.wait_until(".live", STEP, |t| t[0].contains("task.created"));
+    std::thread::sleep(Duration::from_millis(800));
+    let typed = d.execute(&format!("return document.querySelector(\"{card} [data-testid=approval-confirm]\").value"));
+    assert_eq!(typed.as_str(), Some(wrong.as_str()), "the card lost what was typed");
+    let field = d.wait_until(&format!("{card} [data-testid=approval-confirm]"), STEP, |_| true);
     let shot = artifacts_dir().join("oikos-task-inline-approval.png");
     d.screenshot(&shot);
     eprintln!("screenshot: {}", shot.display());
