@@ -20,6 +20,8 @@ mod pages;
 mod routes;
 mod settings_form;
 mod steady;
+#[cfg(test)]
+mod style_check;
 mod task_feed;
 mod tasks;
 mod ticker;
