@@ -4,9 +4,12 @@
 
 mod commands;
 mod tray;
+mod updates;
 mod window;
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::time::Instant;
 
 use nomos::{Runtime, RuntimeConfig};
 use nomos_types::{EVENT_CHANNEL, TRANSIENT_CHANNEL};
@@ -20,7 +23,12 @@ pub struct AppState {
     runtime: Result<Runtime, String>,
     /// The app, for commands that reach its plugins (starting at login).
     app: tauri::AppHandle,
+    /// The app's own updates (checks, the offer, installing).
+    updates: updates::Updates,
 }
+
+/// When the process started (forced first thing in `main`).
+pub static STARTED: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
 fn db_arg() -> Option<PathBuf> {
@@ -50,16 +58,19 @@ fn open_runtime() -> Result<Runtime, String> {
 }
 
 fn main() {
+    LazyLock::force(&STARTED);
     nomos::init_logging("OIKOS_LOG", "info");
 
     let result = window::plugins(tauri::Builder::default())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(|app| {
             let runtime = open_runtime();
             match &runtime {
                 Ok(rt) => forward_events(app.handle().clone(), rt),
                 Err(e) => tracing::error!("{e}"),
             }
-            app.manage(AppState { runtime, app: app.handle().clone() });
+            app.manage(AppState { runtime, app: app.handle().clone(), updates: updates::Updates::new(app.handle()) });
+            updates::start(app.handle());
             window::setup(app.handle());
             Ok(())
         })

@@ -16,7 +16,7 @@ use nomos::actuate::{Decision, RunOutcome, RunRequest};
 use nomos::types::{Channel, ExecutionStatus, Risk};
 use nomos::{PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
-use support::{artifacts_dir, Desktop, Driver, STARTUP, STEP};
+use support::{artifacts_dir, gone, is_disabled, pgrep, Desktop, STARTUP, STEP};
 
 /// The operator, deciding outside the app (as `nomos approvals approve` does).
 fn outside_operator(message: Option<&str>) -> Decision {
@@ -42,23 +42,6 @@ fn queue(rt: &tokio::runtime::Runtime, nomos: &Runtime, command: &str, risk: Opt
 
 fn card(id: &str) -> String {
     format!("[data-approval-id='{id}']")
-}
-
-fn is_disabled(d: &Driver, css: &str) -> bool {
-    let script = format!("return document.querySelector(\"{css}\").disabled");
-    d.execute(&script).as_bool().expect("a button")
-}
-
-fn gone(d: &Driver, css: &str, timeout: Duration) {
-    let deadline = Instant::now() + timeout;
-    while !d.find_all(css).is_empty() {
-        assert!(Instant::now() < deadline, "`{css}` is still shown");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-}
-
-fn pgrep(pattern: &str) -> bool {
-    !std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap().stdout.is_empty()
 }
 
 #[test]

@@ -330,6 +330,7 @@ fn the_app_in_the_tray() {
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_DATA_HOME", home.join("data"))
         .env("NO_AT_BRIDGE", "1")
+        .env("OIKOS_UPDATE_URL", "off")
         .output()
         .unwrap();
     assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stderr));
@@ -397,6 +398,8 @@ fn the_app_in_the_tray() {
             .env("XDG_CONFIG_HOME", home.join("config"))
             .env("XDG_DATA_HOME", home.join("data"))
             .env("NO_AT_BRIDGE", "1")
+            .env("OIKOS_UPDATE_URL", "off")
+            .env("OIKOS_UPDATE_URL", "off")
             .env("OIKOS_LOG", "warn"),
     );
     let again = TrayItem::wait(dir.path(), 2);

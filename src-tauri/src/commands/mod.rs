@@ -6,13 +6,16 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings). A new area is a module here and a line in `imp`.
+//! [`library`] (knowledge and settings), [`updates`] (the app's own updates), [`window`] (the window
+//! itself). A new area is a module here and a line in `imp`.
 
 mod desktop;
 mod graph;
 mod library;
 mod operations;
 mod tasks;
+mod updates;
+mod window;
 
 use nomos::{Engine, Runtime};
 use nomos_types::{IpcError, IpcErrorCode};
@@ -27,6 +30,8 @@ mod imp {
     pub(super) use super::library::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
+    pub(super) use super::updates::*;
+    pub(super) use super::window::*;
 }
 
 macro_rules! desktop_commands {

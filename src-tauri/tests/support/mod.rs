@@ -5,6 +5,8 @@
 //! tauri-driver has no macOS backend: [`Desktop::start`] says so and returns `None` there.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod keychain;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -170,6 +172,22 @@ impl Driver {
         self.execute("return location.pathname").as_str().expect("a path").to_string()
     }
 
+    /// Presses `keys` one after the other wherever the focus is, as the keyboard does (WebDriver
+    /// key codes for the special keys: `\u{E007}` Enter, `\u{E015}` down, `\u{E013}` up).
+    pub fn press(&self, keys: &str) {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|c| {
+                [json!({"type": "keyDown", "value": c.to_string()}), json!({"type": "keyUp", "value": c.to_string()})]
+            })
+            .collect();
+        self.call(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})),
+        );
+    }
+
     pub fn click(&self, el: &str) {
         self.call("POST", &format!("/element/{el}/click"), None);
     }
@@ -264,6 +282,8 @@ impl Desktop {
             // No accessibility bus: it only adds helper processes in a headless run.
             .env("NO_AT_BRIDGE", "1")
             .env("OIKOS_LOG", "warn")
+            // No update checks against the real release server; the update test sets its own.
+            .env("OIKOS_UPDATE_URL", "off")
             .stdout(Stdio::null());
         for (k, v) in env {
             cmd.env(k, v);
@@ -271,5 +291,89 @@ impl Desktop {
         let driver = Group::spawn(&mut cmd);
         let d = Driver::connect(port, app, &db);
         Some(Desktop { d, _driver: driver, _xvfb: xvfb, db, home })
+    }
+}
+
+/// Whether the button `css` finds is disabled.
+pub fn is_disabled(d: &Driver, css: &str) -> bool {
+    let script = format!("return document.querySelector(\"{css}\").disabled");
+    d.execute(&script).as_bool().expect("a button")
+}
+
+/// Waits until `css` matches nothing.
+pub fn gone(d: &Driver, css: &str, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while !d.find_all(css).is_empty() {
+        assert!(Instant::now() < deadline, "`{css}` is still shown");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// Whether a process whose command line contains `pattern` runs on this machine (where the lab's
+/// hosts run their commands).
+pub fn pgrep(pattern: &str) -> bool {
+    !Command::new("pgrep").args(["-f", pattern]).output().unwrap().stdout.is_empty()
+}
+
+/// The app with Nomos thinking through the scripted provider, against lab hosts whose inventory
+/// and pinned keys another process (this test, through the engine library) wrote into the app's
+/// database. Fields drop in order: the engine handle, the app, the provider, its runtime, the lab.
+pub struct TaskLab {
+    /// The engine on the app's database, in this process.
+    pub ours: nomos::Runtime,
+    pub desktop: Desktop,
+    pub server: nomos_scripted_provider::ScriptedProvider,
+    pub rt: tokio::runtime::Runtime,
+    pub lab: nomos_lab::Lab,
+    /// Where the test keeps its files (the lab's directory is below it).
+    pub tmp: tempfile::TempDir,
+}
+
+impl TaskLab {
+    /// Starts `hosts` lab hosts, the scripted provider with the script `make` returns (given the
+    /// test's directory and the lab's host slugs, `host:pve1` …), and the app. `None` where the
+    /// desktop cannot be driven.
+    pub fn start(
+        hosts: usize,
+        make: impl FnOnce(&Path, &[String]) -> nomos_scripted_provider::Script,
+    ) -> Option<TaskLab> {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut lab_config = nomos_lab::LabConfig::new(tmp.path().join("lab"));
+        lab_config.hosts = hosts;
+        let lab = nomos_lab::Lab::start(lab_config).unwrap();
+        let targets: Vec<String> = lab.hosts().iter().map(|h| format!("host:{}", h.name)).collect();
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let server = rt.block_on(nomos_scripted_provider::ScriptedProvider::start(make(tmp.path(), &targets))).unwrap();
+        let url = server.base_url();
+        let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
+        let env = [("NOMOS_LLM_BASE_URL", url.as_str()), ("NOMOS_MODEL", "scripted"), ("NOMOS_API_KEY", "unused")];
+        let desktop = Desktop::start(&app, &env)?;
+        let ours = rt.block_on(nomos::Runtime::open(nomos::RuntimeConfig::new(&desktop.db))).unwrap();
+        rt.block_on(ours.engine().import_inventory_file(&lab.inventory_path())).unwrap();
+        let operator = nomos::actuate::Decision {
+            actor: "operator:test".into(),
+            channel: nomos::types::Channel::Ui,
+            message: None,
+        };
+        for target in &targets {
+            rt.block_on(ours.actuator().trust_host(target, None, &operator)).unwrap();
+        }
+        Some(TaskLab { ours, desktop, server, rt, lab, tmp })
+    }
+
+    /// Starts a task from the board with `goal` and returns its id once its page shows.
+    pub fn new_task(&self, goal: &str) -> String {
+        let d = &self.desktop.d;
+        let input = d.wait_until("[data-testid=new-task-input]", STARTUP, |_| true);
+        d.type_into(&input[0].0, goal);
+        let start = d.wait_until("[data-testid=new-task-submit]", STEP, |t| t[0] == "New task");
+        d.click(&start[0].0);
+        d.wait_until("[data-testid=task-title]", STEP, |_| true);
+        d.path().strip_prefix("/tasks/").expect("the task's page").to_string()
+    }
+
+    /// Closes the engine handle before the app and the lab go.
+    pub fn close(self) {
+        self.rt.block_on(self.ours.close());
     }
 }

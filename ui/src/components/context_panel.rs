@@ -1,6 +1,6 @@
 //! The task view's live context: goal, plan with step states and progress, the open question with
-//! its options and free text, the entities the task touches as a small graph (the newest touches
-//! highlighted as they happen), and the outcome with its summary and the knowledge written.
+//! its options and free text, the entities the task touches as a small graph (those its latest
+//! tool call touched highlighted), and the outcome with its summary and the knowledge written.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -29,6 +29,16 @@ pub fn ring(n: usize, size: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// `text` cut to at most `max` characters, an ellipsis marking the cut (for labels in the small
+/// graph, where the whole text is in the node's tooltip).
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end())
+}
+
 /// What the operator has under way in a task's view: typed text and the last failed command.
 /// Owned by the page, so a re-read of the task (on every event) keeps a half-written reply; a new
 /// one is made per task.
@@ -53,7 +63,11 @@ pub fn ContextPanel(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
             <Plan plan=detail.plan.clone() id=id.clone() waiting=plan_waiting input=input />
             {open_question.map(|q| view! { <OpenQuestion question=q id=id.clone() input=input /> })}
             <h3>"Entities"</h3>
-            <EntityGraph id=id.clone() entities=detail.entities.iter().map(|e| e.slug.to_string()).collect() />
+            <EntityGraph
+                id=id.clone()
+                title=t.title.clone()
+                entities=detail.entities.iter().map(|e| e.slug.to_string()).collect()
+            />
             {ended.then(|| view! { <Outcome detail=detail.clone() /> })}
         </aside>
     }
@@ -106,12 +120,19 @@ fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, input: OperatorInput) ->
 
 #[component]
 fn OpenQuestion(question: Question, id: String, input: OperatorInput) -> impl IntoView {
+    // One answer at a time: a second click while the first is sent would be a second message.
+    let sending = RwSignal::new(false);
     let answer_with = move |text: String| {
+        if sending.get_untracked() {
+            return;
+        }
+        sending.set(true);
         input.error.set(None);
         let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(e) = ipc::send_task_message(id, text).await {
                 input.error.set(Some(e));
+                sending.try_set(false);
             }
         });
     };
@@ -123,7 +144,14 @@ fn OpenQuestion(question: Question, id: String, input: OperatorInput) -> impl In
         .map(|o| {
             let answer_with = answer_with.clone();
             let text = o.clone();
-            view! { <button class="option" data-testid="question-option" on:click=move |_| answer_with(text.clone())>{o}</button> }
+            view! { <button
+                class="option"
+                data-testid="question-option"
+                disabled=move || sending.get()
+                on:click=move |_| answer_with(text.clone())
+            >
+                {o}
+            </button> }
         })
         .collect_view();
     view! {
@@ -152,9 +180,10 @@ fn OpenQuestion(question: Question, id: String, input: OperatorInput) -> impl In
     }
 }
 
-/// The task at the centre, the entities it touched around it; the newest touches glow.
+/// The task at the centre (labelled with its title), the entities it touched around it; those of
+/// its latest call glow (`data-hot`).
 #[component]
-fn EntityGraph(id: String, entities: Vec<String>) -> impl IntoView {
+fn EntityGraph(id: String, title: String, entities: Vec<String>) -> impl IntoView {
     const SIZE: f64 = 240.0;
     let feed = use_task_feed();
     let task = id.clone();
@@ -186,7 +215,13 @@ fn EntityGraph(id: String, entities: Vec<String>) -> impl IntoView {
                 let name = slug.split_once(':').map_or(slug.as_str(), |(_, n)| n).to_string();
                 view! {
                     <line x1=c y1=c x2=x y2=y class="edge" />
-                    <g class="node" class:hot=hot data-testid="ctx-entity" data-slug=slug.clone()>
+                    <g
+                        class="node"
+                        class:hot=hot.clone()
+                        data-testid="ctx-entity"
+                        data-slug=slug.clone()
+                        data-hot=move || hot().to_string()
+                    >
                         <title>{slug.clone()}</title>
                         <circle cx=x cy=y r="9" />
                         <text x=x y=y + 22.0 text-anchor="middle">{name}</text>
@@ -197,7 +232,11 @@ fn EntityGraph(id: String, entities: Vec<String>) -> impl IntoView {
         view! {
             <svg class="entity-graph" viewBox=format!("0 0 {SIZE} {SIZE}") role="img" aria-label="Entities this task touched">
                 {nodes}
-                <circle cx=c cy=c r="12" class="task-node" />
+                <g class="task-centre" data-testid="ctx-task-node">
+                    <title>{title.clone()}</title>
+                    <circle cx=c cy=c r="12" class="task-node" />
+                    <text x=c y=c + 26.0 text-anchor="middle" class="task-label">{shorten(&title, 24)}</text>
+                </g>
             </svg>
         }
         .into_any()
@@ -246,6 +285,15 @@ mod tests {
         assert_eq!(progress(&[]), (0, 0));
         let plan = [step("done"), step("running"), step("skipped"), step("pending"), step("done")];
         assert_eq!(progress(&plan), (2, 4));
+    }
+
+    #[test]
+    fn labels_are_shortened_with_an_ellipsis() {
+        assert_eq!(shorten("Tidy the backups", 24), "Tidy the backups");
+        assert_eq!(shorten("Remove the scratch dirs on pve1 and pve2", 24), "Remove the scratch dirs…");
+        assert_eq!(shorten("Remove the scratch dirs on pve1 and pve2", 24).chars().count(), 24);
+        assert_eq!(shorten("äöü äöü", 4), "äöü…");
+        assert_eq!(shorten("", 4), "");
     }
 
     #[test]

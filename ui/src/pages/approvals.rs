@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use crate::components::{answer, ApprovalCard};
 use crate::events::Topic;
 use crate::ipc;
-use crate::keys::{movement, step};
+use crate::keys::{movement, step, KeyTarget};
 use crate::live::use_live;
 use crate::steady::steady;
 
@@ -32,8 +32,7 @@ pub fn ApprovalsPage() -> impl IntoView {
     // Enter presses the focused button).
     let selected = RwSignal::new(None::<usize>);
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let in_field = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
-        let Some(delta) = movement(&ev.key()).filter(|_| !in_field) else { return };
+        let Some(delta) = movement(&ev.key()).filter(|_| KeyTarget::of(&ev) != KeyTarget::Field) else { return };
         ev.prevent_default();
         let index = step(selected.get_untracked(), cards.with_untracked(Vec::len), delta);
         selected.set(index);

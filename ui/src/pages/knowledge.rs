@@ -13,7 +13,7 @@ use nomos_types::{KnowledgeDoc, KnowledgeKind};
 
 use crate::components::answer;
 use crate::events::Topic;
-use crate::keys::step as step_index;
+use crate::keys::{step as step_index, KeyTarget};
 use crate::knowledge_view::{note_input, split_marked};
 use crate::live::use_live;
 use crate::steady::steady;
@@ -100,11 +100,7 @@ pub fn KnowledgePage() -> impl IntoView {
 
     // `/` focuses the search from anywhere on the page (but not while typing elsewhere).
     let slash = window_event_listener(ev::keydown, move |e| {
-        let typing = e
-            .target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if e.key() == "/" && !typing {
+        if e.key() == "/" && KeyTarget::of(&e) != KeyTarget::Field {
             if let Some(input) = search_ref.get_untracked() {
                 e.prevent_default();
                 let _ = input.focus();

@@ -12,6 +12,7 @@ use crate::clock::format_duration;
 use crate::components::{answer, Countdown};
 use crate::events::Topic;
 use crate::exec_feed::use_exec_feed;
+use crate::keys::KeyTarget;
 use crate::live::use_live;
 use crate::output::{Folded, Stream};
 use crate::steady::steady;
@@ -28,8 +29,7 @@ fn filter_value(s: String) -> Option<String> {
 pub fn OperationsPage() -> impl IntoView {
     // `/` goes to the executions' filters.
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let in_field = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some();
-        if ev.key() != "/" || in_field {
+        if ev.key() != "/" || KeyTarget::of(&ev) == KeyTarget::Field {
             return;
         }
         let field = document().query_selector("[data-testid=exec-filter-task]").ok().flatten();

@@ -1,6 +1,6 @@
 //! Settings (`/settings`): the model provider and "test connection", the API key (sent once to
 //! the OS keychain, never shown again), hosts with their pinned SSH keys and "trust", inventory
-//! import from a file or the lab, the policy files in use, and starting at login.
+//! import from a file or the lab, the policy files in use, the app's updates and starting at login.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -8,7 +8,7 @@ use nomos_types::{HostEntry, ImportReport, IpcError, KeySource, ProviderStatus};
 use wasm_bindgen::JsCast;
 
 use super::settings_desktop::DesktopSection;
-use crate::components::answer;
+use crate::components::{answer, UpdateSection};
 use crate::events::Topic;
 use crate::ipc;
 use crate::live::use_live;
@@ -23,6 +23,7 @@ pub fn SettingsPage() -> impl IntoView {
             <HostsSection />
             <InventorySection />
             <PolicySection />
+            <UpdateSection />
             <DesktopSection />
         </div>
     }

@@ -1,6 +1,7 @@
 //! The task board (`/tasks`): tasks by where they stand, with counted filters, each with its goal,
 //! summary and how long ago it was active; "New task" starts one from a message and opens it;
-//! delete asks for a second click. Live from task events. Keys: j/k or arrows move, Enter opens.
+//! delete asks for a second click. Live from task events. Keys, anywhere on the board but in a
+//! field: j/k or arrows move the selection, Enter opens the selected task.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -10,7 +11,7 @@ use nomos_types::{IpcError, Task};
 
 use crate::components::{answer, IpcErrorView};
 use crate::events::Topic;
-use crate::keys::step;
+use crate::keys::{movement, step, KeyTarget};
 use crate::live::use_live;
 use crate::steady::steady;
 use crate::task_feed::use_task_feed;
@@ -126,22 +127,31 @@ fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
     let selected = RwSignal::new(None::<usize>);
     let arm = RwSignal::new(DeleteArm::default());
     let navigate = use_navigate();
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let len = shown.with_untracked(Vec::len);
-        let delta = match ev.key().as_str() {
-            "j" | "ArrowDown" => 1,
-            "k" | "ArrowUp" => -1,
-            "Enter" => {
-                if let Some(t) = selected.get_untracked().and_then(|i| shown.with_untracked(|s| s.get(i).cloned())) {
-                    navigate(&routes::task(&t.id), Default::default());
-                }
+    // On the window: the board has the keys as soon as it shows, nothing needs focusing first.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let at = KeyTarget::of(&ev);
+        if ev.key() == "Enter" {
+            if at != KeyTarget::Page {
                 return;
             }
-            _ => return,
-        };
+            if let Some(t) = selected.get_untracked().and_then(|i| shown.with_untracked(|s| s.get(i).cloned())) {
+                ev.prevent_default();
+                navigate(&routes::task(&t.id), Default::default());
+            }
+            return;
+        }
+        let Some(delta) = movement(&ev.key()).filter(|_| at != KeyTarget::Field) else { return };
         ev.prevent_default();
-        selected.set(step(selected.get_untracked(), len, delta));
-    };
+        let index = step(selected.get_untracked(), shown.with_untracked(Vec::len), delta);
+        selected.set(index);
+        let row = index.and_then(|i| {
+            document().query_selector(&format!("[data-testid=task-row]:nth-child({})", i + 1)).ok().flatten()
+        });
+        if let Some(row) = row {
+            row.scroll_into_view_with_bool(false);
+        }
+    });
+    on_cleanup(move || keys.remove());
     move || {
         let list = shown.get();
         if list.is_empty() {
@@ -157,7 +167,7 @@ fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
             .map(|(i, t)| view! { <TaskRow task=t index=i selected=selected arm=arm /> })
             .collect_view();
         view! {
-            <ul class="task-rows" tabindex="0" aria-label="Tasks" data-testid="task-rows" on:keydown=on_key.clone()>
+            <ul class="task-rows" aria-label="Tasks" data-testid="task-rows">
                 {rows}
             </ul>
         }

@@ -1,18 +1,17 @@
 //! The entities Nomos touches as it works, per task, from `entity.touched` events: the live graph
-//! of the task view highlights the newest ones.
+//! of the task view highlights those of its latest tool call, so the highlight moves with the work.
 
 use std::collections::HashMap;
 
 use nomos_types::events::Event;
 use nomos_types::EngineEvent;
 
-/// How many of a task's newest touches stay highlighted.
-pub const HIGHLIGHTED: usize = 3;
-
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Touches {
     /// Per task, slugs oldest first, each once (a touch again moves it to the end).
     by_task: HashMap<String, Vec<String>>,
+    /// Per task, its latest call that touched anything and the slugs it touched.
+    latest: HashMap<String, (String, Vec<String>)>,
 }
 
 impl Touches {
@@ -23,6 +22,13 @@ impl Touches {
         let slugs = self.by_task.entry(task.clone()).or_default();
         slugs.retain(|s| s != slug);
         slugs.push(slug.clone());
+        let latest = self.latest.entry(task.clone()).or_default();
+        if latest.0 != t.call_id {
+            *latest = (t.call_id.clone(), Vec::new());
+        }
+        if !latest.1.contains(slug) {
+            latest.1.push(slug.clone());
+        }
         true
     }
 
@@ -31,9 +37,9 @@ impl Touches {
         self.by_task.get(task).map_or(&[], Vec::as_slice)
     }
 
-    /// Whether `slug` is among the task's newest touches.
+    /// Whether the task's latest call touched `slug`.
     pub fn is_hot(&self, task: &str, slug: &str) -> bool {
-        self.of(task).iter().rev().take(HIGHLIGHTED).any(|s| s == slug)
+        self.latest.get(task).is_some_and(|(_, slugs)| slugs.iter().any(|s| s == slug))
     }
 }
 
@@ -43,7 +49,7 @@ mod tests {
 
     use super::*;
 
-    fn touch(task: &str, slug: &str) -> EngineEvent {
+    fn touch(task: &str, call: &str, slug: &str) -> EngineEvent {
         EngineEvent {
             id: 1,
             created_at: "t".into(),
@@ -52,7 +58,7 @@ mod tests {
             event: EntityTouched {
                 task_id: Some(task.into()),
                 tool: "get_entity".into(),
-                call_id: "c".into(),
+                call_id: call.into(),
                 success: true,
             }
             .into(),
@@ -60,19 +66,22 @@ mod tests {
     }
 
     #[test]
-    fn the_newest_touches_of_a_task_are_hot() {
+    fn the_touches_of_the_latest_call_are_hot() {
         let mut t = Touches::default();
-        for slug in ["host:pve1", "lxc:caddy", "lxc:db", "lxc:web"] {
-            assert!(t.apply(&touch("a", slug)));
-        }
-        t.apply(&touch("b", "host:pve2"));
-        assert_eq!(t.of("a"), ["host:pve1", "lxc:caddy", "lxc:db", "lxc:web"]);
-        assert!(!t.is_hot("a", "host:pve1"));
-        assert!(t.is_hot("a", "lxc:web"));
+        // One call touching two, then one call per entity.
+        assert!(t.apply(&touch("a", "c1", "host:pve1")));
+        assert!(t.apply(&touch("a", "c1", "host:pve2")));
+        assert!(t.is_hot("a", "host:pve1") && t.is_hot("a", "host:pve2"));
+        t.apply(&touch("a", "c2", "lxc:caddy"));
+        assert!(t.is_hot("a", "lxc:caddy"));
+        assert!(!t.is_hot("a", "host:pve1") && !t.is_hot("a", "host:pve2"), "the highlight moved on");
+        t.apply(&touch("b", "c3", "host:pve2"));
         assert!(!t.is_hot("a", "host:pve2"), "another task's touch");
-        t.apply(&touch("a", "host:pve1"));
-        assert!(t.is_hot("a", "host:pve1"));
-        assert_eq!(t.of("a").len(), 4, "each entity once");
+        assert!(t.is_hot("b", "host:pve2"));
+        t.apply(&touch("a", "c4", "host:pve1"));
+        assert_eq!(t.of("a"), ["host:pve2", "lxc:caddy", "host:pve1"], "each entity once, newest last");
+        assert!(t.is_hot("a", "host:pve1") && !t.is_hot("a", "lxc:caddy"));
         assert_eq!(t.of("c"), [] as [String; 0]);
+        assert!(!t.is_hot("c", "host:pve1"));
     }
 }
