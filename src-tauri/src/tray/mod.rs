@@ -23,7 +23,7 @@ use nomos_types::events::Event;
 use nomos_types::{Channel, Destination, NAVIGATE_CHANNEL};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
-use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
+use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Emitter, Manager, Wry};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -145,8 +145,13 @@ fn build(app: &AppHandle) -> tauri::Result<()> {
     }
     if let Some(state) = app.try_state::<TrayState>() {
         if let Ok(mut shown) = state.0.lock() {
-            shown.items = items;
+            shown.items = items.clone();
         }
+    }
+    // The engine may have moved on while the tray was being built.
+    let now = current_view(app);
+    if now != view {
+        apply(&tray, &items, view, now)?;
     }
     tracing::info!("tray icon shown");
     Ok(())
@@ -204,23 +209,30 @@ fn show_view(app: &AppHandle, view: TrayView) {
     if before == view {
         return;
     }
-    let result = (|| -> tauri::Result<()> {
-        for (id, menu_item) in &items {
-            if let Some(item) = ITEMS.iter().find(|i| i.id == *id) {
-                menu_item.set_text((item.label)(&view))?;
-            }
-        }
-        tray.set_tooltip(Some(view.tooltip()))?;
-        if cfg!(target_os = "macos") {
-            tray.set_title(view.title())?;
-        } else if before.pending != view.pending {
-            tray.set_icon(Some(icon(&view)?))?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = result {
+    if let Err(e) = apply(&tray, &items, before, view) {
         tracing::warn!("cannot update the tray: {e}");
     }
+}
+
+/// Changes what `tray` shows from `before` to `view`: icon or title, tooltip, then the labels.
+fn apply(
+    tray: &TrayIcon,
+    items: &[(&'static str, MenuItem<Wry>)],
+    before: TrayView,
+    view: TrayView,
+) -> tauri::Result<()> {
+    if cfg!(target_os = "macos") {
+        tray.set_title(view.title())?;
+    } else if before.pending != view.pending {
+        tray.set_icon(Some(icon(&view)?))?;
+    }
+    tray.set_tooltip(Some(view.tooltip()))?;
+    for (id, menu_item) in items {
+        if let Some(item) = ITEMS.iter().find(|i| i.id == *id) {
+            menu_item.set_text((item.label)(&view))?;
+        }
+    }
+    Ok(())
 }
 
 /// What the engine says now: pending approvals and whether autonomy is paused.
