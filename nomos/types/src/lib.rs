@@ -275,6 +275,7 @@ string_enum!(
         Tray => "tray",
         Cli => "cli",
         System => "system",
+        Notification => "notification",
     }
 );
 
