@@ -117,6 +117,12 @@ macro_rules! ipc_commands {
             import_lab_inventory() -> $crate::ImportReport;
             /// The classifier's policy files in use.
             policy_files() -> $crate::PolicyFiles;
+
+            // ── Notifications (`commands/notify.rs`) ──
+            /// Which desktop notifications are on.
+            notification_settings() -> $crate::NotificationSettings;
+            /// Stores which desktop notifications are on; the next event uses them.
+            save_notification_settings(settings: $crate::NotificationSettings) -> $crate::NotificationSettings;
         }
     };
 }

@@ -735,6 +735,28 @@ pub const EVENT_CHANNEL: &str = "nomos://event";
 /// UI applies them to what it shows and keeps nothing of them.
 pub const TRANSIENT_CHANNEL: &str = "nomos://transient";
 
+/// The channel the desktop shell asks the window to show a page on (a notification clicked, a
+/// tray menu item): the payload is the page's path, as `routes` in the UI builds it.
+pub const NAVIGATE_CHANNEL: &str = "oikos://navigate";
+
+/// Which desktop notifications the operator wants. Every kind is on until turned off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotificationSettings {
+    /// A request waits for approval.
+    pub approvals: bool,
+    /// Nomos asks the operator a question.
+    pub questions: bool,
+    /// A task finished or failed.
+    pub task_ends: bool,
+}
+
+impl Default for NotificationSettings {
+    fn default() -> Self {
+        NotificationSettings { approvals: true, questions: true, task_ends: true }
+    }
+}
+
 pub mod ipc;
 pub use ipc::{IpcError, IpcErrorCode};
 
