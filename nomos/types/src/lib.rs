@@ -736,8 +736,21 @@ pub const EVENT_CHANNEL: &str = "nomos://event";
 pub const TRANSIENT_CHANNEL: &str = "nomos://transient";
 
 /// The channel the desktop shell asks the window to show a page on (a notification clicked, a
-/// tray menu item): the payload is the page's path, as `routes` in the UI builds it.
+/// tray menu item): the payload is a [`Destination`].
 pub const NAVIGATE_CHANNEL: &str = "oikos://navigate";
+
+/// A page the shell asks the window to show, on [`NAVIGATE_CHANNEL`]; the UI turns it into its
+/// route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "page", rename_all = "snake_case")]
+pub enum Destination {
+    /// The approvals page.
+    Approvals,
+    /// The approvals page with this approval brought into view.
+    Approval { id: String },
+    /// A task's conversation.
+    Task { id: String },
+}
 
 /// Which desktop notifications the operator wants. Every kind is on until turned off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,10 +6,12 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings). A new area is a module here and a line in `imp`.
+//! [`library`] (knowledge and settings), [`notify`] (which notifications are on). A new area is a
+//! module here and a line in `imp`.
 
 mod graph;
 mod library;
+mod notify;
 mod operations;
 mod tasks;
 
@@ -23,6 +25,7 @@ use crate::AppState;
 mod imp {
     pub(super) use super::graph::*;
     pub(super) use super::library::*;
+    pub(super) use super::notify::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
 }
