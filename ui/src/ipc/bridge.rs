@@ -1,7 +1,10 @@
 //! Tauri's `invoke` and `listen`, as wasm-bindgen externs (`app.withGlobalTauri` exposes them on
 //! `window.__TAURI__`). Every extern of the app lives here.
 
-use nomos_types::{EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, TRANSIENT_CHANNEL};
+use nomos_types::{
+    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, NAVIGATE_CHANNEL,
+    TRANSIENT_CHANNEL,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -42,6 +45,12 @@ pub fn on_engine_event(handler: impl Fn(EngineEvent) + 'static) {
 /// lives. They are never stored: whoever shows them keeps nothing once the stored event arrives.
 pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
     listen(TRANSIENT_CHANNEL, handler);
+}
+
+/// Calls `handler` with every page the shell asks the window to show (a notification or the tray
+/// menu clicked).
+pub fn on_navigate(handler: impl Fn(Destination) + 'static) {
+    listen(NAVIGATE_CHANNEL, handler);
 }
 
 fn listen<E: DeserializeOwned>(channel: &'static str, handler: impl Fn(E) + 'static) {

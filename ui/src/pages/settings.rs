@@ -1,6 +1,6 @@
 //! Settings (`/settings`): the model provider and "test connection", the API key (sent once to
 //! the OS keychain, never shown again), hosts with their pinned SSH keys and "trust", inventory
-//! import from a file or the lab, and the policy files in use.
+//! import from a file or the lab, the policy files in use, and which notifications are on.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -22,6 +22,7 @@ pub fn SettingsPage() -> impl IntoView {
             <HostsSection />
             <InventorySection />
             <PolicySection />
+            <super::notification_settings::NotificationsSection />
         </div>
     }
 }
