@@ -5,7 +5,8 @@
 //! a change gets a notification with Approve and Deny in one line (task, target, risk, blast
 //! radius), and Approve runs it on the host, recorded with the channel "notification"; a
 //! destructive one offers Open, never Approve, and a click on it shows that approval in the window;
-//! a request decided in another process closes its notification.
+//! a request decided in another process closes its notification; approval notifications turned off
+//! in Settings raise none.
 //!
 //! See `support` for what it needs; Debian's /usr/bin/python3 with python3-dbus and python3-gi
 //! besides.
@@ -182,6 +183,28 @@ fn approvals_as_notifications_with_buttons_that_decide() {
     });
     rt.block_on(nomos.actuator().deny(&destroy_approval, &elsewhere())).unwrap();
     assert!(!home.join("never").exists());
+
+    // Turned off in Settings, a waiting request raises no notification (it still waits in the
+    // window).
+    let nav = d.wait_until("[data-testid=nav-settings]", STEP, |_| true);
+    d.click(&nav[0].0);
+    let toggle = d.wait_until("[data-testid=notify-approvals]", STEP, |_| true);
+    d.click(&toggle[0].0);
+    let deadline = Instant::now() + STEP;
+    while rt.block_on(nomos.engine().notification_settings()).unwrap().approvals {
+        assert!(Instant::now() < deadline, "the Settings toggle did not turn approval notifications off");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let quiet = home.join("quiet").display().to_string();
+    let (quiet_approval, _) = queue(&rt, &nomos, &format!("touch '{quiet}'"), Some(Risk::ConfigMutation));
+    let nav = d.wait_until("[data-testid=nav-approvals]", STEP, |_| true);
+    d.click(&nav[0].0);
+    d.wait_until(&format!("[data-approval-id='{quiet_approval}']"), STEP, |_| true);
+    // The window has it, so the app has had the event: no notification came of it.
+    std::thread::sleep(Duration::from_secs(1));
+    let all = calls(&home);
+    assert!(!all.iter().any(|c| c["summary"].as_str().is_some_and(|s| s.contains(&quiet))), "{all:#?}");
+    eprintln!("notification service calls: {all:#?}");
     rt.block_on(nomos.close());
     drop(lab);
 }
