@@ -139,11 +139,23 @@ async fn apply(app: &AppHandle, effects: Vec<Effect>) {
         match effect {
             Effect::Show(note) => show(app, note).await,
             Effect::Close(id) => {
-                if let Err(e) = app.notification().remove_active(vec![id]) {
-                    tracing::warn!("cannot close notification {id}: {e}");
-                }
+                close(app, id);
+                // The plugin sends on a thread of its own and can close only what it has sent: a
+                // notification decided right after it was shown is closed once more a moment later
+                // (closing a closed one does nothing).
+                let app = app.clone();
+                tauri::async_runtime::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    close(&app, id);
+                });
             }
         }
+    }
+}
+
+fn close(app: &AppHandle, id: i32) {
+    if let Err(e) = app.notification().remove_active(vec![id]) {
+        tracing::warn!("cannot close notification {id}: {e}");
     }
 }
 
