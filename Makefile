@@ -22,8 +22,10 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
 	python3 python3-dbus python3-gi \
 	openssh-server openssh-client iputils-ping procps util-linux
+# The update tests run the release's manifest script (standard library only).
+APT_TEST += python3
 
-.PHONY: run build test eval setup setup-test ui check fmt lint bench lab lab-down clean help
+.PHONY: run build test eval setup setup-test ui check fmt lint bench bench-desktop bundle lab lab-down clean help
 
 # Every native crate: the UI is built for wasm32 only (`ui` below) and linted there.
 NATIVE := --workspace --exclude oikos-ui
@@ -33,7 +35,9 @@ help:
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
 	@echo "make eval   the agent's golden conversations (EVAL=name for some; NOMOS_EVAL_REAL=1 against a real model)"
 	@echo "make bench  blast-radius, classifier, SSH executor, bounded-context and agent-overhead benchmarks"
+	@echo "make bench-desktop  start-up, memory (next to a hello-world Tauri app) and idle CPU of the desktop app"
 	@echo "make fmt    format the code"
+	@echo "make bundle  release build and this platform's package (Linux: .deb; macOS: .app and .dmg)"
 	@echo "make lab    start simulated Proxmox hosts on this machine (real sshd, stand-in pct/pvesh/pveam/qm/apt)"
 	@echo "make lab-down  stop them (ARGS=--purge also removes the lab directory)"
 
@@ -50,6 +54,7 @@ build: setup ui
 test: setup setup-test ui
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
+	$(CARGO) clippy -p oikos --all-targets --features bench-hello -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) test $(NATIVE)
 	# The UI's own logic (event folding, routes, forms) is plain Rust, tested natively.
@@ -64,8 +69,22 @@ bench: setup setup-test
 	$(CARGO) bench -p nomos --bench blast_radius --bench ssh --bench context --bench agent
 	$(CARGO) bench -p nomos-policy --bench classify
 
+# Release builds of Oikos and of a hello-world Tauri app, measured on a virtual display.
+bench-desktop: setup setup-test ui
+	$(CARGO) bench -p oikos --features bench-hello --bench desktop
+
 fmt:
 	$(CARGO) fmt --all
+
+# This platform's package, from a release build: Linux .deb, macOS .app and .dmg (written under
+# $(TARGET_DIR)/release/bundle/). Unsigned for the updater: release.yml signs with the CI key.
+# The packaging is switched on here only, so `cargo build` never bundles.
+COMMA := ,
+BUNDLES := $(if $(filter Darwin,$(UNAME)),app$(COMMA)dmg,deb)
+bundle: setup ui
+	@command -v cargo-tauri >/dev/null || $(CARGO) install tauri-cli --version '^2' --locked
+	cd src-tauri && $(CARGO) tauri build --bundles $(BUNDLES) --config '{"bundle":{"active":true}}'
+	@ls -1 $(abspath $(TARGET_DIR))/release/bundle/*/* 2>/dev/null || true
 
 # The lab: Proxmox hosts simulated by real sshd processes on 127.0.0.1 (see nomos/lab). They keep
 # running until `make lab-down`. It needs sshd, ssh-keygen and flock; nothing is installed here, as
@@ -80,6 +99,7 @@ lint: setup
 	mkdir -p ui/dist
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
+	$(CARGO) clippy -p oikos --all-targets --features bench-hello -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
 
 # The UI: wasm32 build + wasm-bindgen (no trunk, no wasm-opt: Debian's binaryen breaks the module).

@@ -4,8 +4,11 @@
 
 mod commands;
 mod notify;
+mod updates;
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::time::Instant;
 
 use nomos::{Runtime, RuntimeConfig};
 use nomos_types::{EVENT_CHANNEL, TRANSIENT_CHANNEL};
@@ -17,7 +20,12 @@ use tokio::sync::broadcast::error::RecvError;
 pub struct AppState {
     /// The process's one runtime, or why it could not open.
     runtime: Result<Runtime, String>,
+    /// The app's own updates (checks, the offer, installing).
+    updates: updates::Updates,
 }
+
+/// When the process started (forced first thing in `main`).
+pub static STARTED: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
 fn db_arg() -> Option<PathBuf> {
@@ -47,10 +55,12 @@ fn open_runtime() -> Result<Runtime, String> {
 }
 
 fn main() {
+    LazyLock::force(&STARTED);
     nomos::init_logging("OIKOS_LOG", "info");
 
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(|app| {
             let runtime = open_runtime();
             match &runtime {
@@ -60,7 +70,8 @@ fn main() {
                 }
                 Err(e) => tracing::error!("{e}"),
             }
-            app.manage(AppState { runtime });
+            app.manage(AppState { runtime, updates: updates::Updates::new(app.handle()) });
+            updates::start(app.handle());
             Ok(())
         })
         .invoke_handler(commands::handler())

@@ -11,50 +11,15 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 
 use nomos::types::EntityQuery;
 use nomos::Engine;
 use nomos_lab::{Lab, LabConfig};
 use serde_json::Value;
+use support::keychain::{self, files_containing, Keychain};
 use support::{artifacts_dir, on_path, Desktop, STARTUP, STEP};
 
 const KEY: &str = "sk-oikos-e2e-7d3b9c1f55";
-
-/// Every file under `dir` whose bytes contain `needle`.
-fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
-}
-
-/// The app behind a script that first unlocks a fresh gnome-keyring in the D-Bus session the
-/// driver runs in (the app's session), so the key goes to a real Secret Service.
-fn app_with_keyring(dir: &Path) -> PathBuf {
-    let script = dir.join("oikos-with-keyring");
-    let body = format!(
-        "#!/bin/sh\nexport XDG_RUNTIME_DIR=\"$HOME/run\"\nmkdir -p \"$XDG_RUNTIME_DIR\"\n\
-         printf 'throwaway-password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1\n\
-         exec '{}' \"$@\"\n",
-        env!("CARGO_BIN_EXE_oikos")
-    );
-    std::fs::write(&script, body).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
 
 /// The `data-slug` of every node drawn.
 fn drawn_slugs(d: &support::Driver) -> BTreeSet<String> {
@@ -68,7 +33,7 @@ fn drawn_slugs(d: &support::Driver) -> BTreeSet<String> {
 fn graph_knowledge_and_settings_against_the_lab() {
     assert!(on_path("gnome-keyring-daemon"), "gnome-keyring-daemon is needed: run `make test`, which installs it");
     let wrapper_dir = tempfile::tempdir().unwrap();
-    let app = app_with_keyring(wrapper_dir.path());
+    let app = keychain::app_behind(wrapper_dir.path(), Keychain::GnomeKeyring);
     let Some(desktop) = Desktop::start(&app, &[]) else { return };
     let (d, db, home) = (&desktop.d, desktop.db.clone(), desktop.home.path().to_path_buf());
     let shots = artifacts_dir();
@@ -199,7 +164,12 @@ fn graph_knowledge_and_settings_against_the_lab() {
     d.screenshot(&shots.join("oikos-knowledge.png"));
     eprintln!("screenshots: {}", shots.display());
 
-    // The key is in no file under the app's HOME (the database among them) and not in the database.
+    // The Secret Service holds it (read back with secret-tool on the app's session bus); it is in no
+    // file under the app's HOME (the database and the app's debug log among them), not in the
+    // settings table and not in the page.
+    assert_eq!(keychain::stored_api_key(&home).as_deref(), Some(KEY));
+    assert!(!d.execute("return document.documentElement.outerHTML").as_str().unwrap().contains(KEY));
+    assert!(std::fs::metadata(home.join("oikos.log")).unwrap().len() > 0, "the app logged nothing");
     rt.block_on(engine.store().close());
     assert!(
         std::fs::read_dir(home.join("data").join("keyrings")).is_ok(),

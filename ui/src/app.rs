@@ -6,7 +6,7 @@ use leptos_router::components::{ParentRoute, Redirect, Route, Router, Routes, A}
 use leptos_router::{path, NavigateOptions};
 use nomos_types::{IpcError, StoreInfo};
 
-use crate::components::Unavailable;
+use crate::components::{provide_updates, Unavailable, UpdateBanner};
 use crate::events::Topic;
 use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
@@ -31,6 +31,7 @@ pub fn App() -> impl IntoView {
     provide_live();
     provide_task_feed();
     provide_exec_feed();
+    provide_updates();
     let live = use_live();
     let store = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
@@ -73,10 +74,16 @@ pub fn App() -> impl IntoView {
                     </nav>
                     <div class="store muted" data-testid="store-info">{store_line}</div>
                     <div class="live" title="Latest engine event">
-                        <span class="pulse"></span>
+                        // Re-created for each event so its one-shot ping plays once: an endless
+                        // animation would repaint the window all day while nothing happens.
+                        {move || {
+                            let fresh = live.last_event().is_some();
+                            view! { <span class="pulse" class:ping=fresh></span> }
+                        }}
                         {last_event}
                     </div>
                 </header>
+                <UpdateBanner />
                 <main class="content">
                     {move || match screen.get() {
                         Screen::Opening => {

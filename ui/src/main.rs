@@ -24,8 +24,20 @@ mod settings_form;
 mod steady;
 mod task_feed;
 mod tasks;
+mod ticker;
 
 fn main() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(app::App);
+    // The callback of the frame after next runs once the first frame is on screen: the shell logs
+    // the start-up time then.
+    leptos::prelude::request_animation_frame(|| {
+        leptos::prelude::request_animation_frame(|| {
+            leptos::task::spawn_local(async {
+                if let Err(e) = ipc::ui_painted().await {
+                    leptos::logging::warn!("{e}");
+                }
+            })
+        })
+    });
 }

@@ -34,9 +34,7 @@ pub fn provide_task_feed() {
         feed.streams.maybe_update(|s| s.settle(&event));
         feed.touches.maybe_update(|t| t.apply(&event));
     });
-    if let Err(e) = set_interval_with_handle(move || feed.now_ms.set(js_sys::Date::now() as i64), TICK) {
-        leptos::logging::warn!("relative times will not advance: {e:?}");
-    }
+    crate::ticker::every(TICK, "relative times", move || feed.now_ms.set(js_sys::Date::now() as i64));
     provide_context(feed);
 }
 

@@ -27,6 +27,9 @@ use crate::UnknownValue;
 macro_rules! ipc_commands {
     ($callback:ident) => {
         $callback! {
+            // ── The window itself (the desktop's `commands/window.rs`) ──
+            /// The UI has drawn its first frame: the shell logs how long start-up took.
+            ui_painted() -> ();
             // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;
@@ -117,6 +120,17 @@ macro_rules! ipc_commands {
             import_lab_inventory() -> $crate::ImportReport;
             /// The classifier's policy files in use.
             policy_files() -> $crate::PolicyFiles;
+
+            // ── Updates (`commands/updates.rs`) ──
+            /// Whether a newer release is on offer and how the last check went.
+            update_status() -> $crate::UpdateStatus;
+            /// Checks the update manifest now; answers once the check has ended.
+            check_for_update() -> $crate::UpdateStatus;
+            /// "Later": hides the offer until a check finds a newer release.
+            postpone_update() -> $crate::UpdateStatus;
+            /// "Install and restart": downloads the offered release, verifies its signature,
+            /// installs it and restarts the app (a failure stays in the status).
+            install_update() -> $crate::UpdateStatus;
 
             // ── Notifications (`commands/notify.rs`) ──
             /// Which desktop notifications are on.

@@ -16,9 +16,11 @@ pub mod actions;
 pub mod events;
 pub mod operations;
 pub mod tasks;
+pub mod updates;
 pub use actions::Action;
 pub use events::{EngineEvent, Event, TransientEvent};
 pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
+pub use updates::{UpdateOffer, UpdateStatus, UPDATE_CHANNEL};
 
 /// Declares a string-backed enum with `as_str`, `FromStr`, `Display`, a list of all variants and
 /// snake_case serde names, so the database, the CLI and the wire all spell values the same way.

@@ -6,14 +6,17 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings), [`notify`] (which notifications are on). A new area is a
-//! module here and a line in `imp`.
+//! [`library`] (knowledge and settings), [`notify`] (which notifications are on), [`updates`] (the
+//! app's own updates), [`window`] (the window itself). A new area is a module here and a line in
+//! `imp`.
 
 mod graph;
 mod library;
 mod notify;
 mod operations;
 mod tasks;
+mod updates;
+mod window;
 
 use nomos::{Engine, Runtime};
 use nomos_types::{IpcError, IpcErrorCode};
@@ -28,6 +31,8 @@ mod imp {
     pub(super) use super::notify::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
+    pub(super) use super::updates::*;
+    pub(super) use super::window::*;
 }
 
 macro_rules! desktop_commands {

@@ -5,6 +5,8 @@
 //! tauri-driver has no macOS backend: [`Desktop::start`] says so and returns `None` there.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod keychain;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -264,6 +266,8 @@ impl Desktop {
             // No accessibility bus: it only adds helper processes in a headless run.
             .env("NO_AT_BRIDGE", "1")
             .env("OIKOS_LOG", "warn")
+            // No update checks against the real release server; the update test sets its own.
+            .env("OIKOS_UPDATE_URL", "off")
             .stdout(Stdio::null());
         for (k, v) in env {
             cmd.env(k, v);

@@ -9,10 +9,7 @@ use crate::clock::{format_left, left_ms};
 /// The webview's clock, re-read every second while the calling view lives.
 pub fn ticking_now() -> ReadSignal<f64> {
     let (now, set_now) = signal(js_sys::Date::now());
-    match set_interval_with_handle(move || set_now.set(js_sys::Date::now()), Duration::from_secs(1)) {
-        Ok(handle) => on_cleanup(move || handle.clear()),
-        Err(e) => leptos::logging::warn!("no ticking clock: {e:?}"),
-    }
+    crate::ticker::every(Duration::from_secs(1), "time left", move || set_now.set(js_sys::Date::now()));
     now
 }
 

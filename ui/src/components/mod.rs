@@ -10,6 +10,7 @@ mod entity_list;
 mod ipc_error;
 mod markdown;
 mod status;
+mod update;
 
 pub use approval_card::ApprovalCard;
 pub use blast_radius::BlastRadiusView;
@@ -21,3 +22,4 @@ pub use entity_list::EntityList;
 pub use ipc_error::IpcErrorView;
 pub use markdown::Markdown;
 pub use status::{answer, Unavailable};
+pub use update::{provide_updates, UpdateBanner, UpdateSection};

@@ -2,8 +2,8 @@
 //! `window.__TAURI__`). Every extern of the app lives here.
 
 use nomos_types::{
-    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, EVENT_CHANNEL, NAVIGATE_CHANNEL,
-    TRANSIENT_CHANNEL,
+    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, UpdateStatus, EVENT_CHANNEL, NAVIGATE_CHANNEL,
+    TRANSIENT_CHANNEL, UPDATE_CHANNEL,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -51,6 +51,11 @@ pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
 /// menu clicked).
 pub fn on_navigate(handler: impl Fn(Destination) + 'static) {
     listen(NAVIGATE_CHANNEL, handler);
+}
+
+/// Calls `handler` with the app's update status each time the shell sends it (after every change).
+pub fn on_update_status(handler: impl Fn(UpdateStatus) + 'static) {
+    listen(UPDATE_CHANNEL, handler);
 }
 
 fn listen<E: DeserializeOwned>(channel: &'static str, handler: impl Fn(E) + 'static) {

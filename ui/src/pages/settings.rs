@@ -1,13 +1,14 @@
 //! Settings (`/settings`): the model provider and "test connection", the API key (sent once to
 //! the OS keychain, never shown again), hosts with their pinned SSH keys and "trust", inventory
-//! import from a file or the lab, the policy files in use, and which notifications are on.
+//! import from a file or the lab, the policy files in use, the app's updates, and which
+//! notifications are on.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use nomos_types::{HostEntry, ImportReport, IpcError, KeySource, ProviderStatus};
 use wasm_bindgen::JsCast;
 
-use crate::components::answer;
+use crate::components::{answer, UpdateSection};
 use crate::events::Topic;
 use crate::ipc;
 use crate::live::use_live;
@@ -22,6 +23,7 @@ pub fn SettingsPage() -> impl IntoView {
             <HostsSection />
             <InventorySection />
             <PolicySection />
+            <UpdateSection />
             <super::notification_settings::NotificationsSection />
         </div>
     }
