@@ -20,6 +20,7 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 # … and testing it headless (virtual display, WebDriver, keychain, SSH lab; ping for the lab's
 # gateway pre-flight).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
+	python3 python3-dbus python3-gi \
 	openssh-server openssh-client iputils-ping procps util-linux
 # The update tests run the release's manifest script (standard library only).
 APT_TEST += python3

@@ -10,6 +10,7 @@ use crate::components::{provide_updates, Unavailable, UpdateBanner};
 use crate::events::Topic;
 use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
+use crate::navigation::FollowShell;
 use crate::pages::{
     ApprovalsPage, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, OperationsPage,
     PendingCount, SettingsPage, TaskPage, TasksPage,
@@ -51,6 +52,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         <Router>
+            <FollowShell />
             <div class="shell">
                 <header class="topbar">
                     <div class="brand">

@@ -28,6 +28,23 @@ pub fn entity(slug: &str) -> String {
 /// Every approval waiting for the operator.
 pub const APPROVALS: &str = "/approvals";
 
+/// The query parameter of [`APPROVALS`] naming the approval to bring into view.
+pub const FOCUS: &str = "focus";
+
+/// The approvals page with one approval brought into view (a notification clicked).
+pub fn approval(id: &str) -> String {
+    format!("{APPROVALS}?{FOCUS}={}", encode_segment(id))
+}
+
+/// Where the shell's [`Destination`](nomos_types::Destination) is.
+pub fn destination(to: &nomos_types::Destination) -> String {
+    match to {
+        nomos_types::Destination::Approvals => APPROVALS.to_string(),
+        nomos_types::Destination::Approval { id } => approval(id),
+        nomos_types::Destination::Task { id } => task(id),
+    }
+}
+
 /// Executions, the audit ledger and autonomy.
 pub const OPERATIONS: &str = "/operations";
 
@@ -55,5 +72,13 @@ mod tests {
         assert_eq!(entity("service:a/b c"), "/entities/service:a%2Fb%20c");
         assert_eq!(entity("host:ü"), "/entities/host:%C3%BC");
         assert_eq!(task("0193-ab"), "/tasks/0193-ab");
+    }
+
+    #[test]
+    fn the_shell_s_destinations_are_pages() {
+        use nomos_types::Destination;
+        assert_eq!(destination(&Destination::Approvals), "/approvals");
+        assert_eq!(destination(&Destination::Approval { id: "a b&c".into() }), "/approvals?focus=a%20b%26c");
+        assert_eq!(destination(&Destination::Task { id: "t1".into() }), "/tasks/t1");
     }
 }

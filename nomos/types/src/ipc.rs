@@ -131,6 +131,12 @@ macro_rules! ipc_commands {
             /// "Install and restart": downloads the offered release, verifies its signature,
             /// installs it and restarts the app (a failure stays in the status).
             install_update() -> $crate::UpdateStatus;
+
+            // ── Notifications (`commands/notify.rs`) ──
+            /// Which desktop notifications are on.
+            notification_settings() -> $crate::NotificationSettings;
+            /// Stores which desktop notifications are on; the next event uses them.
+            save_notification_settings(settings: $crate::NotificationSettings) -> $crate::NotificationSettings;
         }
     };
 }

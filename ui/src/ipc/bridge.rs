@@ -2,7 +2,8 @@
 //! `window.__TAURI__`). Every extern of the app lives here.
 
 use nomos_types::{
-    EngineEvent, IpcError, IpcErrorCode, TransientEvent, UpdateStatus, EVENT_CHANNEL, TRANSIENT_CHANNEL, UPDATE_CHANNEL,
+    Destination, EngineEvent, IpcError, IpcErrorCode, TransientEvent, UpdateStatus, EVENT_CHANNEL, NAVIGATE_CHANNEL,
+    TRANSIENT_CHANNEL, UPDATE_CHANNEL,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -44,6 +45,12 @@ pub fn on_engine_event(handler: impl Fn(EngineEvent) + 'static) {
 /// lives. They are never stored: whoever shows them keeps nothing once the stored event arrives.
 pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
     listen(TRANSIENT_CHANNEL, handler);
+}
+
+/// Calls `handler` with every page the shell asks the window to show (a notification or the tray
+/// menu clicked).
+pub fn on_navigate(handler: impl Fn(Destination) + 'static) {
+    listen(NAVIGATE_CHANNEL, handler);
 }
 
 /// Calls `handler` with the app's update status each time the shell sends it (after every change).

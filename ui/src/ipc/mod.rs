@@ -5,7 +5,7 @@
 
 mod bridge;
 
-pub use bridge::{on_engine_event, on_transient_event, on_update_status};
+pub use bridge::{on_engine_event, on_navigate, on_transient_event, on_update_status};
 use nomos_types::IpcError;
 
 macro_rules! ui_callers {
