@@ -18,11 +18,10 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(
 APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev \
 	libjavascriptcoregtk-4.1-dev libxdo-dev libssl-dev pkg-config build-essential curl
 # … and testing it headless (virtual display, WebDriver, keychain, SSH lab; ping for the lab's
-# gateway pre-flight; a tray host on D-Bus in Python).
+# gateway pre-flight; Python for the test notification service and the release's manifest script).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
-	openssh-server openssh-client iputils-ping procps util-linux python3-dbus python3-gi
-# The update tests run the release's manifest script (standard library only).
-APT_TEST += python3
+	python3 python3-dbus python3-gi \
+	openssh-server openssh-client iputils-ping procps util-linux
 
 .PHONY: run build test eval setup setup-test ui check fmt lint bench bench-desktop bundle lab lab-down clean help
 

@@ -1,14 +1,17 @@
-//! Operator settings kept in the database (the `settings` table): today the model provider's base
-//! URL, model and context size. Never the API key: that lives in the OS keychain
+//! Operator settings kept in the database (the `settings` table): the model provider's base URL,
+//! model and context size, and which desktop notifications are on. Never the API key: that lives in the OS keychain
 //! ([`crate::agent::secrets`]).
 
-use nomos_types::ProviderSettings;
+use nomos_types::{NotificationSettings, ProviderSettings};
 
 use crate::agent::provider::{ProviderConfig, ProviderError};
 use crate::{Engine, Error, Result};
 
 /// The `settings` key of the provider.
 const PROVIDER: &str = "provider";
+
+/// The `settings` key of the desktop notifications.
+const NOTIFICATIONS: &str = "notifications";
 
 /// The variable `name` as the settings give it: what the provider's configuration would read
 /// from `NOMOS_LLM_BASE_URL`, `NOMOS_MODEL` and `NOMOS_CONTEXT_TOKENS`.
@@ -41,6 +44,44 @@ fn settings_message(message: &str) -> String {
 }
 
 impl Engine {
+    /// Which desktop notifications are on (all, until the operator saved otherwise).
+    pub async fn notification_settings(&self) -> Result<NotificationSettings> {
+        let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
+            .bind(NOTIFICATIONS)
+            .fetch_optional(self.store().pool())
+            .await?;
+        match value {
+            None => Ok(NotificationSettings::default()),
+            Some(v) => {
+                serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored notification settings: {e}")))
+            }
+        }
+    }
+
+    /// Stores which desktop notifications are on.
+    pub async fn save_notification_settings(&self, settings: &NotificationSettings) -> Result<NotificationSettings> {
+        self.put_setting(NOTIFICATIONS, &serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?)
+            .await?;
+        Ok(*settings)
+    }
+
+    /// Writes one JSON value of the `settings` table.
+    async fn put_setting(&self, key: &str, value: &str) -> Result<()> {
+        let mut tx = self.store().begin_write().await?;
+        let now = tx.now().to_string();
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(key)
+        .bind(value)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// The stored provider settings, if the operator saved any.
     pub async fn provider_settings(&self) -> Result<Option<ProviderSettings>> {
         let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
@@ -61,18 +102,7 @@ impl Engine {
         };
         check_provider_settings(&clean)?;
         let value = serde_json::to_string(&clean).map_err(|e| Error::Invalid(e.to_string()))?;
-        let mut tx = self.store().begin_write().await?;
-        let now = tx.now().to_string();
-        sqlx::query(
-            "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        )
-        .bind(PROVIDER)
-        .bind(value)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        self.put_setting(PROVIDER, &value).await?;
         Ok(clean)
     }
 }
@@ -96,6 +126,23 @@ mod tests {
         assert_eq!(eng.provider_settings().await.unwrap(), Some(saved));
         eng.save_provider_settings(&settings("https://api.example.com/v1", "m", None)).await.unwrap();
         assert_eq!(eng.provider_settings().await.unwrap().unwrap().model, "m");
+    }
+
+    #[tokio::test]
+    async fn notification_settings_are_all_on_until_saved_and_read_back() {
+        let (_dir, eng) = engine().await;
+        assert_eq!(eng.notification_settings().await.unwrap(), NotificationSettings::default());
+        assert!(NotificationSettings::default().approvals && NotificationSettings::default().task_ends);
+        let off = NotificationSettings { approvals: true, questions: false, task_ends: false };
+        assert_eq!(eng.save_notification_settings(&off).await.unwrap(), off);
+        assert_eq!(eng.notification_settings().await.unwrap(), off);
+        // A kind added later reads as on in settings stored before it.
+        sqlx::query("UPDATE settings SET value = '{\"questions\": false}' WHERE key = 'notifications'")
+            .execute(eng.store().pool())
+            .await
+            .unwrap();
+        let read = eng.notification_settings().await.unwrap();
+        assert_eq!(read, NotificationSettings { approvals: true, questions: false, task_ends: true });
     }
 
     #[tokio::test]

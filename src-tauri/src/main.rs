@@ -3,6 +3,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod notify;
 mod tray;
 mod updates;
 mod window;
@@ -62,11 +63,15 @@ fn main() {
     nomos::init_logging("OIKOS_LOG", "info");
 
     let result = window::plugins(tauri::Builder::default())
+        .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(|app| {
             let runtime = open_runtime();
             match &runtime {
-                Ok(rt) => forward_events(app.handle().clone(), rt),
+                Ok(rt) => {
+                    forward_events(app.handle().clone(), rt);
+                    notify::setup(app.handle(), rt);
+                }
                 Err(e) => tracing::error!("{e}"),
             }
             app.manage(AppState { runtime, app: app.handle().clone(), updates: updates::Updates::new(app.handle()) });

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos_router::components::{ParentRoute, Redirect, Route, Router, Routes, A};
-use leptos_router::hooks::use_navigate;
 use leptos_router::{path, NavigateOptions};
 use nomos_types::{IpcError, StoreInfo};
 
@@ -11,6 +10,7 @@ use crate::components::{provide_updates, Unavailable, UpdateBanner};
 use crate::events::Topic;
 use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
+use crate::navigation::FollowShell;
 use crate::pages::{
     ApprovalsPage, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, OperationsPage,
     PendingCount, SettingsPage, TaskPage, TasksPage,
@@ -121,12 +121,4 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             </ParentRoute>
         </Routes>
     }
-}
-
-/// Shows the page the desktop shell asks for (the tray menu's "Pending approvals"): the shell
-/// sends where, the router goes there.
-#[component]
-fn FollowShell() -> impl IntoView {
-    let navigate = use_navigate();
-    ipc::on_navigate(move |to| navigate(routes::destination(to), NavigateOptions::default()));
 }

@@ -2,7 +2,8 @@
 //!
 //! `app` is the shell and its routes, `pages` one file per page, `components` their parts, `ipc`
 //! the only bridge to the shell, `live` keeps views current from engine events (`events` says
-//! which events make what stale; `task_feed` the answers being written). The logic without a DOM (`events`, `steady`, `routes`, `tasks`, summaries)
+//! which events make what stale; `task_feed` the answers being written; `navigation` the pages
+//! the shell asks for). The logic without a DOM (`events`, `steady`, `routes`, `tasks`, summaries)
 //! is tested natively with `cargo test -p oikos-ui`.
 
 mod app;
@@ -15,6 +16,7 @@ mod ipc;
 mod keys;
 mod knowledge_view;
 mod live;
+mod navigation;
 mod output;
 mod pages;
 mod routes;

@@ -1,7 +1,5 @@
 //! Where each page lives. Links are built here, so a page's path is written once.
 
-use nomos_types::Destination;
-
 /// The task board (the home page).
 pub const TASKS: &str = "/tasks";
 
@@ -30,15 +28,25 @@ pub fn entity(slug: &str) -> String {
 /// Every approval waiting for the operator.
 pub const APPROVALS: &str = "/approvals";
 
-/// Executions, the audit ledger and autonomy.
-pub const OPERATIONS: &str = "/operations";
+/// The query parameter of [`APPROVALS`] naming the approval to bring into view.
+pub const FOCUS: &str = "focus";
 
-/// Where a page the desktop shell asks for (the tray menu) lives.
-pub fn destination(to: Destination) -> &'static str {
+/// The approvals page with one approval brought into view (a notification clicked).
+pub fn approval(id: &str) -> String {
+    format!("{APPROVALS}?{FOCUS}={}", encode_segment(id))
+}
+
+/// Where the shell's [`Destination`](nomos_types::Destination) is.
+pub fn destination(to: &nomos_types::Destination) -> String {
     match to {
-        Destination::Approvals => APPROVALS,
+        nomos_types::Destination::Approvals => APPROVALS.to_string(),
+        nomos_types::Destination::Approval { id } => approval(id),
+        nomos_types::Destination::Task { id } => task(id),
     }
 }
+
+/// Executions, the audit ledger and autonomy.
+pub const OPERATIONS: &str = "/operations";
 
 /// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
 /// parameter again.
@@ -68,6 +76,9 @@ mod tests {
 
     #[test]
     fn the_shell_s_destinations_are_pages() {
-        assert_eq!(destination(Destination::Approvals), APPROVALS);
+        use nomos_types::Destination;
+        assert_eq!(destination(&Destination::Approvals), "/approvals");
+        assert_eq!(destination(&Destination::Approval { id: "a b&c".into() }), "/approvals?focus=a%20b%26c");
+        assert_eq!(destination(&Destination::Task { id: "t1".into() }), "/tasks/t1");
     }
 }

@@ -3,10 +3,12 @@
 //! land in shell history and the process list) — and never printed.
 
 use std::io::{IsTerminal, Read};
+use std::path::Path;
 
 use clap::Subcommand;
 use nomos::agent::provider::{KeySource, ProviderConfig};
 use nomos::agent::secrets;
+use nomos::types::ProviderSettings;
 use serde::Serialize;
 
 use crate::exit::{Exit, Outcome};
@@ -22,14 +24,32 @@ pub enum AuthCommand {
     Status,
 }
 
-pub async fn auth(command: AuthCommand, out: Out) -> Outcome {
+pub async fn auth(command: AuthCommand, db: Option<&Path>, out: Out) -> Outcome {
+    // What the operator saved in the app (Settings) counts as much as the environment; an absent
+    // database is not created just to say nothing is stored.
+    let settings = match command {
+        AuthCommand::Status => stored_settings(db).await?,
+        _ => None,
+    };
     // The keychain calls block on D-Bus (or the OS service): keep them off the async workers.
-    tokio::task::spawn_blocking(move || auth_blocking(command, out))
+    tokio::task::spawn_blocking(move || auth_blocking(command, settings, out))
         .await
         .map_err(|e| format!("the keychain call failed: {e}"))?
 }
 
-fn auth_blocking(command: AuthCommand, out: Out) -> Outcome {
+/// The provider settings stored in the database, when there is a database.
+async fn stored_settings(db: Option<&Path>) -> Result<Option<ProviderSettings>, String> {
+    let path = nomos::store::resolve_path(db).map_err(|e| e.to_string())?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let engine = nomos::Engine::open(&path).await.map_err(|e| e.to_string())?;
+    let settings = engine.provider_settings().await.map_err(|e| e.to_string());
+    engine.store().close().await;
+    settings
+}
+
+fn auth_blocking(command: AuthCommand, settings: Option<ProviderSettings>, out: Out) -> Outcome {
     match command {
         AuthCommand::SetKey => {
             let key = read_key()?;
@@ -42,7 +62,7 @@ fn auth_blocking(command: AuthCommand, out: Out) -> Outcome {
             line(if removed { "API key removed from the OS keychain" } else { "no API key was stored" });
             Ok(Exit::Ok)
         }
-        AuthCommand::Status => status(out),
+        AuthCommand::Status => status(settings.as_ref(), out),
     }
 }
 
@@ -64,6 +84,8 @@ fn read_key() -> Result<String, String> {
 
 #[derive(Serialize)]
 struct Status {
+    /// `env` (NOMOS_LLM_BASE_URL and friends), `settings` (saved in the app) or `none`.
+    provider_from: &'static str,
     base_url: Option<String>,
     model: Option<String>,
     context_tokens: Option<u32>,
@@ -83,18 +105,26 @@ enum KeychainState {
     Unavailable(String),
 }
 
-fn status(out: Out) -> Outcome {
+fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
     let keychain = match secrets::get_api_key() {
         Ok(Some(_)) => KeychainState::Stored,
         Ok(None) => KeychainState::Empty,
         Err(e) => KeychainState::Unavailable(e.to_string()),
     };
     let stored = matches!(keychain, KeychainState::Stored);
-    let env = |name: &str| std::env::var(name).ok();
+    let provider_from = if ProviderConfig::env_configured() {
+        "env"
+    } else if settings.is_some() {
+        "settings"
+    } else {
+        "none"
+    };
+    let var = ProviderConfig::variables(settings);
     let config =
-        ProviderConfig::from_lookup(env, || Ok(stored.then(|| nomos::agent::provider::Secret::new("present"))));
+        ProviderConfig::from_lookup(&var, || Ok(stored.then(|| nomos::agent::provider::Secret::new("present"))));
     let status = match config {
         Ok((config, source)) => Status {
+            provider_from,
             base_url: Some(config.base_url),
             model: Some(config.model),
             context_tokens: Some(config.context_tokens),
@@ -107,8 +137,9 @@ fn status(out: Out) -> Outcome {
             problem: None,
         },
         Err(e) => Status {
-            base_url: std::env::var("NOMOS_LLM_BASE_URL").ok(),
-            model: std::env::var("NOMOS_MODEL").ok(),
+            provider_from,
+            base_url: var("NOMOS_LLM_BASE_URL"),
+            model: var("NOMOS_MODEL"),
             context_tokens: None,
             key_source: if std::env::var("NOMOS_API_KEY").is_ok_and(|k| !k.trim().is_empty()) {
                 "env"
@@ -124,7 +155,7 @@ fn status(out: Out) -> Outcome {
     out.print(&status, |s| {
         let mut text = format!(
             "provider: {}\nmodel:    {}\n",
-            s.base_url.as_deref().unwrap_or("(not set: NOMOS_LLM_BASE_URL)"),
+            s.base_url.as_deref().unwrap_or("(not set: NOMOS_LLM_BASE_URL, or Settings in the app)"),
             s.model.as_deref().unwrap_or("(not set: NOMOS_MODEL)")
         );
         if let Some(tokens) = s.context_tokens {

@@ -138,7 +138,7 @@ async fn run(cli: Cli) -> Outcome {
         Command::Classify(args) => return classify::classify(args),
         Command::Assent(args) => return classify::assent(args),
         Command::Lab(command) => return lab::lab(command, cli.json),
-        Command::Auth(command) => return auth::auth(command, out).await,
+        Command::Auth(command) => return auth::auth(command, cli.db.as_deref(), out).await,
         other => other,
     };
     let path = store::resolve_path(cli.db.as_deref()).map_err(|e| e.to_string())?;

@@ -125,3 +125,50 @@ fn a_locked_keychain_and_a_missing_one_say_so() {
     assert!(out.status.success(), "status still reports: {out:?}");
     assert!(text.contains("keychain: unavailable — no OS keychain is available"), "{text}");
 }
+
+/// What the app's Settings saved is what `auth status` reports, unless the environment names a
+/// provider; an absent database is reported as nothing stored and is not created.
+#[test]
+fn status_reports_the_provider_saved_in_settings() {
+    let home = tempfile::tempdir().unwrap();
+    let db = home.path().join("oikos.db");
+    let status = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nomos"));
+        cmd.args(["--json", "--db"]).arg(&db).args(["auth", "status"]).env_clear();
+        cmd.env("PATH", std::env::var("PATH").unwrap_or_default()).env("HOME", home.path());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+
+    let none = status(&[]);
+    assert_eq!(none["provider_from"], "none", "{none}");
+    assert!(none["problem"].as_str().unwrap().contains("no provider configured"), "{none}");
+    assert!(!db.exists(), "auth status created the database");
+
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let engine = nomos::Engine::open(&db).await.unwrap();
+        let saved = nomos::types::ProviderSettings {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            model: "qwen3:8b".into(),
+            context_tokens: Some(16000),
+        };
+        engine.save_provider_settings(&saved).await.unwrap();
+        engine.store().close().await;
+    });
+    let stored = status(&[]);
+    assert_eq!(stored["provider_from"], "settings", "{stored}");
+    assert_eq!(stored["base_url"], "http://127.0.0.1:11434/v1");
+    assert_eq!(stored["model"], "qwen3:8b");
+    assert_eq!(stored["context_tokens"], 16000);
+    assert!(stored["problem"].is_null(), "{stored}");
+
+    let env = status(&[("NOMOS_LLM_BASE_URL", "https://api.example.com/v1"), ("NOMOS_MODEL", "gpt-4.1")]);
+    assert_eq!(env["provider_from"], "env", "{env}");
+    assert_eq!(env["base_url"], "https://api.example.com/v1");
+    assert_eq!(env["model"], "gpt-4.1");
+}

@@ -132,6 +132,12 @@ macro_rules! ipc_commands {
             /// installs it and restarts the app (a failure stays in the status).
             install_update() -> $crate::UpdateStatus;
 
+            // ── Notifications (`commands/notify.rs`) ──
+            /// Which desktop notifications are on.
+            notification_settings() -> $crate::NotificationSettings;
+            /// Stores which desktop notifications are on; the next event uses them.
+            save_notification_settings(settings: $crate::NotificationSettings) -> $crate::NotificationSettings;
+
             // ── The desktop's life: starting at login (`commands/desktop.rs`) ──
             /// Whether Oikos starts (in the tray) when the operator logs in.
             autostart() -> bool;

@@ -277,6 +277,7 @@ string_enum!(
         Tray => "tray",
         Cli => "cli",
         System => "system",
+        Notification => "notification",
     }
 );
 
@@ -736,16 +737,39 @@ pub const EVENT_CHANNEL: &str = "nomos://event";
 /// UI applies them to what it shows and keeps nothing of them.
 pub const TRANSIENT_CHANNEL: &str = "nomos://transient";
 
-/// The channel on which the desktop shell asks the window to show a page (the tray menu's
-/// "Pending approvals"); the payload is a [`Destination`].
+/// The channel the desktop shell asks the window to show a page on (a notification clicked, a
+/// tray menu item): the payload is a [`Destination`].
 pub const NAVIGATE_CHANNEL: &str = "oikos://navigate";
 
-/// A page the desktop shell can ask the window to show; the UI knows where each one lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// A page the shell asks the window to show, on [`NAVIGATE_CHANNEL`]; the UI turns it into its
+/// route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "page", rename_all = "snake_case")]
 pub enum Destination {
-    /// Every approval waiting for the operator.
+    /// The approvals page.
     Approvals,
+    /// The approvals page with this approval brought into view.
+    Approval { id: String },
+    /// A task's conversation.
+    Task { id: String },
+}
+
+/// Which desktop notifications the operator wants. Every kind is on until turned off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotificationSettings {
+    /// A request waits for approval.
+    pub approvals: bool,
+    /// Nomos asks the operator a question.
+    pub questions: bool,
+    /// A task finished or failed.
+    pub task_ends: bool,
+}
+
+impl Default for NotificationSettings {
+    fn default() -> Self {
+        NotificationSettings { approvals: true, questions: true, task_ends: true }
+    }
 }
 
 pub mod ipc;

@@ -6,12 +6,14 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings), [`updates`] (the app's own updates), [`window`] (the window
-//! itself). A new area is a module here and a line in `imp`.
+//! [`library`] (knowledge and settings), [`notify`] (which notifications are on), [`updates`] (the
+//! app's own updates), [`window`] (the window itself). A new area is a module here and a line in
+//! `imp`.
 
 mod desktop;
 mod graph;
 mod library;
+mod notify;
 mod operations;
 mod tasks;
 mod updates;
@@ -28,6 +30,7 @@ mod imp {
     pub(super) use super::desktop::*;
     pub(super) use super::graph::*;
     pub(super) use super::library::*;
+    pub(super) use super::notify::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
     pub(super) use super::updates::*;

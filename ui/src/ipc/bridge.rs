@@ -47,7 +47,8 @@ pub fn on_transient_event(handler: impl Fn(TransientEvent) + 'static) {
     listen(TRANSIENT_CHANNEL, handler);
 }
 
-/// Calls `handler` with every page the desktop shell asks the window to show (the tray menu).
+/// Calls `handler` with every page the shell asks the window to show (a notification or the tray
+/// menu clicked).
 pub fn on_navigate(handler: impl Fn(Destination) + 'static) {
     listen(NAVIGATE_CHANNEL, handler);
 }

@@ -1,8 +1,9 @@
 //! Every approval waiting for the operator, as cards (oldest first). Live: a request or a
-//! decision anywhere (here, the CLI, chat, another window) re-reads the list.
+//! decision anywhere (here, the CLI, chat, another window) re-reads the list. `?focus=<id>` (a
+//! notification clicked) brings that card into view, focused and marked.
 
 use leptos::prelude::*;
-
+use leptos_router::hooks::use_query_map;
 use wasm_bindgen::JsCast;
 
 use crate::components::{answer, ApprovalCard};
@@ -10,6 +11,7 @@ use crate::events::Topic;
 use crate::ipc;
 use crate::keys::{movement, step, KeyTarget};
 use crate::live::use_live;
+use crate::routes;
 use crate::steady::steady;
 
 #[component]
@@ -25,6 +27,20 @@ pub fn ApprovalsPage() -> impl IntoView {
             .and_then(Result::ok)
             .map(|p| p.approvals.into_iter().map(|a| (a, p.now.clone())).collect::<Vec<_>>())
             .unwrap_or_default()
+    });
+    // The card asked for, once it is drawn (after the cards change, the next frame has it).
+    // Once per request: later changes of the list leave the operator's scrolling alone.
+    let query = use_query_map();
+    let brought = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        let focus = query.with(|q| q.get(routes::FOCUS));
+        cards.track();
+        let Some(id) = focus.filter(|id| brought.with_value(|b| b.as_ref() != Some(id))) else { return };
+        request_animation_frame(move || {
+            if focus_card(&id) {
+                brought.set_value(Some(id));
+            }
+        });
     });
     // Changes only between loading, failed, empty and not: the cards update on their own.
     let shape = Memo::new(move |_| pending.get().map(|r| r.map(|p| p.approvals.is_empty())));
@@ -67,6 +83,24 @@ pub fn ApprovalsPage() -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// Marks, scrolls to and focuses the card of approval `id`, unmarking any other; false while it
+/// is not drawn.
+fn focus_card(id: &str) -> bool {
+    let doc = document();
+    if let Some(marked) = doc.query_selector(".approval-card.focused").ok().flatten() {
+        let _ = marked.class_list().remove_1("focused");
+    }
+    // Ids are the engine's (uuid-like); quotes are escaped so any id is one attribute value.
+    let selector = format!("[data-approval-id=\"{}\"]", id.replace('\\', "\\\\").replace('"', "\\\""));
+    let Some(card) = doc.query_selector(&selector).ok().flatten() else { return false };
+    let _ = card.class_list().add_1("focused");
+    card.scroll_into_view();
+    if let Ok(card) = card.dyn_into::<web_sys::HtmlElement>() {
+        let _ = card.focus();
+    }
+    true
 }
 
 /// The count of waiting approvals for the navigation, live.

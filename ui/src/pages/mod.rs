@@ -17,6 +17,7 @@ pub use operations::OperationsPage;
 // ── graph, knowledge, settings ──
 mod graph;
 mod knowledge;
+mod notification_settings;
 mod settings;
 mod settings_desktop;
 pub use graph::GraphPage;

@@ -1,6 +1,7 @@
 //! Settings (`/settings`): the model provider and "test connection", the API key (sent once to
 //! the OS keychain, never shown again), hosts with their pinned SSH keys and "trust", inventory
-//! import from a file or the lab, the policy files in use, the app's updates and starting at login.
+//! import from a file or the lab, the policy files in use, the app's updates, which notifications
+//! are on, and starting at login.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -24,6 +25,7 @@ pub fn SettingsPage() -> impl IntoView {
             <InventorySection />
             <PolicySection />
             <UpdateSection />
+            <super::notification_settings::NotificationsSection />
             <DesktopSection />
         </div>
     }

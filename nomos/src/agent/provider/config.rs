@@ -145,18 +145,19 @@ impl ProviderConfig {
     pub fn from_env_or_settings(
         settings: Option<&nomos_types::ProviderSettings>,
     ) -> Result<ProviderConfig, ProviderError> {
-        let settings = match settings {
-            Some(s) if !ProviderConfig::env_configured() => s,
-            _ => return ProviderConfig::from_env(),
-        };
-        let (config, _) = ProviderConfig::from_lookup(
-            |name| match name {
-                "NOMOS_API_KEY" => std::env::var(name).ok(),
-                other => crate::settings::settings_var(settings, other),
-            },
-            keychain_key,
-        )?;
+        let (config, _) = ProviderConfig::from_lookup(ProviderConfig::variables(settings), keychain_key)?;
         Ok(config)
+    }
+
+    /// Where the provider's variables are read: the environment when it names a provider or
+    /// nothing is stored, else the stored `settings` — `NOMOS_API_KEY` from the environment
+    /// either way. (`nomos auth status` reports through the same lookup.)
+    pub fn variables(settings: Option<&nomos_types::ProviderSettings>) -> impl Fn(&str) -> Option<String> + '_ {
+        let stored = settings.filter(|_| !ProviderConfig::env_configured());
+        move |name| match stored {
+            Some(s) if name != "NOMOS_API_KEY" => crate::settings::settings_var(s, name),
+            _ => std::env::var(name).ok(),
+        }
     }
 
     /// [`ProviderConfig::from_env`] over any variable lookup and keychain (for tests and for
