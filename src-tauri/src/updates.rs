@@ -287,7 +287,6 @@ pub fn start(app: &AppHandle) {
 
 /// Checks now, in the background (the tray menu's "Check for updates"); the window learns the
 /// result from the status it is sent.
-#[allow(dead_code)] // the tray menu's entry point
 pub fn check_now(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {

@@ -250,7 +250,7 @@ fn the_app_in_the_tray() {
     let tray = TrayItem::wait(dir.path(), 1);
     assert_eq!(
         tray.wait_label("Pending approvals (0)"),
-        ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Quit"]
+        ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Check for updates…", "Quit"]
     );
     let props = tray.props();
     assert!(props["tooltip"][1].as_str().unwrap().contains("no pending approvals"), "{props}");

@@ -14,7 +14,7 @@ use nomos::actuate::Decision;
 use nomos::Runtime;
 use nomos_types::events::{EngineEvent, Event};
 use nomos_types::{Channel, Destination, NotificationSettings, NAVIGATE_CHANNEL};
-use tauri::{AppHandle, Emitter, Manager};
+use tauri::{AppHandle, Emitter};
 use tauri_plugin_notification::{Action, ActionType, NotificationExt};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
@@ -153,6 +153,22 @@ async fn apply(app: &AppHandle, effects: Vec<Effect>) {
     }
 }
 
+/// A plain notice, without buttons (e.g. the first close to the tray). Logged too: it may not
+/// appear, and then the log is where it is read.
+pub fn notice(app: &AppHandle, title: &str, body: &str) {
+    tracing::info!("{title}: {body}");
+    let (app, title, body) = (app.clone(), title.to_string(), body.to_string());
+    tauri::async_runtime::spawn(async move {
+        if let Err(why) = service_available().await {
+            tracing::debug!("no notice “{title}”: {why}");
+            return;
+        }
+        if let Err(e) = app.notification().builder().title(&title).body(&body).show() {
+            tracing::warn!("no notice “{title}”: {e}");
+        }
+    });
+}
+
 fn close(app: &AppHandle, id: i32) {
     if let Err(e) = app.notification().remove_active(vec![id]) {
         tracing::warn!("cannot close notification {id}: {e}");
@@ -209,15 +225,12 @@ fn run(app: &AppHandle, rt: &Runtime, command: Command) {
 
 /// Shows the window (from the tray too) and asks the UI to show `destination`.
 fn open(app: &AppHandle, destination: &Destination) {
-    if let Some(window) = app.get_webview_window("main") {
-        let shown = window.show().and_then(|()| window.unminimize()).and_then(|()| window.set_focus());
-        if let Err(e) = shown {
-            tracing::warn!("cannot show the window: {e}");
+    let destination = destination.clone();
+    crate::window::show_then(app, move |app| {
+        if let Err(e) = app.emit(NAVIGATE_CHANNEL, &destination) {
+            tracing::warn!("cannot ask the window to show {destination:?}: {e}");
         }
-    }
-    if let Err(e) = app.emit(NAVIGATE_CHANNEL, destination) {
-        tracing::warn!("cannot ask the window to show {destination:?}: {e}");
-    }
+    });
 }
 
 /// Logs once at start whether notifications can appear, and whether they can carry buttons.

@@ -1,6 +1,6 @@
 //! The tray icon: the number of pending approvals (a badge drawn into the icon, or the icon's
 //! title on macOS, and the tooltip) and a menu — Open Oikos, Pending approvals (N), Pause or
-//! Resume autonomy, Quit. It follows the engine's events, including changes made by the `nomos`
+//! Resume autonomy, Check for updates, Quit. It follows the engine's events, including changes made by the `nomos`
 //! command line on the same database (the runtime's watcher relays them), and acts only through
 //! the engine's own calls.
 //!
@@ -88,6 +88,7 @@ const ITEMS: &[Item] = &[
     Item { id: "open", label: |_| "Open Oikos".into(), run: window::show },
     Item { id: "approvals", label: TrayView::pending_label, run: open_approvals },
     Item { id: "autonomy", label: TrayView::autonomy_label, run: toggle_autonomy },
+    Item { id: "updates", label: |_| "Check for updates…".into(), run: crate::updates::check_now },
 ];
 
 const QUIT: &str = "quit";
@@ -318,8 +319,8 @@ fn toggle_autonomy(app: &AppHandle) {
     });
 }
 
-/// Says, the first time only, that closing the window leaves Oikos running in the tray. Written
-/// to the log; a marker in the app's data directory remembers it was said.
+/// Says, the first time only, that closing the window leaves Oikos running in the tray: a
+/// notification (and the log). A marker in the app's data directory remembers it was said.
 pub fn closed_to_tray_notice(app: &AppHandle) {
     let marker = app.path().app_data_dir().map(|dir| dir.join("closed-to-tray-noticed"));
     if let Ok(marker) = &marker {
@@ -327,7 +328,11 @@ pub fn closed_to_tray_notice(app: &AppHandle) {
             return;
         }
     }
-    tracing::info!("Oikos keeps running in the tray; choose Quit in the tray menu to end it");
+    crate::notify::notice(
+        app,
+        "Oikos is still running",
+        "It stays in the tray to tell you when Nomos needs you. Quit from the tray menu to end it.",
+    );
     if let Ok(marker) = marker {
         let written =
             marker.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&marker, b""));
@@ -349,9 +354,15 @@ mod tests {
     #[test]
     fn the_menu_follows_the_pending_count_and_autonomy() {
         let idle = TrayView::default();
-        assert_eq!(menu_labels(&idle), ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Quit"]);
+        assert_eq!(
+            menu_labels(&idle),
+            ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Check for updates…", "Quit"]
+        );
         let busy = TrayView { pending: 3, paused: true };
-        assert_eq!(menu_labels(&busy), ["Open Oikos", "Pending approvals (3)", "Resume autonomy", "Quit"]);
+        assert_eq!(
+            menu_labels(&busy),
+            ["Open Oikos", "Pending approvals (3)", "Resume autonomy", "Check for updates…", "Quit"]
+        );
     }
 
     #[test]
