@@ -30,13 +30,18 @@ mod ticker;
 
 fn main() {
     console_error_panic_hook::set_once();
+    // The outline index.html draws until the UI is here.
+    if let Some(outline) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot-shell"))
+    {
+        outline.remove();
+    }
     leptos::mount::mount_to_body(app::App);
-    // The callback of the frame after next runs once the first frame is on screen: the shell logs
-    // the start-up time then.
+    // The callback of the frame after next runs once the UI's first frame is on screen: the shell
+    // logs the start-up time then.
     leptos::prelude::request_animation_frame(|| {
         leptos::prelude::request_animation_frame(|| {
             leptos::task::spawn_local(async {
-                if let Err(e) = ipc::ui_painted().await {
+                if let Err(e) = ipc::ui_ready().await {
                     leptos::logging::warn!("{e}");
                 }
             })

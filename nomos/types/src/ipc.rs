@@ -28,8 +28,11 @@ macro_rules! ipc_commands {
     ($callback:ident) => {
         $callback! {
             // ── The window itself (the desktop's `commands/window.rs`) ──
-            /// The UI has drawn its first frame: the shell logs how long start-up took.
+            /// The page's outline is on screen (index.html, before the UI's code has loaded): the
+            /// shell logs how long start-up took.
             ui_painted() -> ();
+            /// The UI itself has drawn its first frame: the shell logs that time too.
+            ui_ready() -> ();
             // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;
