@@ -18,12 +18,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{Decision, RunOutcome, RunRequest};
 use nomos::types::{ApprovalStatus, Channel, ExecutionStatus, Risk};
 use nomos::{PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
 use serde_json::Value;
-use support::{Desktop, STARTUP, STEP};
+use support::{operator_elsewhere, queue, Desktop, STARTUP, STEP};
 
 const PYTHON: &str = "/usr/bin/python3";
 
@@ -89,28 +88,6 @@ fn press(home: &Path, note: &Value, action: &str) {
     writeln!(commands, "invoke {} {action}", note["id"]).unwrap();
 }
 
-fn queue(rt: &tokio::runtime::Runtime, nomos: &Runtime, command: &str, risk: Option<Risk>) -> (String, String) {
-    let req = RunRequest {
-        target: "host:pve1".into(),
-        command: command.into(),
-        purpose: "notification check".into(),
-        declared_risk: risk,
-        task_id: None,
-        requested_by: "agent:nomos".into(),
-        timeout: None,
-        background: false,
-    };
-    match rt.block_on(nomos.actuator().run(req)).unwrap() {
-        RunOutcome::Queued { execution, approval, .. } => (approval.id.clone(), execution.id),
-        RunOutcome::Ran(x) => panic!("expected `{command}` to wait for approval; it ran: {x:?}"),
-    }
-}
-
-/// The operator deciding in another process (as `nomos approvals deny` does).
-fn elsewhere() -> Decision {
-    Decision { actor: "operator:e2e".into(), channel: Channel::Cli, message: None }
-}
-
 #[test]
 fn approvals_as_notifications_with_buttons_that_decide() {
     assert!(Path::new(PYTHON).is_file(), "{PYTHON} is needed: run `make test`, which installs it");
@@ -133,13 +110,13 @@ fn approvals_as_notifications_with_buttons_that_decide() {
     let nomos = rt.block_on(Runtime::open(config)).unwrap();
     rt.block_on(nomos.engine().import_inventory_file(&lab.inventory_path())).unwrap();
     for h in lab.hosts() {
-        rt.block_on(nomos.actuator().trust_host(&format!("host:{}", h.name), None, &elsewhere())).unwrap();
+        rt.block_on(nomos.actuator().trust_host(&format!("host:{}", h.name), None, &operator_elsewhere(None))).unwrap();
     }
 
     // A change: one line with target, risk and blast radius; Approve and Deny.
     let mark = home.join("approved-mark");
     let change = format!("touch '{}'", mark.display());
-    let (change_approval, change_x) = queue(&rt, &nomos, &change, Some(Risk::ConfigMutation));
+    let (change_approval, change_x) = queue(&rt, &nomos, "host:pve1", &change, Some(Risk::ConfigMutation));
     let note = notification_of(&home, &change);
     let body = note["body"].as_str().unwrap();
     assert!(body.starts_with("no task · host:pve1 · config mutation · affects"), "{body}");
@@ -162,7 +139,7 @@ fn approvals_as_notifications_with_buttons_that_decide() {
     let victim = home.join("victim");
     std::fs::create_dir_all(&victim).unwrap();
     let destroy = format!("rm -rf '{}'", victim.display());
-    let (destroy_approval, _) = queue(&rt, &nomos, &destroy, None);
+    let (destroy_approval, _) = queue(&rt, &nomos, "host:pve1", &destroy, None);
     let note = notification_of(&home, &destroy);
     let keys = action_keys(&note);
     assert!(keys.contains(&"open".into()), "{note}");
@@ -175,13 +152,14 @@ fn approvals_as_notifications_with_buttons_that_decide() {
     assert!(victim.exists(), "nothing destructive ran");
 
     // Decided in another process, its notification closes.
-    let (other_approval, _) = queue(&rt, &nomos, &format!("touch '{}'", home.join("never").display()), None);
+    let (other_approval, _) =
+        queue(&rt, &nomos, "host:pve1", &format!("touch '{}'", home.join("never").display()), None);
     let other = notification_of(&home, &home.join("never").display().to_string());
-    rt.block_on(nomos.actuator().deny(&other_approval, &elsewhere())).unwrap();
+    rt.block_on(nomos.actuator().deny(&other_approval, &operator_elsewhere(None))).unwrap();
     wait_call(&home, "CloseNotification of the request denied elsewhere", |c| {
         c["call"] == "CloseNotification" && c["id"] == other["id"]
     });
-    rt.block_on(nomos.actuator().deny(&destroy_approval, &elsewhere())).unwrap();
+    rt.block_on(nomos.actuator().deny(&destroy_approval, &operator_elsewhere(None))).unwrap();
     assert!(!home.join("never").exists());
 
     // Turned off in Settings, a waiting request raises no notification (it still waits in the
@@ -196,7 +174,7 @@ fn approvals_as_notifications_with_buttons_that_decide() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let quiet = home.join("quiet").display().to_string();
-    let (quiet_approval, _) = queue(&rt, &nomos, &format!("touch '{quiet}'"), Some(Risk::ConfigMutation));
+    let (quiet_approval, _) = queue(&rt, &nomos, "host:pve1", &format!("touch '{quiet}'"), Some(Risk::ConfigMutation));
     let nav = d.wait_until("[data-testid=nav-approvals]", STEP, |_| true);
     d.click(&nav[0].0);
     d.wait_until(&format!("[data-approval-id='{quiet_approval}']"), STEP, |_| true);

@@ -12,33 +12,10 @@ mod support;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{Decision, RunOutcome, RunRequest};
-use nomos::types::{Channel, ExecutionStatus, Risk};
+use nomos::types::{ExecutionStatus, Risk};
 use nomos::{PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
-use support::{artifacts_dir, gone, is_disabled, pgrep, Desktop, STARTUP, STEP};
-
-/// The operator, deciding outside the app (as `nomos approvals approve` does).
-fn outside_operator(message: Option<&str>) -> Decision {
-    Decision { actor: "operator:e2e".into(), channel: Channel::Cli, message: message.map(str::to_string) }
-}
-
-fn queue(rt: &tokio::runtime::Runtime, nomos: &Runtime, command: &str, risk: Option<Risk>) -> (String, String) {
-    let req = RunRequest {
-        target: "host:pve1".into(),
-        command: command.into(),
-        purpose: "end-to-end check".into(),
-        declared_risk: risk,
-        task_id: None,
-        requested_by: "agent:nomos".into(),
-        timeout: None,
-        background: false,
-    };
-    match rt.block_on(nomos.actuator().run(req)).unwrap() {
-        RunOutcome::Queued { execution, approval, .. } => (approval.id.clone(), execution.id),
-        RunOutcome::Ran(x) => panic!("expected `{command}` to wait for approval; it ran: {x:?}"),
-    }
-}
+use support::{artifacts_dir, gone, is_disabled, operator_elsewhere, pgrep, queue, Desktop, STARTUP, STEP};
 
 fn card(id: &str) -> String {
     format!("[data-approval-id='{id}']")
@@ -61,14 +38,14 @@ fn approvals_and_operations_in_the_window() {
     let nomos = rt.block_on(Runtime::open(config)).unwrap();
     rt.block_on(nomos.engine().import_inventory_file(&lab.inventory_path())).unwrap();
     for h in lab.hosts() {
-        rt.block_on(nomos.actuator().trust_host(&format!("host:{}", h.name), None, &outside_operator(None))).unwrap();
+        rt.block_on(nomos.actuator().trust_host(&format!("host:{}", h.name), None, &operator_elsewhere(None))).unwrap();
     }
 
     // A queued change shows as a card, with its exact command, and the navigation counts it.
     let marker = format!("e2e-{}", std::process::id());
     let mark = desktop.home.path().join("config-mark");
     let change = format!("touch '{}'", mark.display());
-    let (config_approval, _) = queue(&rt, &nomos, &change, Some(Risk::ConfigMutation));
+    let (config_approval, _) = queue(&rt, &nomos, "host:pve1", &change, Some(Risk::ConfigMutation));
     let nav = d.wait_until("[data-testid=nav-approvals]", STEP, |_| true);
     d.click(&nav[0].0);
     let shown = d.wait_until(&format!("{} [data-testid=approval-command]", card(&config_approval)), STEP, |_| true);
@@ -79,7 +56,7 @@ fn approvals_and_operations_in_the_window() {
     let victim = desktop.home.path().join("victim");
     std::fs::create_dir_all(&victim).unwrap();
     let destroy = format!("rm -rf '{}'", victim.display());
-    let (destroy_approval, destroy_x) = queue(&rt, &nomos, &destroy, None);
+    let (destroy_approval, destroy_x) = queue(&rt, &nomos, "host:pve1", &destroy, None);
     let phrase = rt.block_on(nomos.actuator().approval(&destroy_approval)).unwrap().confirmation.unwrap();
     let approve = format!("{} [data-testid=approval-approve]", card(&destroy_approval));
     let field = d.wait_until(&format!("{} [data-testid=approval-confirm]", card(&destroy_approval)), STEP, |_| true);
@@ -130,7 +107,7 @@ fn approvals_and_operations_in_the_window() {
 
     // A long command approved in the app streams its output into Operations; Cancel stops it.
     let long = format!("echo {marker}-start; for i in $(seq 1 600); do echo tick-$i; sleep 0.2; done");
-    let (long_approval, long_x) = queue(&rt, &nomos, &long, Some(Risk::ConfigMutation));
+    let (long_approval, long_x) = queue(&rt, &nomos, "host:pve1", &long, Some(Risk::ConfigMutation));
     let button = d.wait_until(&format!("{} [data-testid=approval-approve]", card(&long_approval)), STEP, |_| true);
     d.click(&button[0].0);
     gone(d, &card(&long_approval), STEP);

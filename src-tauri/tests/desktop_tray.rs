@@ -19,11 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use nomos::actuate::{Decision, RunOutcome, RunRequest};
 use nomos::types::{AuditQuery, Channel, Risk, WindowKind};
 use nomos::{PolicySource, Runtime, RuntimeConfig};
 use serde_json::Value;
-use support::{on_path, Desktop, STARTUP, STEP};
+use support::{on_path, operator_elsewhere, queue, Desktop, STARTUP, STEP};
 
 const PYTHON: &str = "/usr/bin/python3";
 
@@ -230,9 +229,20 @@ fn close_to_tray(display: &str, what: &str) {
     }
 }
 
-/// A decision made outside the app, as `nomos approvals deny` makes it.
-fn outside_operator() -> Decision {
-    Decision { actor: "operator:e2e".into(), channel: Channel::Cli, message: None }
+/// The app started by the test itself (not the driver) in the first one's display, session bus,
+/// home and database: a second start, or a start after Quit.
+fn oikos_beside(display: &str, bus: &str, home: &Path, db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oikos"));
+    cmd.arg("--db")
+        .arg(db)
+        .env("DISPLAY", display)
+        .env("DBUS_SESSION_BUS_ADDRESS", bus)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("NO_AT_BRIDGE", "1")
+        .env("OIKOS_UPDATE_URL", "off");
+    cmd
 }
 
 #[test]
@@ -262,32 +272,19 @@ fn the_app_in_the_tray() {
     let config = RuntimeConfig { policy: PolicySource::Builtin, ..RuntimeConfig::new(&db) };
     let nomos = rt.block_on(Runtime::open(config)).unwrap();
     rt.block_on(nomos.engine().import_inventory(nomos::inventory::DEMO_INVENTORY, "demo")).unwrap();
-    let req = RunRequest {
-        target: "host:strong".into(),
-        command: "touch /tmp/oikos-tray-e2e".into(),
-        purpose: "tray end-to-end check".into(),
-        declared_risk: Some(Risk::ConfigMutation),
-        task_id: None,
-        requested_by: "agent:nomos".into(),
-        timeout: None,
-        background: false,
-    };
-    let approval = match rt.block_on(nomos.actuator().run(req)).unwrap() {
-        RunOutcome::Queued { approval, .. } => approval.id,
-        RunOutcome::Ran(x) => panic!("the change ran without approval: {x:?}"),
-    };
+    let (approval, _) = queue(&rt, &nomos, "host:strong", "touch /tmp/oikos-tray-e2e", Some(Risk::ConfigMutation));
     tray.wait_label("Pending approvals (1)");
     // The tooltip says it, and the icon carries a badge; decided, the plain icon is back.
     tray.wait_props("the tooltip and badge say 1", |p| {
         p["tooltip"][1].as_str().unwrap().contains("1 pending approval") && p["icons"] != plain_icon
     });
-    rt.block_on(nomos.actuator().deny(&approval, &outside_operator())).unwrap();
+    rt.block_on(nomos.actuator().deny(&approval, &operator_elsewhere(None))).unwrap();
     tray.wait_label("Pending approvals (0)");
     tray.wait_props("the plain icon is back", |p| p["icons"] == plain_icon);
 
     // "Pause autonomy" from the menu revokes every open window, in the engine.
     let task = rt.block_on(nomos.engine().create_task("tray check", "keep the homelab tidy")).unwrap();
-    rt.block_on(nomos.actuator().open_window(&task.id, WindowKind::Assent, None, &outside_operator())).unwrap();
+    rt.block_on(nomos.actuator().open_window(&task.id, WindowKind::Assent, None, &operator_elsewhere(None))).unwrap();
     assert_eq!(rt.block_on(nomos.actuator().open_windows()).unwrap().len(), 1);
     tray.click("Pause autonomy");
     tray.wait_label("Resume autonomy");
@@ -321,18 +318,7 @@ fn the_app_in_the_tray() {
 
     // A second start hands over to the first and exits 0; the hidden window shows again.
     close_to_tray(&display, "closed to the tray again");
-    let second = Command::new(env!("CARGO_BIN_EXE_oikos"))
-        .arg("--db")
-        .arg(&db)
-        .env("DISPLAY", &display)
-        .env("DBUS_SESSION_BUS_ADDRESS", &tray.bus)
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("NO_AT_BRIDGE", "1")
-        .env("OIKOS_UPDATE_URL", "off")
-        .output()
-        .unwrap();
+    let second = oikos_beside(&display, &tray.bus, &home, &db).output().unwrap();
     assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stderr));
     wait_visible(&display, true, "a second start");
     assert!(tray.running(), "the first instance keeps running");
@@ -388,20 +374,7 @@ fn the_app_in_the_tray() {
     saved["main"]["width"] = 1000.into();
     saved["main"]["height"] = 700.into();
     std::fs::write(&window_state, saved.to_string()).unwrap();
-    let _again = support::Group::spawn(
-        Command::new(env!("CARGO_BIN_EXE_oikos"))
-            .arg("--db")
-            .arg(&db)
-            .env("DISPLAY", &display)
-            .env("DBUS_SESSION_BUS_ADDRESS", &tray.bus)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("NO_AT_BRIDGE", "1")
-            .env("OIKOS_UPDATE_URL", "off")
-            .env("OIKOS_UPDATE_URL", "off")
-            .env("OIKOS_LOG", "warn"),
-    );
+    let _again = support::Group::spawn(oikos_beside(&display, &tray.bus, &home, &db).env("OIKOS_LOG", "warn"));
     let again = TrayItem::wait(dir.path(), 2);
     wait_visible(&display, true, "started again");
     let geometry = Command::new("xdotool")

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use nomos::actuate::{Decision, RunOutcome, RunRequest};
+use nomos::types::{Channel, Risk};
+use nomos::Runtime;
 use serde_json::{json, Value};
 
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -375,5 +378,35 @@ impl TaskLab {
     /// Closes the engine handle before the app and the lab go.
     pub fn close(self) {
         self.rt.block_on(self.ours.close());
+    }
+}
+
+/// The operator deciding in another process on the app's database (as `nomos approvals …` does).
+pub fn operator_elsewhere(message: Option<&str>) -> Decision {
+    Decision { actor: "operator:e2e".into(), channel: Channel::Cli, message: message.map(str::to_string) }
+}
+
+/// Asks the gate, from the test process, to run `command` on `target`; it must wait for approval.
+/// Returns the approval's and the execution's ids.
+pub fn queue(
+    rt: &tokio::runtime::Runtime,
+    nomos: &Runtime,
+    target: &str,
+    command: &str,
+    risk: Option<Risk>,
+) -> (String, String) {
+    let req = RunRequest {
+        target: target.into(),
+        command: command.into(),
+        purpose: "end-to-end check".into(),
+        declared_risk: risk,
+        task_id: None,
+        requested_by: "agent:nomos".into(),
+        timeout: None,
+        background: false,
+    };
+    match rt.block_on(nomos.actuator().run(req)).unwrap() {
+        RunOutcome::Queued { execution, approval, .. } => (approval.id.clone(), execution.id),
+        RunOutcome::Ran(x) => panic!("expected `{command}` to wait for approval; it ran: {x:?}"),
     }
 }
