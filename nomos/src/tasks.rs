@@ -551,22 +551,9 @@ mod tests {
     #[tokio::test]
     async fn the_rebuild_maps_old_statuses_and_keeps_every_row_that_points_at_a_task() {
         let dir = tempfile::tempdir().unwrap();
-        let old = dir.path().join("old-migrations");
-        std::fs::create_dir(&old).unwrap();
-        let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
-        for entry in std::fs::read_dir(&all).unwrap() {
-            let entry = entry.unwrap();
-            let name = entry.file_name().into_string().unwrap();
-            if name.as_str() < "0011" {
-                std::fs::copy(entry.path(), old.join(&name)).unwrap();
-            }
-        }
         let path = dir.path().join("oikos.db");
         {
-            let opts =
-                sqlx::sqlite::SqliteConnectOptions::new().filename(&path).create_if_missing(true).foreign_keys(true);
-            let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
-            sqlx::migrate::Migrator::new(old.as_path()).await.unwrap().run(&pool).await.unwrap();
+            let pool = crate::testing::database_before(&path, "0011").await;
             for (id, status) in [
                 ("t-active", "active"),
                 ("t-planning", "planning"),

@@ -12,6 +12,26 @@ pub(crate) async fn engine() -> (tempfile::TempDir, Engine) {
     (dir, engine)
 }
 
+/// A database file at `path` as an older version left it: every migration before `first_missing`
+/// (e.g. "0013") applied, none after, foreign keys on. Close the returned pool before opening the
+/// engine on it, which then runs the rest — the upgrade a user's database goes through.
+pub(crate) async fn database_before(path: &Path, first_missing: &str) -> sqlx::SqlitePool {
+    let old = path.with_extension("old-migrations");
+    std::fs::create_dir(&old).expect("dir for the older migrations");
+    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    for entry in std::fs::read_dir(&all).expect("migrations") {
+        let entry = entry.expect("migration");
+        let name = entry.file_name().into_string().expect("utf-8 name");
+        if name.as_str() < first_missing {
+            std::fs::copy(entry.path(), old.join(&name)).expect("copy migration");
+        }
+    }
+    let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(path).create_if_missing(true).foreign_keys(true);
+    let pool = sqlx::SqlitePool::connect_with(opts).await.expect("open the old database");
+    sqlx::migrate::Migrator::new(old.as_path()).await.expect("older migrations").run(&pool).await.expect("migrate");
+    pool
+}
+
 /// A directory that really cannot be written, holding an existing database made before it became
 /// read-only. For an ordinary user that is a `chmod 0555` directory; root ignores permissions, so
 /// for root it is a tmpfs remounted read-only. If neither is possible here, `new` says so and
