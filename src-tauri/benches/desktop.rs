@@ -84,6 +84,12 @@ fn comm(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string()
 }
 
+/// Clock ticks per second (the unit of /proc/PID/stat's times), asked once.
+static CLOCK_TICKS: std::sync::LazyLock<f64> = std::sync::LazyLock::new(|| {
+    let out = Command::new("getconf").arg("CLK_TCK").output().ok();
+    out.and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok()).unwrap_or(100.0)
+});
+
 /// utime + stime of a process, in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -92,9 +98,7 @@ fn cpu_seconds(pid: u32) -> f64 {
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks: f64 = f.get(11).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0)
         + f.get(12).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    let hz = Command::new("getconf").arg("CLK_TCK").output().ok();
-    let hz = hz.and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<f64>().ok()).unwrap_or(100.0);
-    ticks / hz
+    ticks / *CLOCK_TICKS
 }
 
 /// (RSS, PSS) in MiB summed over `pids`.
