@@ -5,6 +5,10 @@
 use std::sync::LazyLock;
 use std::time::Instant;
 
+// The same choice of how the webview draws as Oikos makes.
+#[path = "../src/rendering.rs"]
+mod rendering;
+
 static STARTED: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// The page's first frame is on screen; the same line Oikos logs.
@@ -15,6 +19,7 @@ fn painted() {
 
 fn main() {
     LazyLock::force(&STARTED);
+    eprintln!("{}", rendering::apply());
     let result = tauri::Builder::default()
         .invoke_handler(tauri::generate_handler![painted])
         .run(tauri::generate_context!("bench-hello/tauri.conf.json"));

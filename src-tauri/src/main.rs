@@ -4,6 +4,7 @@
 
 mod commands;
 mod notify;
+mod rendering;
 mod tray;
 mod updates;
 mod window;
@@ -60,7 +61,9 @@ fn open_runtime() -> Result<Runtime, String> {
 
 fn main() {
     LazyLock::force(&STARTED);
+    let rendering = rendering::apply();
     nomos::init_logging("OIKOS_LOG", "info");
+    tracing::info!("{rendering}");
 
     let result = window::plugins(tauri::Builder::default())
         .plugin(tauri_plugin_notification::init())
