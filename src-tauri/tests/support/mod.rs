@@ -199,13 +199,23 @@ impl Driver {
         self.call("POST", &format!("/element/{el}/value"), Some(json!({"text": text})));
     }
 
-    /// Saves what the window shows. Waits for two animation frames first: the DOM can be ahead
-    /// of the last painted frame on a busy machine, and the screenshot is of the painted one.
+    /// Saves what the window shows. WebKit takes the picture at the page's next paint, and a page
+    /// drawn without compositing (as on a machine without a GPU) that has nothing left to change
+    /// never paints again: the screenshot would wait forever. So a 1-pixel element, invisible,
+    /// changes at every frame until the picture is taken. Two frames pass first: the DOM can be
+    /// ahead of the last painted frame on a busy machine, and the picture is of the painted one.
     pub fn screenshot(&self, path: &Path) {
-        let frames = "const done = arguments[arguments.length - 1]; \
-                      requestAnimationFrame(() => requestAnimationFrame(() => done(null)))";
-        self.call("POST", "/execute/async", Some(json!({"script": frames, "args": []})));
+        let pulse = "const done = arguments[arguments.length - 1]; \
+                     const e = document.createElement('div'); e.id = 'screenshot-pulse'; \
+                     e.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;opacity:0'; \
+                     document.body.appendChild(e); let n = 0; \
+                     const tick = () => { if (!e.isConnected) return; e.style.opacity = n++ % 2 ? '0' : '0.01'; \
+                                          requestAnimationFrame(tick); }; \
+                     requestAnimationFrame(tick); \
+                     requestAnimationFrame(() => requestAnimationFrame(() => done(null)))";
+        self.call("POST", "/execute/async", Some(json!({"script": pulse, "args": []})));
         let b64 = self.call("GET", "/screenshot", None);
+        self.execute("document.getElementById('screenshot-pulse')?.remove(); return null");
         let bytes = decode_base64(b64.as_str().expect("screenshot data"));
         assert!(bytes.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
         std::fs::write(path, bytes).unwrap();
