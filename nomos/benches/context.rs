@@ -11,15 +11,20 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, ToolCall, ToolSpec};
+use nomos::agent::chat::{ChatRequest, ChatResponse, Delta, FinishReason, ToolCall};
 use nomos::agent::context::{Budget, Context};
-use nomos::agent::tools::ToolResult;
 use nomos::agent::transcript::Transcript;
-use nomos::agent::turn::{run_turn, Model, ModelError, TaskToolsOnly, Tools, TurnConfig};
+use nomos::agent::turn::{run_turn, Model, ModelError, Tools, TurnConfig};
 use nomos::agent::{add_operator_message, SOUL};
 use nomos::plan::NewStep;
 use nomos::Engine;
 use tokio_util::sync::CancellationToken;
+
+// The same stand-in for the tools as the context tests.
+#[allow(dead_code)]
+#[path = "../tests/support/looks.rs"]
+mod looks;
+use looks::Looks;
 
 const ITERATIONS: usize = 220;
 const CONTEXT_TOKENS: u32 = 8000;
@@ -81,50 +86,6 @@ impl Model for InstantModel {
     }
 }
 
-/// The task tools and a read-only `look` with a few hundred bytes of command output; every tenth
-/// one reports an execution.
-struct Looks;
-
-impl Tools for Looks {
-    fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs = TaskToolsOnly.specs();
-        specs.push(ToolSpec {
-            name: "look".into(),
-            description: "look at one item".into(),
-            parameters: serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-        });
-        specs
-    }
-
-    fn is_read_only(&self, name: &str, _: &serde_json::Value) -> bool {
-        name == "look"
-    }
-
-    async fn call(
-        &self,
-        engine: &Engine,
-        task: &str,
-        turn: &str,
-        call: &ToolCall,
-        c: &CancellationToken,
-    ) -> ToolResult {
-        if call.name != "look" {
-            return TaskToolsOnly.call(engine, task, turn, call, c).await;
-        }
-        let n = serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap()["n"].as_u64().unwrap();
-        let out = format!(
-            "item {n}: ok\n{}",
-            (0..6).map(|l| format!("  /dev/sda{l}  20G  {n}G used  mounted on /srv/{n}/{l}\n")).collect::<String>()
-        );
-        let result = ToolResult::ok(out);
-        if n % 10 == 0 {
-            result.with_execution(format!("0193f3a1-7c2e-7000-8000-{n:012}"))
-        } else {
-            result
-        }
-    }
-}
-
 fn percentile(sorted: &[Duration], p: usize) -> Duration {
     sorted[(sorted.len() * p / 100).min(sorted.len() - 1)]
 }
@@ -144,7 +105,7 @@ fn main() {
         let config =
             TurnConfig { max_iterations: ITERATIONS + 10, context_tokens: CONTEXT_TOKENS, ..TurnConfig::default() };
         let started = Instant::now();
-        run_turn(&engine, &model, &Looks, &config, &task, &CancellationToken::new()).await.expect("turn");
+        run_turn(&engine, &model, &Looks::default(), &config, &task, &CancellationToken::new()).await.expect("turn");
         let whole = started.elapsed();
 
         let sizes = model.sizes.lock().unwrap().clone();
@@ -158,9 +119,9 @@ fn main() {
         let replay = {
             let mut all = vec![nomos::agent::chat::ChatMessage::system(SOUL)];
             all.extend(Transcript::new(&engine, &task).history().await.expect("history"));
-            serde_json::to_vec(&all).unwrap().len() + serde_json::to_vec(&Looks.specs()).unwrap().len()
+            serde_json::to_vec(&all).unwrap().len() + serde_json::to_vec(&Looks::default().specs()).unwrap().len()
         };
-        let budget = Budget::new(CONTEXT_TOKENS, None, &Looks.specs());
+        let budget = Budget::new(CONTEXT_TOKENS, None, &Looks::default().specs());
 
         // Building one request on the final state (no folding due: it was just folded or is below
         // the threshold; the rare fold would show in the 90th percentile).

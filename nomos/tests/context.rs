@@ -11,15 +11,15 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use nomos::agent::chat::{ChatMessage, ChatRequest, ChatResponse, Delta, FinishReason, Role, ToolCall, ToolSpec};
+use nomos::agent::chat::{ChatMessage, ChatRequest, ChatResponse, Delta, FinishReason, Role, ToolCall};
 use nomos::agent::context::{estimate_messages, latest_summary, Budget};
-use nomos::agent::tools::ToolResult;
 use nomos::agent::turn::{run_turn, Model, ModelError, TaskToolsOnly, Tools, TurnConfig, TurnEnd};
 use nomos::agent::{add_operator_message, send_message};
 use nomos::plan::NewStep;
 use nomos::types::{TaskStatus, WaitingFor};
 use nomos::Engine;
 use support::agent::text;
+use support::looks::{exec_id, Looks};
 use tokio_util::sync::CancellationToken;
 
 type Rule = Box<dyn Fn(&ChatRequest, usize) -> Result<ChatResponse, ModelError> + Send + Sync>;
@@ -83,57 +83,6 @@ fn look(n: usize) -> ChatResponse {
 }
 
 /// The execution id the `look` of item `n` reports (every tenth one ran something).
-fn exec_id(n: usize) -> Option<String> {
-    (n % 10 == 0).then(|| format!("0193f3a1-7c2e-7000-8000-{n:012}"))
-}
-
-/// Stand-in for the tools: the task tools and a read-only `look` whose output is a few hundred
-/// bytes of command output.
-#[derive(Default)]
-struct Looks {
-    runs: AtomicUsize,
-}
-
-impl Tools for Looks {
-    fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs = TaskToolsOnly.specs();
-        specs.push(ToolSpec {
-            name: "look".into(),
-            description: "look at one item".into(),
-            parameters: serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-        });
-        specs
-    }
-
-    fn is_read_only(&self, name: &str, _: &serde_json::Value) -> bool {
-        name == "look"
-    }
-
-    async fn call(
-        &self,
-        engine: &Engine,
-        task: &str,
-        turn: &str,
-        call: &ToolCall,
-        c: &CancellationToken,
-    ) -> ToolResult {
-        if call.name != "look" {
-            return TaskToolsOnly.call(engine, task, turn, call, c).await;
-        }
-        self.runs.fetch_add(1, Ordering::SeqCst);
-        let n: usize =
-            serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap()["n"].as_u64().unwrap() as usize;
-        let out = format!(
-            "item {n}: ok\n{}",
-            (0..6).map(|l| format!("  /dev/sda{l}  20G  {n}G used  mounted on /srv/{n}/{l}\n")).collect::<String>()
-        );
-        match exec_id(n) {
-            Some(id) => ToolResult::ok(out).with_execution(id),
-            None => ToolResult::ok(out),
-        }
-    }
-}
-
 async fn engine() -> (tempfile::TempDir, Engine) {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(&dir.path().join("oikos.db")).await.unwrap();
@@ -193,7 +142,7 @@ async fn a_long_task_stays_within_its_budget_and_keeps_what_matters() {
     let config = config(230);
     let end = run_turn(&eng, &model, &tools, &config, &task, &CancellationToken::new()).await.unwrap();
     assert!(matches!(end, TurnEnd::Waiting(_)), "{end:?}");
-    assert_eq!(tools.runs.load(Ordering::SeqCst), 210);
+    assert_eq!(tools.runs(), 210);
 
     let budget = Budget::new(8000, None, &tools.specs());
     let requests = model.main();
@@ -307,7 +256,7 @@ async fn a_context_length_error_folds_and_retries_once_then_stops_clearly() {
     );
     assert!(!model.summaries().is_empty());
     // Request `at` was refused (no answer, nothing run); every other one below 40 ran its look once.
-    assert_eq!(tools.runs.load(Ordering::SeqCst), 39);
+    assert_eq!(tools.runs(), 39);
     let recorded = nomos::agent::transcript::Transcript::new(&eng, &task).calls().await.unwrap();
     assert_eq!(recorded.len(), 39);
     assert!(!recorded.iter().any(|c| c.call.id == format!("c{at}")));

@@ -15,6 +15,7 @@ use nomos_lab::{Lab, LabConfig};
 use tempfile::TempDir;
 
 pub mod agent;
+pub mod looks;
 
 pub struct World {
     pub lab: Lab,
