@@ -8,6 +8,10 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+#[path = "../../tests/support/secrets.rs"]
+mod secrets;
+use secrets::files_containing;
+
 const KEY: &str = "sk-oikos-test-4f1c9a7e2b";
 
 /// Runs `script` with `sh` inside `dbus-run-session` under `home`; `$NOMOS` is the binary.
@@ -32,25 +36,6 @@ fn in_session(home: &Path, script: &str) -> Output {
 
 fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_default()
-}
-
-/// Every byte under `dir`, file by file, for a search for the key.
-fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
 }
 
 #[test]

@@ -74,21 +74,8 @@ pub fn stored_api_key(home: &Path) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).to_string())
 }
 
-/// Every file under `dir` whose bytes contain `needle`.
-pub fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
-}
+#[path = "../../../nomos/tests/support/secrets.rs"]
+mod secrets;
+// Not every desktop test looks for a secret.
+#[allow(unused_imports)]
+pub use secrets::files_containing;
