@@ -180,54 +180,38 @@ fn the_release_script_refuses_a_signature_of_another_version() {
     let dir = tempfile::tempdir().unwrap();
     let (_, sk) = key();
     let artifact = dir.path().join(ARTIFACT);
+    let output = dir.path().join("latest.json");
     std::fs::write(&artifact, b"old build").unwrap();
+    // The release script run for `version`: its stderr on failure.
+    let release = |version: &str| {
+        let out = manifest_script(&[
+            "--version",
+            version,
+            "--base-url",
+            "https://example.invalid/",
+            "--asset",
+            &format!("linux-x86_64={}", artifact.display()),
+            "--output",
+            output.to_str().unwrap(),
+        ]);
+        assert!(!out.status.success(), "the release script accepted it");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+
     sign(&sk, &artifact, "1.0.0");
-    let out = manifest_script(&[
-        "--version",
-        VERSION,
-        "--base-url",
-        "https://example.invalid/",
-        "--asset",
-        &format!("linux-x86_64={}", artifact.display()),
-        "--output",
-        dir.path().join("latest.json").to_str().unwrap(),
-    ]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1.0.0"), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!dir.path().join("latest.json").exists(), "no manifest is written for a mismatched signature");
+    let stderr = release(VERSION);
+    assert!(stderr.contains("1.0.0"), "{stderr}");
+    assert!(!output.exists(), "no manifest is written for a mismatched signature");
 
     // So is a signature that names no version: every installed app would refuse it.
     sign_with_comment(&sk, &artifact, "timestamp:1767225600\tfile:old");
-    let out = manifest_script(&[
-        "--version",
-        "1.0.0",
-        "--base-url",
-        "https://example.invalid/",
-        "--asset",
-        &format!("linux-x86_64={}", artifact.display()),
-        "--output",
-        dir.path().join("latest.json").to_str().unwrap(),
-    ]);
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("without a version"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = release("1.0.0");
+    assert!(stderr.contains("without a version"), "{stderr}");
 
     // An artifact without its .sig is refused too.
     std::fs::remove_file(format!("{}.sig", artifact.display())).unwrap();
-    let out = manifest_script(&[
-        "--version",
-        "1.0.0",
-        "--base-url",
-        "https://example.invalid/",
-        "--asset",
-        &format!("linux-x86_64={}", artifact.display()),
-        "--output",
-        dir.path().join("latest.json").to_str().unwrap(),
-    ]);
-    assert!(!out.status.success());
+    release("1.0.0");
+    assert!(!output.exists());
 }
 
 #[test]
