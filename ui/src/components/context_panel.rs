@@ -172,8 +172,7 @@ fn OpenQuestion(question: Question, id: String, input: OperatorInput) -> impl In
                     placeholder="Or answer in your words"
                     aria-label="Answer"
                     data-testid="question-answer"
-                    prop:value=move || free.get()
-                    on:input=move |ev| free.set(event_target_value(&ev))
+                    bind:value=free
                 />
             </form>
         </div>

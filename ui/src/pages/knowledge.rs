@@ -337,8 +337,7 @@ fn NoteForm(doc: Option<KnowledgeDoc>, pane: RwSignal<Pane>) -> impl IntoView {
                     <input
                         type="text"
                         data-testid="note-title-input"
-                        prop:value=move || title.get()
-                        on:input=move |e| title.set(event_target_value(&e))
+                        bind:value=title
                         readonly=editing
                     />
                 </label>
@@ -347,8 +346,7 @@ fn NoteForm(doc: Option<KnowledgeDoc>, pane: RwSignal<Pane>) -> impl IntoView {
                     <textarea
                         rows="12"
                         data-testid="note-content"
-                        prop:value=move || content.get()
-                        on:input=move |e| content.set(event_target_value(&e))
+                        bind:value=content
                     ></textarea>
                 </label>
                 <label>
@@ -356,8 +354,7 @@ fn NoteForm(doc: Option<KnowledgeDoc>, pane: RwSignal<Pane>) -> impl IntoView {
                     <input
                         type="text"
                         data-testid="note-about-input"
-                        prop:value=move || about.get()
-                        on:input=move |e| about.set(event_target_value(&e))
+                        bind:value=about
                     />
                 </label>
                 {move || error.get().map(|m| view! { <p class="error" role="alert" data-testid="note-error">{m}</p> })}

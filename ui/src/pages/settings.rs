@@ -182,8 +182,7 @@ fn ProviderSection() -> impl IntoView {
                         type="url"
                         placeholder="https://api.openai.com/v1"
                         data-testid="provider-url"
-                        prop:value=move || base_url.get()
-                        on:input=move |ev| base_url.set(event_target_value(&ev))
+                        bind:value=base_url
                     />
                     {field_error(|e| e.base_url.clone())}
                 </label>
@@ -193,8 +192,7 @@ fn ProviderSection() -> impl IntoView {
                         type="text"
                         placeholder="gpt-4o-mini"
                         data-testid="provider-model"
-                        prop:value=move || model.get()
-                        on:input=move |ev| model.set(event_target_value(&ev))
+                        bind:value=model
                     />
                     {field_error(|e| e.model.clone())}
                 </label>
@@ -205,8 +203,7 @@ fn ProviderSection() -> impl IntoView {
                         inputmode="numeric"
                         placeholder="known models: automatic"
                         data-testid="provider-context"
-                        prop:value=move || context.get()
-                        on:input=move |ev| context.set(event_target_value(&ev))
+                        bind:value=context
                     />
                     {field_error(|e| e.context_tokens.clone())}
                 </label>
@@ -230,8 +227,7 @@ fn ProviderSection() -> impl IntoView {
                     placeholder="Paste the API key"
                     aria-label="API key"
                     data-testid="api-key"
-                    prop:value=move || key.get()
-                    on:input=move |ev| key.set(event_target_value(&ev))
+                    bind:value=key
                 />
                 <button type="submit" class="primary" data-testid="api-key-save">"Save key"</button>
                 <button type="button" data-testid="api-key-delete" on:click=delete_key>"Remove key"</button>

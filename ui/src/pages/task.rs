@@ -194,8 +194,7 @@ fn ReplyBox(id: String, input: OperatorInput) -> impl IntoView {
                 placeholder="Reply to Nomos (Enter to send, Shift+Enter for a new line)"
                 aria-label="Reply"
                 data-testid="reply-input"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                bind:value=text
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() {
                         ev.prevent_default();

@@ -95,8 +95,7 @@ fn NewTask() -> impl IntoView {
                 placeholder="New task: tell Nomos what you want done (Ctrl+Enter to start)"
                 aria-label="New task"
                 data-testid="new-task-input"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                bind:value=text
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                         ev.prevent_default();
