@@ -1,7 +1,8 @@
 //! The main window's life: one instance of the app (starting it again shows the window already
 //! open), closing hides it to the tray, its size and position remembered, and starting at login.
 
-use tauri::{AppHandle, Manager, Window, WindowEvent};
+use nomos_types::{Destination, NAVIGATE_CHANNEL};
+use tauri::{AppHandle, Emitter, Manager, Window, WindowEvent};
 use tauri_plugin_window_state::StateFlags;
 
 use crate::tray;
@@ -46,6 +47,16 @@ pub fn setup(app: &AppHandle) {
 /// Shows the main window, restored and focused.
 pub fn show(app: &AppHandle) {
     show_then(app, |_| {});
+}
+
+/// Shows the main window on `destination` (the tray's Pending approvals, a notification's Open
+/// or click): the window's router navigates on this event.
+pub fn open(app: &AppHandle, destination: Destination) {
+    show_then(app, move |app| {
+        if let Err(e) = app.emit(NAVIGATE_CHANNEL, &destination) {
+            tracing::warn!("cannot ask the window to show {destination:?}: {e}");
+        }
+    });
 }
 
 /// Shows the main window, then does `then` (e.g. asks it for a page). Both run together on the

@@ -13,8 +13,8 @@ mod plan;
 use nomos::actuate::Decision;
 use nomos::Runtime;
 use nomos_types::events::{EngineEvent, Event};
-use nomos_types::{Channel, Destination, NotificationSettings, NAVIGATE_CHANNEL};
-use tauri::{AppHandle, Emitter};
+use nomos_types::{Channel, NotificationSettings};
+use tauri::AppHandle;
 use tauri_plugin_notification::{Action, ActionType, NotificationExt};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
@@ -219,18 +219,8 @@ fn run(app: &AppHandle, rt: &Runtime, command: Command) {
                 }
             });
         }
-        Command::Open(destination) => open(app, &destination),
+        Command::Open(destination) => crate::window::open(app, destination),
     }
-}
-
-/// Shows the window (from the tray too) and asks the UI to show `destination`.
-fn open(app: &AppHandle, destination: &Destination) {
-    let destination = destination.clone();
-    crate::window::show_then(app, move |app| {
-        if let Err(e) = app.emit(NAVIGATE_CHANNEL, &destination) {
-            tracing::warn!("cannot ask the window to show {destination:?}: {e}");
-        }
-    });
 }
 
 /// Logs once at start whether notifications can appear, and whether they can carry buttons.

@@ -20,11 +20,11 @@ use std::time::Duration;
 use nomos::actuate::{Actuator, Decision};
 use nomos::Runtime;
 use nomos_types::events::Event;
-use nomos_types::{Channel, Destination, NAVIGATE_CHANNEL};
+use nomos_types::{Channel, Destination};
 use tauri::image::Image;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIcon, TrayIconBuilder, TrayIconEvent};
-use tauri::{AppHandle, Emitter, Manager, Wry};
+use tauri::{AppHandle, Manager, Wry};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::{window, AppState};
@@ -86,7 +86,7 @@ struct Item {
 /// The menu, top to bottom; Quit follows after a separator. A new item is one line here.
 const ITEMS: &[Item] = &[
     Item { id: "open", label: |_| "Open Oikos".into(), run: window::show },
-    Item { id: "approvals", label: TrayView::pending_label, run: open_approvals },
+    Item { id: "approvals", label: TrayView::pending_label, run: |app| window::open(app, Destination::Approvals) },
     Item { id: "autonomy", label: TrayView::autonomy_label, run: toggle_autonomy },
     Item { id: "updates", label: |_| "Check for updates…".into(), run: crate::updates::check_now },
 ];
@@ -284,15 +284,6 @@ fn on_menu(app: &AppHandle, id: &str) {
         Some(item) => (item.run)(app),
         None => tracing::warn!("unknown tray menu item {id}"),
     }
-}
-
-/// Shows the window on the approvals page: the window's router navigates on this event.
-fn open_approvals(app: &AppHandle) {
-    window::show_then(app, |app| {
-        if let Err(e) = app.emit(NAVIGATE_CHANNEL, Destination::Approvals) {
-            tracing::warn!("cannot open the approvals page: {e}");
-        }
-    });
 }
 
 /// Pauses autonomy (every window revoked) or resumes it, through the engine, as the operator on
