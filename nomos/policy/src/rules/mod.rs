@@ -29,7 +29,7 @@ pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
 use crate::shell::{Analysis, Arg, Stdin};
-use crate::table::{interpret, table, Entry};
+use crate::table::{check_options, interpret, table, Entry, OWN_GRAMMAR};
 
 /// A rule written as code: the analysis, the program's name, its arguments, its standard input.
 type Rule = fn(&mut Analysis<'_>, &str, &Args<'_>, &Stdin);
@@ -135,7 +135,17 @@ fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], 
     }
     let a = Args::new(args);
     match code_rule(base) {
-        Some(rule) => rule(an, base, &a, stdin),
+        Some(rule) => {
+            let mark = an.mark();
+            rule(an, base, &a, stdin);
+            // Read-only is proven, never presumed: the rule must have judged the invocation, and
+            // every option it was given must be known.
+            match an.max_since(mark) {
+                None => an.raise(CM, format!("`{base}` was not judged, so it is not known to be read-only")),
+                Some(RO) if !OWN_GRAMMAR.contains(&base) => check_options(an, base, args),
+                Some(_) => {}
+            }
+        }
         None => match an.policy.extra_read_only(base, args) {
             Some(reason) => ro(an, reason),
             None => unknown(an, base),

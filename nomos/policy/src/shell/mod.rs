@@ -247,6 +247,16 @@ impl<'p> Analysis<'p> {
         self.findings.iter().map(|f| f.risk).max()
     }
 
+    /// Where the findings stand now, for [`Analysis::max_since`].
+    pub(crate) fn mark(&self) -> usize {
+        self.findings.len()
+    }
+
+    /// The highest level found since `mark` (`None`: nothing was found since).
+    pub(crate) fn max_since(&self, mark: usize) -> Option<Risk> {
+        self.findings.get(mark..).and_then(|f| f.iter().map(|f| f.risk).max())
+    }
+
     /// Whether some text did not parse as shell.
     #[cfg(test)]
     pub(crate) fn unparsed(&self) -> bool {

@@ -84,6 +84,11 @@ impl Entry {
     /// when `ordered`), clusters of short options, values attached or in the next word; a command
     /// operand takes every word after it.
     pub(super) fn read_args<'e, 'a>(&'e self, args: &'a [Arg]) -> Parsed<'e, 'a> {
+        self.read_args_as(args, self.ordered)
+    }
+
+    /// [`Entry::read_args`], with options ending at the first operand or not.
+    pub(super) fn read_args_as<'e, 'a>(&'e self, args: &'a [Arg], ordered: bool) -> Parsed<'e, 'a> {
         let mut parsed = Parsed {
             options: Vec::new(),
             operands: Vec::new(),
@@ -99,7 +104,7 @@ impl Entry {
             let at = i;
             let arg = &args[i];
             i += 1;
-            let options_over = after_dashes || (self.ordered && !parsed.operands.is_empty());
+            let options_over = after_dashes || (ordered && !parsed.operands.is_empty());
             let word = match arg.as_static() {
                 Some(w) if !options_over => w,
                 _ => {
@@ -310,10 +315,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     let mut has_command = false;
     for given in &parsed.options {
         if given.specs.is_empty() {
-            if let Some(risk) = entry.unknown {
-                let says = entry.say("unknown", "is not an option known to be read-only");
-                an.raise(risk, format!("`{base} {}` {says}", given.word));
-            }
+            // Read-only is proven option by option: one the entry does not list could do anything.
+            let says = entry.say("unknown", "is not an option known to be read-only");
+            an.raise(entry.unknown, format!("`{base} {}` {says}", given.word));
             continue;
         }
         let plain = given

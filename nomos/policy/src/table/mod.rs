@@ -6,6 +6,7 @@
 //! The files are embedded and parsed once, then looked up by program name.
 
 mod interpret;
+mod known;
 mod schema;
 
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use std::sync::OnceLock;
 use nomos_types::Risk;
 
 pub(crate) use interpret::interpret;
+pub(crate) use known::{check_options, OWN_GRAMMAR};
 use schema::{EntryFile, OperandsFile, OptionsFile};
 
 /// The table's files, in the order they are read.
@@ -31,6 +33,23 @@ const FILES: &[(&str, &str)] = &[
     ("wrappers.yaml", include_str!("../../rules/wrappers.yaml")),
     ("runners.yaml", include_str!("../../rules/runners.yaml")),
     ("admin.yaml", include_str!("../../rules/admin.yaml")),
+];
+
+/// The options of the programs judged by code, by program and by mode (`git`, `git log`): a code
+/// rule's read-only verdict stands only when every option given is listed here (see `known.rs`).
+const CODE_FILES: &[(&str, &str)] = &[
+    ("code/builtins.yaml", include_str!("../../rules/code/builtins.yaml")),
+    ("code/containers.yaml", include_str!("../../rules/code/containers.yaml")),
+    ("code/coreutils.yaml", include_str!("../../rules/code/coreutils.yaml")),
+    ("code/databases.yaml", include_str!("../../rules/code/databases.yaml")),
+    ("code/firewall.yaml", include_str!("../../rules/code/firewall.yaml")),
+    ("code/network.yaml", include_str!("../../rules/code/network.yaml")),
+    ("code/proxmox.yaml", include_str!("../../rules/code/proxmox.yaml")),
+    ("code/signals.yaml", include_str!("../../rules/code/signals.yaml")),
+    ("code/storage.yaml", include_str!("../../rules/code/storage.yaml")),
+    ("code/systemd.yaml", include_str!("../../rules/code/systemd.yaml")),
+    ("code/vcs.yaml", include_str!("../../rules/code/vcs.yaml")),
+    ("code/wrappers.yaml", include_str!("../../rules/code/wrappers.yaml")),
 ];
 
 /// What giving an option does.
@@ -152,8 +171,9 @@ pub(crate) struct Entry {
     pub(crate) default_secret: bool,
     /// With no operands (and no option selecting a mode).
     pub(crate) bare: Option<Risk>,
-    /// An option the entry does not list raises the verdict to this, if given.
-    pub(crate) unknown: Option<Risk>,
+    /// An option the entry does not list raises the verdict to this (at least `config_mutation`:
+    /// an option not listed is not known to be inert).
+    pub(crate) unknown: Risk,
     /// A wrapper given no command to run (an interactive shell, a usage message).
     pub(crate) idle: Option<Risk>,
     /// No argument can make it do anything else: a word computed at run time does not matter.
@@ -245,6 +265,8 @@ pub(crate) struct Table {
     by_name: HashMap<String, usize>,
     /// Entries named by a glob (`mkfs.*`), tried after the exact names.
     globbed: Vec<(String, usize)>,
+    /// Programs some of whose entries are modes (`git` for `git log`).
+    moded: std::collections::HashSet<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -271,6 +293,11 @@ impl Table {
         self.globbed.iter().find(|(glob, _)| glob_matches(glob, program)).and_then(|(_, i)| self.entries.get(*i))
     }
 
+    /// Whether some entry is a mode of `program` (`git log` for `git`).
+    pub(crate) fn has_modes(&self, program: &str) -> bool {
+        self.moded.contains(program)
+    }
+
     #[cfg(test)]
     pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
@@ -280,7 +307,9 @@ impl Table {
         let mut table = Table::default();
         for (file, text) in files {
             let err = |message: String| TableError { file: file.to_string(), message };
-            let entries: Vec<EntryFile> = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+            // A file with comments only holds no entries.
+            let entries: Option<Vec<EntryFile>> = serde_yaml_ng::from_str(text).map_err(|e| err(e.to_string()))?;
+            let entries = entries.unwrap_or_default();
             for raw in entries {
                 let entry = compile(raw).map_err(err)?;
                 let i = table.entries.len();
@@ -307,6 +336,48 @@ impl Table {
 pub(crate) fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| Table::parse(FILES).unwrap_or_default())
+}
+
+/// The options of the programs judged by code, parsed once; a mode's entry (`git log`) also takes
+/// its program's options (`git -C`). Were the files ever unreadable, no code rule's read-only
+/// verdict would stand.
+pub(crate) fn code_options() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table::parse(CODE_FILES).map(Table::with_program_options).unwrap_or_default())
+}
+
+impl Table {
+    /// Gives each mode's entry (`git log`) the options of its program's entry (`git`) it does not
+    /// list itself.
+    fn with_program_options(mut self) -> Table {
+        let programs: Vec<(String, Vec<OptionSpec>)> = self
+            .entries
+            .iter()
+            .flat_map(|e| e.programs.iter().filter(|p| !p.contains(' ')).map(|p| (p.clone(), e.options.clone())))
+            .collect();
+        for entry in &mut self.entries {
+            let Some(program) = entry.programs.first().and_then(|p| p.split_once(' ')).map(|(p, _)| p.to_string())
+            else {
+                continue;
+            };
+            self.moded.insert(program.clone());
+            for (_, options) in programs.iter().filter(|(p, _)| *p == program) {
+                for o in options {
+                    if !entry.options.iter().any(|mine| mine.name == o.name) {
+                        entry.options.push(o.clone());
+                    }
+                }
+            }
+            entry.index = entry
+                .options
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| !o.name.ends_with('*'))
+                .map(|(i, o)| (o.name.clone(), i))
+                .collect();
+        }
+        self
+    }
 }
 
 /// `*` matches any run of characters, `?` any one.
@@ -453,6 +524,9 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
     if raw.assignments && !operands.contains(&Operand::Command) {
         return Err(err("`assignments` needs a command operand".into()));
     }
+    if raw.unknown.is_some_and(|u| u < Risk::ConfigMutation) {
+        return Err(err("`unknown` is at least config_mutation: an option not listed is not known to be inert".into()));
+    }
     let examples: Vec<(Risk, String)> =
         raw.examples.into_iter().flat_map(|(risk, list)| list.into_iter().map(move |c| (risk, c))).collect();
     if examples.is_empty() {
@@ -469,7 +543,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         default,
         default_secret,
         bare: raw.bare,
-        unknown: raw.unknown,
+        unknown: raw.unknown.unwrap_or(Risk::ConfigMutation),
         idle: raw.idle,
         inert: raw.inert,
         ordered: raw.ordered,
