@@ -28,18 +28,63 @@ pub fn is_block_device(path: &str) -> bool {
     };
     const PREFIXES: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "mapper/", "disk/", "zd", "zvol/", "loop", "nbd",
-        "rbd", "pve/", "sr", "ram", "mem", "kmem", "port", "fd0",
+        "rbd", "pve/", "sr", "ram", "mem", "kmem", "port", "fd0", "zram",
     ];
     PREFIXES.iter().any(|pre| dev.starts_with(pre) || (has_glob(dev) && globs_intersect(dev, &format!("{pre}*"))))
         // `/dev/<vg>/<lv>`: a volume group's logical volume.
         || (dev.contains('/') && !dev.starts_with("fd/") && !dev.starts_with("shm/") && !dev.starts_with("pts/"))
 }
 
-/// A disk, volume or memory device, or the kernel's memory image: its raw bytes hold every file
-/// and key stored in it.
+/// A disk, volume or memory device, the kernel's memory image, or a file that is a guest's disk,
+/// a backup of one, swap, or a database's own files: its raw bytes hold every file, key and
+/// password hash stored in it. (Tools that only look at such a file's header or size are fine.)
 pub fn is_raw_storage(path: &str) -> bool {
+    const IMAGES: &[&str] = &[
+        "**/vzdump-*.vma",
+        "**/vzdump-*.vma.*",
+        "**/vzdump-*.tar",
+        "**/vzdump-*.tar.*",
+        "**/vzdump-*.tgz",
+        "**/*.vma",
+        "**/*.vma.zst",
+        "**/*.vma.gz",
+        "**/*.vma.lzo",
+        "/var/lib/vz/images/**",
+        "/mnt/pve/*/images/**",
+        "**/vm-*-disk-*",
+        "**/base-*-disk-*",
+        "**/*.qcow2",
+        "**/*.vmdk",
+        "**/*.vdi",
+        "**/*.vhd",
+        "**/*.vhdx",
+        "**/*.img.zst",
+        "**/.chunks/**",
+        "/swapfile",
+        "/swap.img",
+        "**/*.swap",
+        "/var/lib/postgresql/**",
+        "/var/lib/mysql/**",
+        "/var/lib/mariadb/**",
+        "/var/lib/redis/**",
+        "/var/lib/mongodb/**",
+        "/var/lib/etcd/**",
+        "/var/lib/sss/db/**",
+        "/var/lib/sss/secrets/**",
+    ];
     let p = normalise(path);
-    is_block_device(&p) || p.starts_with("/proc/kcore")
+    is_block_device(&p)
+        || p.starts_with("/proc/kcore")
+        || IMAGES.iter().any(|i| matches_pattern(&p, i) || (has_glob(&p) && matches_pattern(i, &p)))
+}
+
+/// A guest's configuration file: a line of it may hold a cloud-init password's hash (which `qm
+/// config` masks), so printing the whole file discloses it.
+pub fn has_secret_lines(path: &str) -> bool {
+    const GUEST_CONFIGS: &[&str] =
+        &["/etc/pve/qemu-server/*.conf", "/etc/pve/nodes/*/qemu-server/*.conf", "/etc/pve/local/qemu-server/*.conf"];
+    let p = normalise(path);
+    GUEST_CONFIGS.iter().any(|g| matches_pattern(&p, g) || (has_glob(&p) && matches_pattern(g, &p)))
 }
 
 /// Where writing changes nothing that persists. Exact names only: `/dev/fd/../..` is not a sink.

@@ -244,6 +244,13 @@ const SECRET_FILES: &[&str] = &[
     "**/vaultwarden/**/db.sqlite3*",
     "/var/lib/pve-cluster/backup/**",
     "/var/lib/docker/containers/*/config.v2.json",
+    // Application configurations that hold their database passwords and signing keys.
+    "/etc/gitea/app.ini",
+    "**/gitea/**/app.ini",
+    "~/.acme.sh/**",
+    "/etc/acme.sh/**",
+    "**/config/config.php",
+    "**/vaultwarden/**/.env",
     // Shell and client histories: passwords typed on command lines and at prompts.
     "~/.*_history",
     "~/.*history",

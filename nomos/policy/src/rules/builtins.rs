@@ -28,7 +28,7 @@ pub(super) const INERT: &[&str] = &[
 pub(super) fn setter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     match base {
         "cd" | "pushd" => an.change_dir(a.operands(&[]).first().copied()),
-        "popd" => an.change_dir(Some(&Arg::Dynamic { text: "popd".into(), candidates: Vec::new() })),
+        "popd" => an.change_dir(Some(&Arg::unknown("popd", Vec::new()))),
         _ => {}
     }
     let mut names: Vec<String> = Vec::new();
@@ -49,6 +49,16 @@ pub(super) fn setter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
     }
     if base == "set" && a.all.iter().any(|x| x.shown().contains("history")) {
         an.raise(CM, "`set -o history` records commands that can be replayed");
+    }
+    if base == "export" {
+        for arg in a.operands(&[]) {
+            if let Some(word) = arg.as_static() {
+                let (name, value) = word.split_once('=').map_or((word, None), |(n, v)| (n, Some(v)));
+                an.environment(name, value);
+            } else {
+                an.raise(CM, format!("`export` exports something built at run time (`{}`)", arg.shown()));
+            }
+        }
     }
     if !matches!(base, "cd" | "pushd" | "popd" | "set" | "shopt" | "unset") {
         for name in names {

@@ -4,8 +4,8 @@
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
-use super::{check_secrets, quoted_literals, ro, script_arg, script_from_stdin};
-use crate::paths::{is_access_file, is_block_device};
+use super::{quoted_literals, ro, script_arg, script_from_stdin};
+use crate::paths::{is_access_file, is_block_device, is_broad, is_irreplaceable};
 use crate::shell::{Analysis, Arg, Stdin};
 
 /// Shells that run a script given with `-c`, by path, or on standard input.
@@ -33,6 +33,9 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     // the script.
     let mut has_c = false;
     let mut reads_stdin = false;
+    // `-n` reads commands without running them (ignored by an interactive shell).
+    let mut noexec = false;
+    let mut interactive = false;
     let mut first_operand = None;
     let mut i = 0;
     while i < a.all.len() {
@@ -43,9 +46,11 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
             }
             Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") => i += 2,
             Some(s) if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 => {
-                if !s.starts_with("--") {
+                if !s.starts_with("--") && s.starts_with('-') {
                     has_c |= s.contains('c');
                     reads_stdin |= s.contains('s');
+                    noexec |= s.contains('n');
+                    interactive |= s.contains('i');
                 }
                 i += 1;
             }
@@ -55,7 +60,9 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
             }
         }
     }
-    if has_c {
+    if noexec && !interactive && base != "fish" {
+        ro(an, format!("`{base} -n` reads the script without running it"));
+    } else if has_c {
         script_arg(an, base, first_operand.map(|j| &a.all[j]));
     } else if let (Some(j), false) = (first_operand, reads_stdin) {
         an.raise(CM, format!("`{base}` runs the script `{}`", a.all[j].shown()));
@@ -64,25 +71,45 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     }
 }
 
-/// An interpreter runs code that cannot be judged; `--version` and `-m json.tool` only read.
-pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    if a.all.iter().all(|x| matches!(x.as_static(), Some("--version" | "-V" | "-v" | "--help" | "-h" | "version")))
-        && !a.all.is_empty()
-    {
-        return ro(an, format!("`{base} --version` only reports"));
+/// The words that only ask an interpreter for its version or its help, by family: each exits
+/// without running any code. (`python -v` traces imports and runs its input; `tclsh -h` reads
+/// commands; those families do not list them.)
+fn version_queries(family: &str) -> &'static [&'static str] {
+    match family {
+        "python" | "pypy" => &["--version", "-V", "-VV", "--help", "-h", "-?", "--help-env", "--help-xoptions", "--help-all"],
+        "perl" => &["--version", "-v", "-V", "-h"],
+        "ruby" => &["--version", "-h", "--help"],
+        "node" | "nodejs" => &["--version", "-v", "--help", "-h"],
+        "php" => &["--version", "-v", "--help", "-h"],
+        "lua" | "luajit" => &["-v"],
+        "deno" => &["--version", "-V", "--help", "-h"],
+        "bun" => &["--version", "-v", "--help", "-h"],
+        "pwsh" | "powershell" => &["-Version", "-v", "-Help", "-h", "-?"],
+        "julia" | "groovy" => &["--version", "-v", "--help", "-h"],
+        "expect" => &["-v"],
+        "tclsh" | "wish" | "osascript" => &[],
+        _ => &["--version", "--help"],
     }
-    let module = a.value(&["-m"]);
-    let module = module.as_ref().map(Arg::shown);
-    if module == Some("json.tool") {
-        // `json.tool IN OUT` writes OUT.
-        let ops = a.operands(&["-m", "--indent"]);
-        if let Some(out) = ops.get(1) {
-            an.write_target(out, &format!("`{base} -m json.tool` with an output file"));
+}
+
+/// An interpreter's family: `python3.11` is `python`, `perl5.36` is `perl`, `lua5.4` is `lua`.
+fn family(base: &str) -> &str {
+    let name = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match name {
+        n if n.starts_with("python") => "python",
+        n if n.starts_with("pypy") => "pypy",
+        n => n,
+    }
+}
+
+/// An interpreter runs code, which cannot be judged, unless it is asked exactly for its version or
+/// help with nothing on its input.
+pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let nothing_in = !stdin.unknown && stdin.texts.iter().all(|t| t.is_empty());
+    if let [Arg::Static(only)] = a.all {
+        if nothing_in && version_queries(family(base)).contains(&only.as_str()) {
+            return ro(an, format!("`{base} {only}` only prints its version or help"));
         }
-        if let Some(input) = ops.first() {
-            check_secrets(an, base, &[(*input).clone()]);
-        }
-        return ro(an, format!("`{base} -m json.tool` only formats JSON"));
     }
     if base.starts_with("perl") && a.short('i') {
         an.raise(CM, "`perl -i` edits files in place");
@@ -107,20 +134,49 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
     }
 }
 
-/// Judges the string literals of inline code: secret paths anywhere, and, when the code can run
-/// commands (`system`, `exec`, `popen`, backticks …), each literal as a shell command.
+/// Words of interpreter code that run a program or a shell.
+#[rustfmt::skip]
+const RUNS: &[&str] = &[
+    "system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call(", "qx", "%x", "passthru", "proc_open",
+    "pcntl_exec", "child_process", "os.execute", "Open3", "run(", "pipeline(", "Process.Start", "Start-Process",
+    "Invoke-Expression", "iex ", "open(",
+];
+
+/// Words of interpreter code that delete files or trees.
+#[rustfmt::skip]
+const DELETES: &[&str] = &[
+    "unlink", "rmtree", "remove(", "rmdir", "rm_rf", "rm_r", "File.delete", "FileUtils.rm", "fs.rm", "rmSync",
+    "os.remove", "Remove-Item", "truncate", "shred",
+];
+
+/// Judges the string literals of inline code: secret paths anywhere; when the code can run
+/// commands (`system`, `exec`, `popen`, backticks …), each literal and each list of literals
+/// (`["systemctl", "stop", "ssh"]`) as a shell command; deleting a precious tree or signalling
+/// PID 1 is destructive.
 pub(super) fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
-    let runs =
-        ["system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call("].iter().any(|w| code.contains(w));
-    for literal in quoted_literals(code) {
-        if an.is_secret(literal.trim()) {
-            an.raise_secret(DE, format!("`{base}` code touches secret material `{}`", literal.trim()));
+    let runs = RUNS.iter().any(|w| code.contains(w));
+    let deletes = DELETES.iter().any(|w| code.contains(w));
+    let literals = quoted_literals(code);
+    for literal in &literals {
+        let path = literal.trim().trim_start_matches('|').trim_end_matches('|').trim();
+        if an.is_secret(path) {
+            an.raise_secret(DE, format!("`{base}` code touches secret material `{path}`"));
         }
-        if is_block_device(literal.trim()) {
-            an.raise(DE, format!("`{base}` code touches the device `{}`", literal.trim()));
+        if is_block_device(path) {
+            an.raise(DE, format!("`{base}` code touches the device `{path}`"));
+        }
+        if deletes && path.starts_with(['/', '~']) && (is_broad(path) || is_irreplaceable(path)) {
+            an.raise(DE, format!("`{base}` code deletes in {path}"));
         }
         if runs {
-            an.script(&literal);
+            an.script(path);
         }
+    }
+    if runs && literals.len() > 1 {
+        an.script(&literals.join(" "));
+    }
+    // `kill 'INT', 1`, `os.kill(1, 9)`, `Process.kill(:INT, 1)`: PID 1 is the init system.
+    if code.contains("kill") && code.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "1") {
+        an.raise(DE, format!("`{base}` code may signal PID 1 (init), which reboots or halts the machine"));
     }
 }

@@ -5,6 +5,7 @@
 //! be read-only.
 
 mod args;
+mod awk;
 mod builtins;
 mod containers;
 mod coreutils;
@@ -15,6 +16,7 @@ mod links;
 mod network;
 mod proxmox;
 mod pve_api;
+mod sed;
 mod signals;
 mod storage;
 mod systemd;
@@ -106,18 +108,25 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     check_secrets(an, base, args);
     check_lockout(an, base, args);
     let entry = table().get(base);
-    rule(an, base, entry, args, stdin);
-    // Each known value of a computed word, in its place (`c=destroy; zfs $c …`).
-    let alternatives = with_known_values(args);
+    // Each known value of a computed word, in its place (`c=destroy; zfs $c …`); when those are
+    // all the values each can take, the invocation is those invocations and nothing else.
+    let (alternatives, exhaustive) = with_known_values(args);
+    if !exhaustive {
+        rule(an, base, entry, args, stdin);
+    }
     for alt in &alternatives {
+        for reason in an.policy.destructive_matches(base, alt) {
+            an.raise(DE, reason);
+        }
         check_secrets(an, base, alt);
+        check_lockout(an, base, alt);
         rule(an, base, entry, alt, stdin);
     }
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
-    if !inert {
+    if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
-            Arg::Dynamic { text, candidates } if candidates.is_empty() => Some(text),
+            Arg::Dynamic { text, candidates, .. } if candidates.is_empty() => Some(text),
             _ => None,
         }) {
             an.raise(
@@ -153,134 +162,221 @@ fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], 
     }
 }
 
-/// The programs whose rule is code. None of them is in the table (a test checks).
-pub(crate) fn code_rule(base: &str) -> Option<Rule> {
-    Some(match base {
-        _ if builtins::SETTERS.contains(&base) => builtins::setter,
-        _ if interpreters::SHELLS.contains(&base) => interpreters::shell,
-        _ if interpreters::is_interpreter(base) => interpreters::interpreter,
-        _ if databases::SQL_CLIENTS.contains(&base) => databases::sql_client,
-        "printf" => builtins::printf,
-        "trap" => builtins::trap,
-        "alias" => builtins::alias,
-        // Wrappers whose rule is more than options (the others are table entries).
-        "parallel" => wrappers::parallel,
-        "pee" | "mispipe" => wrappers::each_a_command,
-        "tmux" => wrappers::tmux,
-        "start-stop-daemon" => signals::start_stop_daemon,
-        "perf" => wrappers::perf,
-        "eval" => wrappers::eval,
-        "source" | "." => wrappers::source,
-        // Files and processes.
-        "rm" | "srm" => coreutils::rm,
-        "cp" | "mv" | "install" | "ln" => coreutils::copy,
-        "mkdir" | "touch" | "mkfifo" | "mknod" | "truncate" | "split" | "csplit" | "dos2unix" | "unix2dos"
-        | "chattr" | "setfacl" | "ed" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "view" | "pico" | "joe"
-        | "mcedit" => coreutils::make_or_edit,
-        "chmod" | "chown" | "chgrp" => coreutils::permissions,
-        "dd" => coreutils::dd,
-        "find" => coreutils::find,
-        "tar" | "bsdtar" => coreutils::tar,
-        "date" => coreutils::date,
-        "kill" => signals::kill,
-        "pkill" | "killall" | "skill" => signals::pkill,
-        "fuser" => signals::fuser,
-        // Text tools with a script of their own.
-        "sed" | "gsed" => text::sed,
-        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk,
-        // Services and the system.
-        "systemctl" => systemd::systemctl,
-        "service" | "invoke-rc.d" | "rc-service" => systemd::service,
-        "busctl" | "dbus-send" | "gdbus" => systemd::dbus,
-        "crontab" => systemd::crontab,
-        "init" | "telinit" => systemd::init,
-        "loginctl" => systemd::loginctl,
-        "systemd-analyze" => systemd::systemd_analyze,
-        "sysctl" => systemd::sysctl,
-        // Network.
-        "ip" => network::ip,
-        "ifconfig" => links::ifconfig,
-        "ifdown" | "dhclient" => links::ifdown,
-        "rfkill" => links::rfkill,
-        "brctl" | "bridge" | "tc" => network::bridge,
-        "nmcli" => network::nmcli,
-        "resolvectl" | "systemd-resolve" => network::resolvectl,
-        "iptables" | "ip6tables" | "iptables-legacy" | "ip6tables-legacy" | "iptables-nft" | "ip6tables-nft"
-        | "ebtables" | "arptables" => firewall::iptables,
-        "nft" => firewall::nft,
-        "ufw" => firewall::ufw,
-        "curl" => network::curl,
-        "wget" => network::wget,
-        "nc" | "ncat" | "netcat" | "socat" | "telnet" => network::netcat,
-        "openssl" => network::openssl,
-        "ssh" => network::ssh,
-        "scp" | "sftp" => network::scp,
-        "rsync" => network::rsync,
-        "wg" => network::wg,
-        "chronyc" => network::chronyc,
-        // Storage.
-        "parted" => storage::parted,
-        "lvresize" => storage::lvresize,
-        "zfs" => storage::zfs,
-        "zpool" => storage::zpool,
-        "btrfs" => storage::btrfs,
-        "qemu-img" => storage::qemu_img,
-        "fio" => storage::fio,
-        // Proxmox and Ceph.
-        "pct" => proxmox::pct,
-        "qm" => proxmox::qm,
-        "pvesh" => pve_api::pvesh,
-        "rados" | "rbd" => proxmox::ceph_storage,
-        "ipmitool" => proxmox::ipmitool,
-        // Containers.
-        "docker" | "podman" | "nerdctl" => containers::docker,
-        "docker-compose" | "podman-compose" => containers::compose_tool,
-        "kubectl" | "oc" => containers::kubectl,
-        // Version control and databases.
-        "git" => vcs::git,
-        "mongosh" | "mongo" => databases::mongosh,
-        _ => return None,
-    })
+/// The system's programs a program name written as a pattern may run (`/???/r?` is `/bin/rm`):
+/// every known program in the system's directories whose path the pattern fits, as bash would
+/// expand it (`*` and `?` within a component, `[…]` classes).
+pub(crate) fn programs_matching(pattern: &str) -> Vec<String> {
+    let names = table().program_names().chain(code_programs());
+    let mut out = Vec::new();
+    for name in names {
+        let fits = if pattern.contains('/') {
+            TRUSTED_DIRS.iter().any(|dir| shell_glob(pattern, &format!("{dir}/{name}")))
+        } else {
+            shell_glob(pattern, name)
+        };
+        if fits && !out.iter().any(|o| o == name) {
+            out.push(name.to_string());
+        }
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
 }
 
-/// The argument lists obtained by giving each computed word each of its known values (bounded).
-fn with_known_values(args: &[Arg]) -> Vec<Vec<Arg>> {
-    if !args.iter().any(|a| matches!(a, Arg::Dynamic { candidates, .. } if !candidates.is_empty())) {
-        return Vec::new();
+/// Bash's pathname pattern: `*` any run and `?` any one character but `/`, `[…]` a class
+/// (`[!…]`/`[^…]` negated, `a-z` ranges), `\x` a literal.
+pub(crate) fn shell_glob(pattern: &str, text: &str) -> bool {
+    fn go(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).take_while(|&i| !t.get(..i).is_some_and(|s| s.contains(&'/'))).any(|i| go(rest, t.get(i..).unwrap_or(&[]))),
+            Some(('?', rest)) => t.split_first().is_some_and(|(c, tail)| *c != '/' && go(rest, tail)),
+            Some(('[', rest)) => {
+                let Some((c, tail)) = t.split_first() else { return false };
+                let (negated, body) = match rest.split_first() {
+                    Some(('!' | '^', b)) => (true, b),
+                    _ => (false, rest),
+                };
+                // A `]` first in the class is one of its characters.
+                let close = body.iter().skip(1).position(|x| *x == ']').map(|i| i + 1);
+                let Some(close) = close else { return t.first() == Some(&'[') && go(rest, tail) };
+                let class = body.get(..close).unwrap_or(&[]);
+                let mut hit = false;
+                let mut i = 0;
+                while let Some(&x) = class.get(i) {
+                    if let (Some('-'), Some(&end)) = (class.get(i + 1), class.get(i + 2)) {
+                        hit |= (x..=end).contains(c);
+                        i += 3;
+                    } else {
+                        hit |= x == *c;
+                        i += 1;
+                    }
+                }
+                hit != negated && *c != '/' && go(body.get(close + 1..).unwrap_or(&[]), tail)
+            }
+            Some(('\\', rest)) => match rest.split_first() {
+                Some((x, r)) => t.first() == Some(x) && go(r, t.get(1..).unwrap_or(&[])),
+                None => false,
+            },
+            Some((x, rest)) => t.first() == Some(x) && go(rest, t.get(1..).unwrap_or(&[])),
+        }
     }
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    go(&p, &t)
+}
+
+/// The programs whose rule is code, by name. None of them is in the table (a test checks);
+/// interpreters are also known by versioned names (`python3.11`).
+#[rustfmt::skip]
+const CODE_RULES: &[(&[&str], Rule)] = &[
+    (builtins::SETTERS, builtins::setter),
+    (interpreters::SHELLS, interpreters::shell),
+    (databases::SQL_CLIENTS, databases::sql_client),
+    (&["printf"], builtins::printf),
+    (&["trap"], builtins::trap),
+    (&["alias"], builtins::alias),
+    // Wrappers whose rule is more than options (the others are table entries).
+    (&["parallel"], wrappers::parallel),
+    (&["pee", "mispipe"], wrappers::each_a_command),
+    (&["tmux"], wrappers::tmux),
+    (&["start-stop-daemon"], signals::start_stop_daemon),
+    (&["perf"], wrappers::perf),
+    (&["eval"], wrappers::eval),
+    (&["source", "."], wrappers::source),
+    // Files and processes.
+    (&["rm", "srm"], coreutils::rm),
+    (&["cp", "mv", "install", "ln"], coreutils::copy),
+    (&[
+        "mkdir", "touch", "mkfifo", "mknod", "truncate", "split", "csplit", "dos2unix", "unix2dos", "chattr", "setfacl",
+        "ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "view", "pico", "joe", "mcedit",
+    ], coreutils::make_or_edit),
+    (&["chmod", "chown", "chgrp"], coreutils::permissions),
+    (&["dd"], coreutils::dd),
+    (&["find"], coreutils::find),
+    (&["tar", "bsdtar"], coreutils::tar),
+    (&["date"], coreutils::date),
+    (&["kill"], signals::kill),
+    (&["pkill", "killall", "skill"], signals::pkill),
+    (&["fuser"], signals::fuser),
+    // Text tools with a script of their own.
+    (&["sed", "gsed"], sed::sed),
+    (&["awk", "gawk", "mawk", "nawk", "busybox-awk"], awk::awk),
+    // Services and the system.
+    (&["systemctl"], systemd::systemctl),
+    (&["service", "invoke-rc.d", "rc-service"], systemd::service),
+    (&["busctl", "dbus-send", "gdbus"], systemd::dbus),
+    (&["crontab"], systemd::crontab),
+    (&["init", "telinit"], systemd::init),
+    (&["loginctl"], systemd::loginctl),
+    (&["systemd-analyze"], systemd::systemd_analyze),
+    (&["sysctl"], systemd::sysctl),
+    // Network.
+    (&["ip"], network::ip),
+    (&["ifconfig"], links::ifconfig),
+    (&["ifdown", "dhclient"], links::ifdown),
+    (&["rfkill"], links::rfkill),
+    (&["brctl", "bridge", "tc"], network::bridge),
+    (&["nmcli"], network::nmcli),
+    (&["resolvectl", "systemd-resolve"], network::resolvectl),
+    (&[
+        "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft", "ebtables",
+        "arptables",
+    ], firewall::iptables),
+    (&["nft"], firewall::nft),
+    (&["ufw"], firewall::ufw),
+    (&["curl"], network::curl),
+    (&["wget"], network::wget),
+    (&["nc", "ncat", "netcat", "socat", "telnet"], network::netcat),
+    (&["openssl"], network::openssl),
+    (&["ssh"], network::ssh),
+    (&["scp", "sftp"], network::scp),
+    (&["rsync"], network::rsync),
+    (&["wg"], network::wg),
+    (&["chronyc"], network::chronyc),
+    // Storage.
+    (&["parted"], storage::parted),
+    (&["lvresize"], storage::lvresize),
+    (&["zfs"], storage::zfs),
+    (&["zpool"], storage::zpool),
+    (&["btrfs"], storage::btrfs),
+    (&["qemu-img"], storage::qemu_img),
+    (&["fio"], storage::fio),
+    // Proxmox and Ceph.
+    (&["pct"], proxmox::pct),
+    (&["qm"], proxmox::qm),
+    (&["pvesh"], pve_api::pvesh),
+    (&["rados", "rbd"], proxmox::ceph_storage),
+    (&["ipmitool"], proxmox::ipmitool),
+    // Containers.
+    (&["docker", "podman", "nerdctl"], containers::docker),
+    (&["docker-compose", "podman-compose"], containers::compose_tool),
+    (&["kubectl", "oc"], containers::kubectl),
+    // Version control and databases.
+    (&["git"], vcs::git),
+    (&["mongosh", "mongo"], databases::mongosh),
+];
+
+/// The rule of a program judged by code.
+pub(crate) fn code_rule(base: &str) -> Option<Rule> {
+    if interpreters::is_interpreter(base) && !interpreters::SHELLS.contains(&base) {
+        return Some(interpreters::interpreter);
+    }
+    CODE_RULES.iter().find(|(names, _)| names.contains(&base)).map(|(_, rule)| *rule)
+}
+
+/// Every program judged by code (interpreters by their plain names).
+pub(crate) fn code_programs() -> impl Iterator<Item = &'static str> {
+    CODE_RULES.iter().flat_map(|(names, _)| names.iter().copied()).chain(interpreters::INTERPRETERS.iter().copied())
+}
+
+/// The argument lists obtained by giving each computed word each of its known values (bounded);
+/// a value that splits into several words stands as those words. Whether they are every list the
+/// words can make (each word's values complete, none left out).
+fn with_known_values(args: &[Arg]) -> (Vec<Vec<Arg>>, bool) {
+    if !args.iter().any(|a| matches!(a, Arg::Dynamic { candidates, .. } if !candidates.is_empty())) {
+        return (Vec::new(), false);
+    }
+    let complete = args.iter().all(|a| a.is_complete() && a.values().len() <= 16);
+    let words = |c: &str| -> Vec<Arg> {
+        c.split(crate::shell::FIELD).filter(|w| !w.is_empty()).map(|w| Arg::Static(w.to_string())).collect()
+    };
+    let choices_of = |arg: &Arg| -> Vec<Vec<Arg>> {
+        match arg {
+            Arg::Dynamic { candidates, .. } if !candidates.is_empty() => {
+                candidates.iter().take(16).map(|c| words(c)).collect()
+            }
+            other => vec![vec![other.clone()]],
+        }
+    };
     let mut out: Vec<Vec<Arg>> = vec![Vec::new()];
     for arg in args {
-        let choices: Vec<Arg> = match arg {
-            Arg::Dynamic { candidates, .. } if !candidates.is_empty() => {
-                candidates.iter().map(|c| Arg::Static(c.clone())).collect()
-            }
-            other => vec![other.clone()],
-        };
+        let choices = choices_of(arg);
         if out.len() * choices.len() > 16 {
             // Too many combinations: vary one word at a time.
-            return args
+            let some = args
                 .iter()
                 .enumerate()
-                .filter_map(|(i, a)| match a {
-                    Arg::Dynamic { candidates, .. } if !candidates.is_empty() => Some((i, candidates)),
-                    _ => None,
-                })
-                .flat_map(|(i, cands)| {
-                    cands.iter().take(16).map(move |c| {
-                        let mut v = args.to_vec();
-                        v[i] = Arg::Static(c.clone());
+                .filter(|(_, a)| matches!(a, Arg::Dynamic { candidates, .. } if !candidates.is_empty()))
+                .flat_map(|(i, a)| {
+                    choices_of(a).into_iter().map(move |choice| {
+                        let mut v: Vec<Arg> = args.get(..i).unwrap_or(&[]).to_vec();
+                        v.extend(choice);
+                        v.extend(args.get(i + 1..).unwrap_or(&[]).iter().cloned());
                         v
                     })
                 })
                 .take(64)
                 .collect();
+            return (some, false);
         }
         out = out
             .iter()
-            .flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), vec![c.clone()]].concat()))
+            .flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), c.clone()].concat()))
             .collect();
     }
-    out
+    (out, complete)
 }
 
 /// Options whose value is a secret the program uses without printing it (the key a client
@@ -322,7 +418,17 @@ fn called_with_paths(value: &str) -> impl Iterator<Item = &str> {
 const RAW_READERS: &[&str] = &[
     "cat", "tac", "head", "tail", "dd", "xxd", "od", "hexdump", "hd", "strings", "base64", "base32", "basenc",
     "less", "more", "pv", "cp", "gzip", "pigz", "zstd", "xz", "bzip2", "lz4", "nc", "ncat", "socat", "curl", "tee",
-    "grep", "rg", "sed", "awk", "mbuffer", "dcfldd", "partclone.dd", "sha256sum", "md5sum",
+    "grep", "rg", "sed", "awk", "mbuffer", "dcfldd", "partclone.dd", "zcat", "zstdcat", "xzcat", "lzcat", "bzcat",
+    "lz4cat", "zless", "zmore", "zgrep", "zegrep", "zfgrep", "unzstd", "gunzip", "unxz", "bunzip2", "pzstd",
+    "unpigz", "7z", "7za", "vma", "nl", "cut", "tr", "sort", "uniq", "rev", "fold", "column", "split", "bat",
+    "batcat", "view", "mawk", "gawk", "egrep", "fgrep", "ag", "ack", "scp", "rsync",
+];
+
+/// Programs that print a whole file (a guest configuration's every line, its password hash too).
+#[rustfmt::skip]
+const WHOLE_FILE_READERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "xxd", "od", "hexdump", "hd", "strings", "base64", "base32", "basenc", "less",
+    "more", "pv", "nl", "bat", "batcat", "view", "cp", "scp", "rsync", "tee",
 ];
 
 /// Reading, copying or sending a secret is never routine, whatever the program.
@@ -391,6 +497,8 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));
             } else if RAW_READERS.contains(&base) && super::paths::is_raw_storage(path) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
+            } else if WHOLE_FILE_READERS.contains(&base) && super::paths::has_secret_lines(path) {
+                an.raise_secret(DE, format!("`{base}` prints `{path}` whole, a password hash among its lines"));
             } else if reads && path.contains('/') && an.is_credential(path) {
                 credential_read(an, base, path);
             } else if an.may_be_secret(path) {
@@ -468,7 +576,7 @@ pub(super) fn recursive_read(an: &mut Analysis<'_>, base: &str, paths: &[&Arg]) 
 pub(crate) fn script_arg(an: &mut Analysis<'_>, who: &str, arg: Option<&Arg>) {
     match arg {
         Some(Arg::Static(s)) => an.script(s),
-        Some(Arg::Dynamic { text, candidates }) => {
+        Some(Arg::Dynamic { text, candidates, .. }) => {
             an.raise(CM, format!("`{who}` runs a script built at run time (`{text}`)"));
             for c in candidates.clone() {
                 an.script(&c);

@@ -201,6 +201,8 @@ struct Frame<'t> {
     end: usize,
     /// Bash evaluates text here as arithmetic or as a subscripted name.
     evaluates: bool,
+    /// A here-document body that is not expanded (its delimiter is quoted).
+    literal: bool,
 }
 
 impl<'t> Frame<'t> {
@@ -236,7 +238,9 @@ impl<'t> Frame<'t> {
             "compound_statement" => n.child(0).is_some_and(|c| c.kind() == "(("),
             _ => false,
         };
-        Frame { kind: n.kind(), start: n.start_byte(), end: n.end_byte(), evaluates }
+        let literal =
+            n.kind() == "heredoc_body" && n.parent().is_some_and(|r| super::walk::quoted_heredoc(r, text));
+        Frame { kind: n.kind(), start: n.start_byte(), end: n.end_byte(), evaluates, literal }
     }
 
     /// Whether the substitution opened (or closed) at byte `i` was walked as one, or sits where
@@ -255,6 +259,8 @@ impl<'t> Frame<'t> {
                     return true
                 }
                 "comment" => return true,
+                // The body of a here-document with a quoted delimiter is never expanded.
+                "heredoc_body" if f.literal => return true,
                 "raw_string" => single_quoted = true,
                 // Inside double quotes a `'` quotes nothing: `"${x:-'$(cmd)'}"` runs cmd.
                 "string" => single_quoted = false,

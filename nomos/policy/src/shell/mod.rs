@@ -6,6 +6,7 @@
 
 mod arith;
 mod checks;
+mod expand;
 mod sinks;
 mod values;
 mod walk;
@@ -20,6 +21,7 @@ use super::finding::Finding;
 use super::rules;
 use super::Policy;
 
+pub(crate) use expand::FIELD;
 pub(crate) use words::{as_glob, dangerous_variable};
 
 /// Deeper syntax trees than this are adversarial; they are judged destructive without looking.
@@ -44,11 +46,21 @@ const MAX_CANDIDATES: usize = 16;
 pub(crate) enum Arg {
     Static(String),
     /// Computed at run time. `candidates` are literal values it is known it can take (a variable
-    /// assigned a literal, `$(echo rm)`); they are used to raise the verdict, never to lower it.
+    /// assigned a literal, `$(echo rm)`); they raise the verdict. Only when they are `complete` —
+    /// every value it can take (a variable assigned literals unconditionally before this use, a
+    /// loop's variable, a command printing only numbers) — is the word judged by them alone.
     Dynamic {
         text: String,
         candidates: Vec<String>,
+        complete: bool,
     },
+}
+
+impl Arg {
+    /// A word computed at run time whose values are not all known.
+    pub(crate) fn unknown(text: impl Into<String>, candidates: Vec<String>) -> Arg {
+        Arg::Dynamic { text: text.into(), candidates, complete: false }
+    }
 }
 
 impl Arg {
@@ -64,6 +76,14 @@ impl Arg {
         match self {
             Arg::Static(s) => vec![s.as_str()],
             Arg::Dynamic { candidates, .. } => candidates.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether every value the word can take is known (a literal word, or complete candidates).
+    pub(crate) fn is_complete(&self) -> bool {
+        match self {
+            Arg::Static(_) => true,
+            Arg::Dynamic { complete, .. } => *complete,
         }
     }
 
@@ -93,6 +113,18 @@ pub(crate) struct Analysis<'p> {
     /// Literal values assigned to shell variables anywhere in the text (all of them: a branch may
     /// assign either).
     vars: HashMap<String, Vec<String>>,
+    /// Literal arrays assigned anywhere in the text, element by element (each assignment one).
+    arrays: HashMap<String, Vec<Vec<String>>>,
+    /// Assignments a variable's value is known by when it is used later in the same script:
+    /// (script, where it is good from, where it stops being good); with how many assignments of
+    /// it are such (`assignments` counts all of them).
+    settled: HashMap<String, (u32, usize, usize)>,
+    good_assignments: HashMap<String, usize>,
+    assignments: HashMap<String, usize>,
+    /// The script being walked (each parsed text has its own; byte offsets are within it).
+    script_id: u32,
+    /// Names given another program to run (`hash -p /bin/rm cat`, `BASH_CMDS[cat]=/bin/rm`).
+    hashed: HashMap<String, Vec<String>>,
     scripts: u32,
     /// Scripts parsed so far in this classification.
     parsed: u32,
@@ -122,6 +154,12 @@ impl<'p> Analysis<'p> {
             findings: Vec::new(),
             unparsed: false,
             vars: HashMap::new(),
+            arrays: HashMap::new(),
+            settled: HashMap::new(),
+            good_assignments: HashMap::new(),
+            assignments: HashMap::new(),
+            script_id: 0,
+            hashed: HashMap::new(),
             scripts: 0,
             parsed: 0,
             wrappers: 0,
@@ -277,15 +315,21 @@ impl<'p> Analysis<'p> {
         if text.trim().is_empty() {
             return;
         }
-        // Bash removes backslash-newline before it reads words (`cat /etc/sha\<newline>dow`); the
-        // grammar would split the word there.
-        let joined;
-        let text = if text.contains("\\\n") {
-            joined = text.replace("\\\n", "");
-            joined.as_str()
-        } else {
-            text
-        };
+        // Bash removes a backslash-newline before it reads words (`cat /etc/sha\<newline>dow`),
+        // which the grammar would split there — but not in a comment, in single quotes or after an
+        // escaped backslash, where the newline still ends the command. Both readings are judged.
+        if text.contains("\\\n") {
+            let joined = text.replace("\\\n", "");
+            let (cwd, cdpath) = (self.cwd.clone(), self.cdpath);
+            self.parse_and_walk(&joined);
+            // The other reading starts where this one did.
+            (self.cwd, self.cdpath) = (cwd, cdpath);
+        }
+        self.parse_and_walk(text);
+    }
+
+    /// Parses one reading of a script and walks it.
+    fn parse_and_walk(&mut self, text: &str) {
         self.parsed += 1;
         if self.parsed > MAX_SCRIPTS_TOTAL {
             self.raise(Risk::Destructive, "too many nested scripts to analyse");
@@ -310,6 +354,8 @@ impl<'p> Analysis<'p> {
         if root.has_error() {
             self.raise_unparsed("the command does not parse as shell; it cannot be judged read-only");
         }
+        let outer = self.script_id;
+        self.script_id = self.parsed;
         self.walk(root, text, 0, &Stdin::default());
         // Text-level cross-checks can only raise the verdict; once it is destructive they are moot
         // (and on adversarially deep trees they would be slow).
@@ -319,6 +365,7 @@ impl<'p> Analysis<'p> {
         if self.max_risk() != Some(Risk::Destructive) {
             self.check_substitutions(root, text);
         }
+        self.script_id = outer;
         self.scripts -= 1;
     }
 
@@ -329,18 +376,46 @@ impl<'p> Analysis<'p> {
             return;
         }
         let Some(first) = argv.first() else { return };
+        if let Arg::Dynamic { candidates, complete: true, .. } = first {
+            if candidates.is_empty() {
+                return;
+            }
+        }
         self.wrappers += 1;
         match first {
-            Arg::Dynamic { text, candidates } => {
-                self.raise(Risk::ConfigMutation, format!("the program to run is computed at run time (`{text}`)"));
+            Arg::Dynamic { text, candidates, complete } => {
+                if !complete {
+                    self.raise(Risk::ConfigMutation, format!("the program to run is computed at run time (`{text}`)"));
+                }
                 for candidate in candidates.clone() {
-                    let mut again = argv.to_vec();
-                    again[0] = Arg::Static(candidate);
+                    // The words it splits into, then the rest of the line.
+                    let mut again: Vec<Arg> =
+                        candidate.split(expand::FIELD).filter(|w| !w.is_empty()).map(|w| Arg::Static(w.into())).collect();
+                    again.extend(argv.iter().skip(1).cloned());
                     self.run(&again, stdin);
+                }
+            }
+            Arg::Static(name) if self.hashed.contains_key(name) => {
+                // `hash -p /bin/rm cat`: the name runs that program.
+                self.raise(Risk::ConfigMutation, format!("`{name}` was made to run another program"));
+                for program in self.hashed.get(name).cloned().unwrap_or_default() {
+                    let mut again = vec![Arg::Static(program)];
+                    again.extend(argv.iter().skip(1).cloned());
+                    let saved = self.hashed.remove(name);
+                    self.run(&again, stdin);
+                    if let Some(s) = saved {
+                        self.hashed.insert(name.clone(), s);
+                    }
                 }
             }
             Arg::Static(name) if name.is_empty() || name.contains(['*', '?', '[', '{']) => {
                 self.raise(Risk::ConfigMutation, format!("the program name `{name}` is a pattern"));
+                // Each program of the system's it may name, with the rest of the line.
+                for program in rules::programs_matching(name) {
+                    let mut again = vec![Arg::Static(program)];
+                    again.extend(argv.iter().skip(1).cloned());
+                    self.run(&again, stdin);
+                }
             }
             Arg::Static(name) if self.runners.contains(name) => {
                 // A function that runs its arguments: what it is given is what runs.
@@ -353,6 +428,12 @@ impl<'p> Analysis<'p> {
             }
         }
         self.wrappers -= 1;
+    }
+
+    /// `name` runs one of `programs` from now on (`hash -p`, `BASH_CMDS`); none known: any.
+    pub(crate) fn hash_name(&mut self, name: &str, programs: Vec<String>) {
+        let programs = if programs.is_empty() { vec![String::new()] } else { programs };
+        self.hashed.entry(name.to_string()).or_default().extend(programs);
     }
 
     /// Judges writing to `target` (a redirection, `tee`, `dd of=`, `sort -o` …).

@@ -164,6 +164,7 @@ impl Analysis<'_> {
         if name.is_empty() {
             return;
         }
+        *self.assignments.entry(name.clone()).or_default() += 1;
         let was_set = self.vars.contains_key(&name);
         let entry = self.vars.entry(name.clone()).or_default();
         let mut new: Vec<String> = Vec::new();
@@ -185,6 +186,33 @@ impl Analysis<'_> {
         if append {
             self.values.appended.insert(name);
         }
+    }
+
+    /// The assignment just recorded for `name` is one its later uses in this script, from byte
+    /// `from` up to `to`, can rely on: literal, made unconditionally (or a loop's variable, within
+    /// the loop).
+    pub(super) fn settle(&mut self, name: &str, from: usize, to: usize) {
+        let name = base_name(name).to_string();
+        *self.good_assignments.entry(name.clone()).or_default() += 1;
+        self.settled.entry(name).or_insert((self.script_id, from, to));
+    }
+
+    /// Whether `$name` / `${name}` written at byte `at` can only have the values recorded for it:
+    /// every assignment of it is settled, literal, and made before this place in this script.
+    pub(crate) fn settled_reference(&self, raw: &str, at: usize) -> bool {
+        let name = raw.trim_start_matches('$');
+        let name = name.strip_prefix('{').and_then(|n| n.strip_suffix('}')).unwrap_or(name);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return false;
+        }
+        let count = |m: &HashMap<String, usize>| m.get(name).copied().unwrap_or(0);
+        let good = count(&self.good_assignments);
+        good > 0
+            && good == count(&self.assignments)
+            && !self.values.unknown.contains(name)
+            && self.values.deps.get(name).is_none_or(Vec::is_empty)
+            && self.vars.get(name).is_some_and(|v| !v.is_empty() && v.len() < MAX_CANDIDATES)
+            && self.settled.get(name).is_some_and(|&(script, from, to)| script == self.script_id && from <= at && at < to)
     }
 
     /// `name`'s value is (also) the value of `dep` (a nameref's target).

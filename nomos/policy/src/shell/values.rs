@@ -192,6 +192,7 @@ impl Analysis<'_> {
     pub(super) fn builtin_values(&mut self, node: Node<'_>, src: &str, stdin: &Stdin) {
         const BUILTINS: &[&str] = &[
             "let",
+            "hash",
             "test",
             "[",
             "unset",
@@ -250,6 +251,19 @@ impl Analysis<'_> {
                 }
             }
             "printf" => self.printf_values(args, &statics, src),
+            // `hash -p PATH NAME`: NAME runs PATH from then on.
+            "hash" => {
+                if let Some(k) = statics.iter().position(|s| s.as_deref().is_some_and(|w| w.starts_with("-p"))) {
+                    let inline = statics.get(k).cloned().flatten().and_then(|w| w.strip_prefix("-p").map(str::to_string));
+                    let (path, names) = match inline.filter(|p| !p.is_empty()) {
+                        Some(p) => (Some(p), k + 1),
+                        None => (statics.get(k + 1).cloned().flatten(), k + 2),
+                    };
+                    for name in statics.iter().skip(names).flatten() {
+                        self.hash_name(name, path.iter().cloned().collect());
+                    }
+                }
+            }
             "read" | "mapfile" | "readarray" => self.read_values(&program, args, &statics, src, stdin),
             "getopts" => {
                 if let Some(Some(name)) = statics.get(1) {

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::sinks::{base_name, substitutions_within};
 use super::values::printf_value;
-use super::words::{dangerous_variable, expand_braces, expansion_parts, unescape_echo};
+use super::words::{dangerous_variable, environment_variable, expand_braces, expansion_parts, unescape_echo};
 use super::{Analysis, Arg, Cwd, Input, Stdin, MAX_TREE_DEPTH};
 use nomos_types::Risk;
 
@@ -42,7 +42,14 @@ impl Analysis<'_> {
                     let nodes: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
                     let values: Vec<String> = nodes
                         .iter()
-                        .flat_map(|v| self.word(*v, src).values().into_iter().map(str::to_string).collect::<Vec<_>>())
+                        .flat_map(|v| {
+                            // `for x in $list`: the list's words, split as a command's are.
+                            self.field_at(*v, src, 0)
+                                .values()
+                                .into_iter()
+                                .flat_map(|c| c.split(super::expand::FIELD).map(str::to_string).collect::<Vec<_>>())
+                                .collect::<Vec<_>>()
+                        })
                         .collect();
                     // `for x;` takes the positional parameters; a glob takes file names.
                     let mut known = (!nodes.is_empty()).then(Vec::new);
@@ -53,7 +60,14 @@ impl Analysis<'_> {
                             _ => known = None,
                         }
                     }
+                    let settled = known.as_ref().is_some_and(Vec::is_empty);
                     self.set_var(&name, &values, known, false);
+                    // Within the loop the variable is one of its words; after a loop at the top
+                    // level, the last of them.
+                    if settled {
+                        let to = if node.parent().is_some_and(|p| p.kind() == "program") { usize::MAX } else { node.end_byte() };
+                        self.settle(&name, var.end_byte(), to);
+                    }
                 }
                 self.walk_children(node, src, depth, stdin);
             }
@@ -175,7 +189,22 @@ impl Analysis<'_> {
     }
 
     pub(super) fn output_of_at(&self, stage: Node<'_>, src: &str, depth: usize) -> Stdin {
+        self.output_fed(stage, src, depth, None)
+    }
+
+    /// What a stage writes, given what a pipe feeds it (`None`: nothing known is fed).
+    fn output_fed(&self, stage: Node<'_>, src: &str, depth: usize, fed: Option<&Stdin>) -> Stdin {
         let unseen = Stdin { texts: Vec::new(), unknown: true };
+        // `$(echo cmVib290 | base64 -d)`: each stage's output feeds the next.
+        if stage.kind() == "pipeline" && depth <= MAX_TREE_DEPTH {
+            let mut cursor = stage.walk();
+            let stages: Vec<Node<'_>> = stage.named_children(&mut cursor).collect();
+            let mut flow: Option<Stdin> = fed.cloned();
+            for s in stages {
+                flow = Some(self.output_fed(s, src, depth + 1, flow.as_ref()));
+            }
+            return flow.unwrap_or(unseen);
+        }
         let (command, outer) = match stage.kind() {
             "redirected_statement" => (stage.child_by_field_name("body"), Some(stage)),
             _ => (Some(stage), None),
@@ -204,9 +233,12 @@ impl Analysis<'_> {
                 texts.extend(decoded.filter(|d| !texts.contains(d)));
                 Stdin { texts, unknown: false }
             }
-            // `cat <<EOF` / `cat <<< '…'` pass their input through.
-            "cat" if words.len() == 1 => {
-                let mut texts = Vec::new();
+            // `cat <<EOF` / `cat <<< '…'` pass their input through; decoders decode it.
+            _ if words.iter().all(|w| w.as_static().is_some()) && decoder(name, &words).is_some() => {
+                let mut texts: Vec<String> = fed.filter(|f| !f.unknown).map(|f| f.texts.clone()).unwrap_or_default();
+                if fed.is_some_and(|f| f.unknown) {
+                    return unseen;
+                }
                 for holder in [Some(cmd), outer].into_iter().flatten() {
                     let mut cursor = holder.walk();
                     for r in holder.children(&mut cursor) {
@@ -228,10 +260,12 @@ impl Analysis<'_> {
                         }
                     }
                 }
-                if texts.is_empty() {
-                    unseen
-                } else {
-                    Stdin { texts, unknown: false }
+                let args: Vec<&str> = words.iter().skip(1).filter_map(Arg::as_static).collect();
+                let decoded: Option<Vec<String>> =
+                    texts.iter().map(|t| decoder(name, &words).and_then(|d| d(t, &args))).collect();
+                match decoded {
+                    Some(texts) if !texts.is_empty() => Stdin { texts, unknown: false },
+                    _ => unseen,
                 }
             }
             _ => unseen,
@@ -261,8 +295,41 @@ impl Analysis<'_> {
 
     /// `export "NAME=value"`, `declare -n r=…`: names given as words rather than assignments.
     fn declaration(&mut self, node: Node<'_>, src: &str) {
+        // `export` and `declare -x` put the variables into later programs' environments.
+        let keyword = node.child(0).map(|k| text(k, src)).unwrap_or("");
+        let mut cursor = node.walk();
+        let exports = keyword == "export"
+            || node.named_children(&mut cursor).any(|c| {
+                c.kind() == "word" && {
+                    let w = text(c, src);
+                    w.starts_with('-') && w.contains('x')
+                }
+            });
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
+            if exports {
+                let (name, value) = match child.kind() {
+                    "variable_assignment" => (
+                        child.child_by_field_name("name").map(|n| text(n, src).to_string()),
+                        child.child_by_field_name("value").map(|v| self.word(v, src)),
+                    ),
+                    "variable_name" => (Some(text(child, src).to_string()), None),
+                    _ => match self.word(child, src) {
+                        Arg::Static(w) if !w.starts_with('-') => {
+                            let (n, v) = w.split_once('=').map_or((w.clone(), None), |(n, v)| (n.into(), Some(v.into())));
+                            (Some(n), v.map(Arg::Static))
+                        }
+                        _ => (None, None),
+                    },
+                };
+                if let Some(name) = name {
+                    // `export NAME` exports the value it has, which is not known here.
+                    let shown = value.as_ref().and_then(Arg::as_static);
+                    if let Some(reason) = environment_variable(&name, shown) {
+                        self.raise(Risk::ConfigMutation, format!("exports: {reason}"));
+                    }
+                }
+            }
             if matches!(child.kind(), "variable_assignment" | "variable_name") {
                 if child.kind() == "variable_name" {
                     if let Some(reason) = dangerous_variable(text(child, src)) {
@@ -315,6 +382,12 @@ impl Analysis<'_> {
             self.cdpath = true;
             self.cwd = Cwd::Unknown;
         }
+        // `BASH_CMDS[cat]=/bin/rm`: `cat` runs `/bin/rm` from then on.
+        if let Some(hashed) = name.strip_prefix("BASH_CMDS[").and_then(|n| n.strip_suffix(']')) {
+            let program = node.child_by_field_name("value").map(|v| self.word(v, src));
+            let targets = program.map(|p| p.values().into_iter().map(str::to_string).collect()).unwrap_or_default();
+            self.hash_name(hashed.trim_matches(['"', '\'']), targets);
+        }
         let mut cursor = node.walk();
         let append = node.children(&mut cursor).any(|c| c.kind() == "+=");
         let Some(value) = node.child_by_field_name("value") else {
@@ -325,6 +398,17 @@ impl Analysis<'_> {
             let mut cursor = value.walk();
             let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
             let mut values = Vec::new();
+            // A literal list keeps its elements in order (`a=(rm -rf /srv); "${a[@]}"`).
+            let listed: Vec<Option<String>> = elements
+                .iter()
+                .map(|e| self.word(*e, src).as_static().filter(|_| !text(*e, src).starts_with('[')).map(str::to_string))
+                .collect();
+            if listed.iter().all(Option::is_some) && !append {
+                let list = self.arrays.entry(base.clone()).or_default();
+                if list.len() < super::MAX_CANDIDATES {
+                    list.push(listed.into_iter().flatten().collect());
+                }
+            }
             for e in elements {
                 let raw = text(e, src);
                 // `([k]=v …)`: k is a subscript.
@@ -342,7 +426,15 @@ impl Analysis<'_> {
             self.word(value, src).values().into_iter().map(str::to_string).collect()
         };
         let known = self.known_from(value, src);
+        // A literal assigned as a statement of the script itself holds from here on.
+        let settled = !append
+            && known.as_ref().is_some_and(Vec::is_empty)
+            && value.kind() != "array"
+            && node.parent().is_some_and(|p| p.kind() == "program");
         self.set_var(&name, &values, known, append);
+        if settled {
+            self.settle(&name, node.end_byte(), usize::MAX);
+        }
         self.walk(value, src, depth + 1, &Stdin::default());
     }
 
@@ -354,9 +446,9 @@ impl Analysis<'_> {
                 "variable_assignment" => {
                     // `NAME=value cmd`: only the command's environment.
                     let name = child.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
-                    if let Some(reason) = dangerous_variable(&name) {
-                        self.raise(Risk::ConfigMutation, reason);
-                    }
+                    let value = child.child_by_field_name("value").map(|v| self.word(v, src));
+                    let shown = value.as_ref().map_or(Some(""), Arg::as_static);
+                    self.environment(&name, shown);
                     if let Some(value) = child.child_by_field_name("value") {
                         // The command's environment: what it runs (`x=… bash -c '…'`) may evaluate
                         // the value; in this shell the variable keeps coming from outside.
@@ -390,11 +482,21 @@ impl Analysis<'_> {
         let mut argv = Vec::new();
         if let Some(name) = command.child_by_field_name("name") {
             let word = name.named_child(0).unwrap_or(name);
-            argv.push(self.word_at(word, src, depth + 1));
+            match self.field_at(word, src, depth + 1) {
+                // `{rm,-rf,/srv}` in the command's place is the words it expands to.
+                Arg::Static(s) if word.kind() == "word" && s.starts_with('{') => {
+                    let expanded = expand_braces(&s);
+                    match expanded.as_slice() {
+                        [one] if one == &s => argv.push(Arg::Static(s)),
+                        _ => argv.extend(expanded.into_iter().map(Arg::Static)),
+                    }
+                }
+                other => argv.push(other),
+            }
         }
         let mut cursor = command.walk();
         for arg in command.children_by_field_name("argument", &mut cursor) {
-            match self.word_at(arg, src, depth + 1) {
+            match self.field_at(arg, src, depth + 1) {
                 Arg::Static(s) if arg.kind() == "word" || arg.kind() == "concatenation" => {
                     argv.extend(expand_braces(&s).into_iter().map(Arg::Static))
                 }
@@ -410,10 +512,13 @@ impl Analysis<'_> {
             "heredoc_redirect" => {
                 let mut cursor = node.walk();
                 let mut body = None;
+                let literal = quoted_heredoc(node, src);
                 for child in node.named_children(&mut cursor) {
                     if child.kind() == "heredoc_body" {
                         // Unquoted here-documents expand `$(…)` before anything reads them.
-                        self.walk_children(child, src, depth + 1, &Stdin::default());
+                        if !literal {
+                            self.walk_children(child, src, depth + 1, &Stdin::default());
+                        }
                         body = Some(text(child, src).to_string());
                     }
                 }
@@ -492,6 +597,96 @@ impl Analysis<'_> {
             }
         }
     }
+}
+
+/// A text transformation whose output can be computed from its input: what `$(base64 -d <<< …)`,
+/// `$(rev <<< …)`, `$(tr a-z n-za-m <<< …)` or `$(xxd -r -p <<< …)` gives.
+type Decoder = fn(&str, &[&str]) -> Option<String>;
+
+fn decoder(name: &str, words: &[Arg]) -> Option<Decoder> {
+    let args: Vec<&str> = words.iter().skip(1).filter_map(Arg::as_static).collect();
+    Some(match (name, args.as_slice()) {
+        ("cat", []) => |t, _| Some(t.to_string()),
+        ("base64", [d]) if matches!(*d, "-d" | "--decode" | "-di" | "-id") => |t, _| base64_decode(t),
+        ("rev", []) => |t, _| Some(t.lines().map(|l| l.chars().rev().collect::<String>()).collect::<Vec<_>>().join("\n")),
+        ("tr", [_, _]) => |t, a| {
+            let from = tr_set(a.first()?)?;
+            let to = tr_set(a.get(1)?)?;
+            Some(t.chars().map(|c| from.iter().position(|f| *f == c).and_then(|i| to.get(i).or(to.last())).copied().unwrap_or(c)).collect())
+        },
+        ("xxd", [r, p]) if *r == "-r" && matches!(*p, "-p" | "-ps" | "-plain") => |t, _| {
+            let hex: Vec<char> = t.chars().filter(char::is_ascii_hexdigit).collect();
+            let bytes: Option<Vec<u8>> =
+                hex.chunks(2).map(|p| u8::from_str_radix(&p.iter().collect::<String>(), 16).ok()).collect();
+            String::from_utf8(bytes?).ok()
+        },
+        _ => return None,
+    })
+}
+
+/// `tr`'s set: characters and `a-z` ranges (classes are not computed).
+fn tr_set(spec: &str) -> Option<Vec<char>> {
+    let chars: Vec<char> = spec.chars().collect();
+    if spec.contains("[:") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if let (Some('-'), Some(&end)) = (chars.get(i + 1), chars.get(i + 2)) {
+            out.extend((c..=end).take(256));
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Standard base64 (padding and line breaks allowed).
+fn base64_decode(text: &str) -> Option<String> {
+    const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in text.chars().filter(|c| !c.is_whitespace() && *c != '=') {
+        let v = u32::try_from(ALPHABET.find(c)?).ok()?;
+        bits = (bits << 6) | v;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push(u8::try_from((bits >> count) & 0xff).ok()?);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+impl Analysis<'_> {
+    /// `NAME=value` in a program's environment: only an inert variable leaves it read-only; an
+    /// exported function (`BASH_FUNC_name%%=() { … }`) is judged as the code it defines.
+    pub(crate) fn environment(&mut self, name: &str, value: Option<&str>) {
+        if let Some(reason) = environment_variable(name, value) {
+            self.raise(Risk::ConfigMutation, reason);
+        }
+        if let Some(reason) = dangerous_variable(name) {
+            self.raise(Risk::ConfigMutation, reason);
+        }
+        if let (Some(function), Some(body)) = (name.strip_prefix("BASH_FUNC_"), value) {
+            if let Some(body) = body.trim_start().strip_prefix("()") {
+                let function = function.trim_end_matches('%').trim_end_matches("()");
+                self.script(&format!("{function}(){body}"));
+            }
+        }
+    }
+}
+
+/// A here-document whose delimiter is quoted (`<<'EOF'`, `<<\EOF`, `<<E"O"F`): its body is
+/// literal text, nothing in it is expanded.
+pub(super) fn quoted_heredoc(redirect: Node<'_>, src: &str) -> bool {
+    let mut cursor = redirect.walk();
+    let start = redirect.children(&mut cursor).find(|c| c.kind() == "heredoc_start");
+    start.is_some_and(|s| text(s, src).contains(['\'', '"', '\\']))
 }
 
 pub(super) fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {

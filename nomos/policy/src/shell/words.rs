@@ -3,6 +3,7 @@
 
 use tree_sitter::Node;
 
+use super::expand::FIELD;
 use super::walk::text;
 use super::{Analysis, Arg, MAX_CANDIDATES, MAX_TREE_DEPTH};
 
@@ -13,8 +14,32 @@ impl Analysis<'_> {
     }
 
     pub(super) fn word_at(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
+        self.word_in(node, src, depth, false)
+    }
+
+    /// A word of a command line: what unquoted expansions give is split into words on `IFS`
+    /// (several words in one candidate are separated by [`FIELD`]).
+    pub(super) fn field_at(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
+        match self.word_in(node, src, depth, true) {
+            Arg::Dynamic { text, candidates, complete } => {
+                let mut fields: Vec<String> = Vec::new();
+                for c in candidates {
+                    let words: Vec<&str> = c.split(FIELD).filter(|w| !w.is_empty()).collect();
+                    let joined = words.join(&FIELD.to_string());
+                    if !fields.contains(&joined) {
+                        fields.push(joined);
+                    }
+                }
+                Arg::Dynamic { text, candidates: fields, complete }
+            }
+            other => other,
+        }
+    }
+
+    /// `split`: the word is not quoted and its expansions are split into words.
+    fn word_in(&self, node: Node<'_>, src: &str, depth: usize, split: bool) -> Arg {
         if depth > MAX_TREE_DEPTH {
-            return Arg::Dynamic { text: String::new(), candidates: Vec::new() };
+            return Arg::unknown(String::new(), Vec::new());
         }
         match node.kind() {
             "word" | "number" => Arg::Static(unescape_word(text(node, src))),
@@ -42,39 +67,26 @@ impl Analysis<'_> {
             "concatenation" => {
                 let mut cursor = node.walk();
                 let parts: Vec<Arg> =
-                    node.named_children(&mut cursor).map(|c| self.word_at(c, src, depth + 1)).collect();
+                    node.named_children(&mut cursor).map(|c| self.word_in(c, src, depth + 1, split)).collect();
                 if parts.iter().all(|p| p.as_static().is_some()) {
                     Arg::Static(parts.iter().filter_map(Arg::as_static).collect())
                 } else {
-                    let mut candidates = vec![String::new()];
-                    for part in &parts {
-                        let values = part.values();
-                        if values.is_empty() || candidates.len() * values.len() > MAX_CANDIDATES {
-                            candidates.clear();
-                            break;
-                        }
-                        candidates =
-                            candidates.iter().flat_map(|c| values.iter().map(move |v| format!("{c}{v}"))).collect();
-                    }
-                    Arg::Dynamic { text: text(node, src).to_string(), candidates }
+                    combine(text(node, src), parts.iter().map(|p| (p.values(), p.is_complete())))
                 }
             }
             "simple_expansion" | "expansion" => {
                 let raw = text(node, src);
-                let (name, operand) = expansion_parts(raw);
-                let mut candidates = self.vars.get(name).cloned().unwrap_or_default();
-                if name == "HOME" && candidates.is_empty() {
-                    candidates.push("~".into());
-                }
-                // `${x:-word}`, `${x:=word}`, `${x:+word}`: the word is a possible value.
-                if let Some(word) = operand.filter(|w| !w.contains(['$', '`'])) {
-                    candidates.push(word.trim_matches(['"', '\'']).to_string());
-                }
-                Arg::Dynamic { text: raw.to_string(), candidates }
+                let candidates = self.expand_parameter(raw, !split);
+                let complete = !candidates.is_empty() && self.settled_reference(raw, node.start_byte());
+                Arg::Dynamic { text: raw.to_string(), candidates, complete }
             }
             "command_substitution" => {
                 // `$(echo rm)` folds to its literal output, as a candidate.
                 let mut candidates = Vec::new();
+                // `$(pgrep caddy)`, `$(nproc)`: numbers, whichever they are.
+                if self.prints_only_numbers(node, src) {
+                    return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["4242".into()], complete: true };
+                }
                 let mut cursor = node.walk();
                 let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 if let [only] = inner.as_slice() {
@@ -85,33 +97,48 @@ impl Analysis<'_> {
                         }
                     }
                 }
-                Arg::Dynamic { text: text(node, src).to_string(), candidates }
+                Arg::unknown(text(node, src), candidates)
             }
             // A process substitution is a pipe's path (`/dev/fd/63`); what runs in it is walked.
             "process_substitution" => Arg::Static("/dev/fd/63".into()),
             // An arithmetic result is a number, never a path or a program.
             "arithmetic_expansion" => Arg::Static("0".into()),
-            _ => Arg::Dynamic { text: text(node, src).to_string(), candidates: Vec::new() },
+            _ => Arg::unknown(text(node, src), Vec::new()),
         }
     }
 
     fn concat_dynamic(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
         // A double-quoted string with expansions: candidates from its parts, like a concatenation.
-        let mut candidates = vec![String::new()];
         let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            let values: Vec<String> = match child.kind() {
-                "string_content" => vec![unescape_double(text(child, src))],
-                _ => self.word_at(child, src, depth + 1).values().into_iter().map(str::to_string).collect(),
-            };
-            if values.is_empty() || candidates.len() * values.len() > MAX_CANDIDATES {
-                candidates.clear();
-                break;
-            }
-            candidates = candidates.iter().flat_map(|c| values.iter().map(move |v| format!("{c}{v}"))).collect();
-        }
-        Arg::Dynamic { text: text(node, src).to_string(), candidates }
+        let parts: Vec<(Vec<String>, bool)> = node
+            .named_children(&mut cursor)
+            .map(|child| match child.kind() {
+                "string_content" => (vec![unescape_double(text(child, src))], true),
+                _ => {
+                    let a = self.word_at(child, src, depth + 1);
+                    (a.values().into_iter().map(str::to_string).collect(), a.is_complete())
+                }
+            })
+            .collect();
+        combine(text(node, src), parts.iter().map(|(v, c)| (v.iter().map(String::as_str).collect(), *c)))
     }
+}
+
+/// A word made of parts, each with the values it can take and whether those are all of them: the
+/// word's candidates are their combinations (bounded), complete when every part's are.
+fn combine<'v>(text: &str, parts: impl Iterator<Item = (Vec<&'v str>, bool)>) -> Arg {
+    let mut candidates = vec![String::new()];
+    let mut complete = true;
+    for (values, whole) in parts {
+        complete &= whole;
+        if values.is_empty() || candidates.len() * values.len() > MAX_CANDIDATES {
+            candidates.clear();
+            complete = false;
+            break;
+        }
+        candidates = candidates.iter().flat_map(|c| values.iter().map(move |v| format!("{c}{v}"))).collect();
+    }
+    Arg::Dynamic { text: text.to_string(), candidates, complete }
 }
 
 /// A word computed at run time as the glob of what it may be: quotes removed, every expansion
@@ -226,6 +253,11 @@ pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
         "HOOK", "DIFF", "SHELL", "_CMD", "OPTS", "OPTIONS",
     ];
     let name = name.split('[').next().unwrap_or(name);
+    // Variables every login exports: assigning one changes what later programs are given.
+    const EXPORTED: &[&str] = &["HOME", "SHELL", "USER", "LOGNAME", "MAIL", "PWD", "OLDPWD", "TMPDIR", "DISPLAY"];
+    if EXPORTED.contains(&name) || name.starts_with("XDG_") || name.starts_with("SSH_") {
+        return Some(format!("sets `{name}`, which later programs are given"));
+    }
     let upper = name.to_ascii_uppercase();
     let harmless = matches!(
         name,
@@ -238,6 +270,42 @@ pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
             || name.starts_with("GIT_")
             || HINTS.iter().any(|h| upper.contains(h))))
     .then(|| format!("sets `{name}`, which changes what programs run"))
+}
+
+/// Why setting `name` to `value` in a program's environment (`NAME=value cmd`, `env NAME=value`,
+/// `export NAME=value`) is not known to be inert; `None` when it is. Only a short list of
+/// variables is: the locale, the time zone, the terminal's type and size, colours, output formats,
+/// a pager that is `cat` — each with a plain value. Any other could make a read tool load code or
+/// configuration (`HOME`, `GIT_DIR`, `LESS`, `PERLLIB`, `PYTHONUSERBASE`, `XZ_OPT`, `CEPH_ARGS` …).
+pub(crate) fn environment_variable(name: &str, value: Option<&str>) -> Option<String> {
+    let plain = |v: &str, extra: &[char]| {
+        !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') || extra.contains(&c))
+    };
+    let inert = match (name, value) {
+        // A locale name with a `/` is a path glibc loads locale data from.
+        ("LANG" | "LANGUAGE" | "LC_ALL", Some(v)) => plain(v, &['@', ':']),
+        (n, Some(v)) if n.starts_with("LC_") && is_identifier_text(n) => plain(v, &['@']),
+        ("TZ", Some(v)) => plain(v, &['/', '+']) && !v.starts_with('/') && !v.contains(".."),
+        ("TERM", Some(v)) => plain(v, &['+']),
+        ("COLUMNS" | "LINES", Some(v)) => !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()),
+        (
+            "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "SYSTEMD_COLORS" | "SYSTEMD_URLIFY" | "SYSTEMD_LOG_COLOR"
+            | "SYSTEMD_LOG_LEVEL" | "TIME_STYLE" | "BLOCK_SIZE" | "BLOCKSIZE" | "DF_BLOCK_SIZE" | "DU_BLOCK_SIZE"
+            | "LS_BLOCK_SIZE" | "QUOTING_STYLE" | "POSIXLY_CORRECT" | "LS_COLORS" | "GREP_COLORS" | "GREP_COLOR",
+            Some(_),
+        ) => true,
+        ("SYSTEMD_PAGER" | "PAGER" | "GIT_PAGER" | "MANPAGER", Some(v)) => matches!(v, "" | "cat"),
+        ("DEBIAN_FRONTEND", Some(v)) => v == "noninteractive",
+        _ => false,
+    };
+    (!inert).then(|| match value {
+        None => format!("sets `{name}` to a value not known before it runs, in a program's environment"),
+        Some(_) => format!("sets `{name}` in a program's environment, which is not known to be inert"),
+    })
+}
+
+fn is_identifier_text(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A plain word: backslash escapes what follows; a backslash-newline disappears.

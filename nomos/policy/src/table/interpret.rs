@@ -6,8 +6,8 @@ use nomos_types::Risk;
 
 use super::{glob_matches, Arity, Effect, Entry, Operand, OptionSpec, ANY_LATER};
 use crate::paths::is_block_device;
-use crate::rules::{is_identifier, reader, script_arg, Args};
-use crate::shell::{dangerous_variable, Analysis, Arg, Stdin};
+use crate::rules::{reader, script_arg, Args};
+use crate::shell::{Analysis, Arg, Stdin};
 
 /// Other readings of one invocation (an option whose arity is not known) tried at most.
 const MAX_READINGS: usize = 3;
@@ -528,16 +528,19 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     an.raise(risk, reason);
 }
 
-/// `NAME=value`, as a word where a command may start.
+/// `NAME=value`, as a word where a command may start: `env` and `sudo` take any name before the
+/// `=` (`BASH_FUNC_ls%%=…` too).
 fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| is_identifier(name))
+    word.split_once('=').is_some_and(|(name, _)| !name.is_empty() && !name.starts_with('-'))
 }
 
-/// A variable set for the command: some change what programs run or load.
+/// A variable set in the command's environment: only an inert one leaves it read-only.
 fn assignment(an: &mut Analysis<'_>, what: &str, word: &str) {
-    let name = word.split_once('=').map_or(word, |(n, _)| n);
-    if let Some(reason) = dangerous_variable(name) {
-        an.raise(Risk::ConfigMutation, format!("{what} {reason}"));
+    let (name, value) = word.split_once('=').map_or((word, None), |(n, v)| (n, Some(v)));
+    let before = an.mark();
+    an.environment(name, value);
+    if an.max_since(before).is_some() {
+        an.raise(Risk::ConfigMutation, format!("{what} sets `{name}` for what it runs"));
     }
 }
 
@@ -552,7 +555,7 @@ fn split_words(text: &str) -> Option<Vec<Arg>> {
     let mut finish = |current: &mut String, started: &mut bool, dynamic: &mut bool| {
         if *started {
             words.push(if *dynamic {
-                Arg::Dynamic { text: std::mem::take(current), candidates: Vec::new() }
+                Arg::unknown(std::mem::take(current), Vec::new())
             } else {
                 Arg::Static(std::mem::take(current))
             });

@@ -293,6 +293,11 @@ impl Table {
         self.globbed.iter().find(|(glob, _)| glob_matches(glob, program)).and_then(|(_, i)| self.entries.get(*i))
     }
 
+    /// Every program named in the table (not modes, not globs).
+    pub(crate) fn program_names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str).filter(|n| !n.contains(' '))
+    }
+
     /// Whether some entry is a mode of `program` (`git log` for `git`).
     pub(crate) fn has_modes(&self, program: &str) -> bool {
         self.moded.contains(program)
