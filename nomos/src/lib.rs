@@ -76,6 +76,9 @@ pub enum Error {
     Db(#[from] sqlx::Error),
     #[error(transparent)]
     Policy(#[from] policy::PolicyError),
+    /// The gate refused a command it could not judge.
+    #[error(transparent)]
+    Refused(#[from] policy::ClassifierFailure),
 }
 
 impl From<nomos_types::actions::ActionError> for Error {
@@ -96,6 +99,7 @@ impl Error {
             Error::Inventory { .. } => "inventory",
             Error::Db(_) => "database",
             Error::Policy(_) => "policy",
+            Error::Refused(_) => "refused",
         }
     }
 

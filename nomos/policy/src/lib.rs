@@ -36,6 +36,11 @@ pub const BUILTIN_POLICY_YAML: &str = include_str!(concat!(env!("CARGO_MANIFEST_
 /// Environment variable naming an operator policy file (default: `<config dir>/oikos/policy.yaml`).
 pub const POLICY_ENV: &str = "OIKOS_POLICY";
 
+/// The classifier could not judge a command (it failed on it): the command is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the risk classifier failed on this command, so it is refused: {0}")]
+pub struct ClassifierFailure(pub String);
+
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
     #[error("policy {source_name}: {message}")]
@@ -135,9 +140,30 @@ impl Policy {
         Ok(merged)
     }
 
-    /// Classifies a command (see [`classify`]) with this policy's additions.
+    /// Classifies a command (see [`classify`]) with this policy's additions. Should the
+    /// classifier fail on it, the verdict is destructive and says so (see [`Policy::judge`]).
     pub fn classify(&self, command: &str, declared: Option<Risk>) -> Verdict {
-        finding::verdict(self.analyse(command).into_findings(), declared)
+        self.judge(command, declared).unwrap_or_else(|failure| Verdict {
+            risk: Risk::Destructive,
+            reasons: vec![failure.to_string()],
+            secret: true,
+        })
+    }
+
+    /// Classifies a command, or says the classifier failed on it: a failure is caught, never
+    /// passed on, and the gate refuses such a command outright.
+    pub fn judge(&self, command: &str, declared: Option<Risk>) -> Result<Verdict, ClassifierFailure> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            finding::verdict(self.analyse(command).into_findings(), declared)
+        }))
+        .map_err(|panic| {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "an internal error".into());
+            ClassifierFailure(why)
+        })
     }
 
     /// Everything found about a command, before it is made a verdict.
@@ -204,6 +230,8 @@ pub fn classify(command: &str, declared: Option<Risk>) -> Verdict {
 mod class_props;
 #[cfg(test)]
 mod corpus;
+#[cfg(test)]
+mod no_panic;
 #[cfg(test)]
 mod props;
 #[cfg(test)]

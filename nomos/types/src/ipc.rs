@@ -193,6 +193,7 @@ string_enum!(
     /// - `store`: the store failed (opening, migrating, a file);
     /// - `database`: a query failed, e.g. because another writer held the database too long;
     /// - `policy`: the classifier's policy could not be loaded;
+    /// - `refused`: the gate refused a command the classifier could not judge;
     /// - `ipc`: the bridge itself failed: the call or its answer could not be carried;
     /// - `no_provider`: Nomos has no model provider configured (Settings);
     /// - `desktop`: the operating system refused a desktop setting (starting at login).
@@ -206,6 +207,7 @@ string_enum!(
         Store => "store",
         Database => "database",
         Policy => "policy",
+        Refused => "refused",
         Ipc => "ipc",
         NoProvider => "no_provider",
         Desktop => "desktop",

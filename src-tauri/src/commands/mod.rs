@@ -82,6 +82,7 @@ pub(crate) fn ipc_error(e: nomos::Error) -> IpcError {
         nomos::Error::Inventory { .. } => IpcErrorCode::Inventory,
         nomos::Error::Db(_) => IpcErrorCode::Database,
         nomos::Error::Policy(_) => IpcErrorCode::Policy,
+        nomos::Error::Refused(_) => IpcErrorCode::Refused,
     };
     IpcError::new(code, e)
 }

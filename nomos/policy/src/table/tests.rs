@@ -11,6 +11,35 @@ fn the_table_parses() {
     assert_eq!(table.entries().len(), super::table().entries().len(), "the shipped table is the one in use");
 }
 
+#[test]
+fn the_code_rules_options_parse() {
+    let options = Table::parse(CODE_FILES).unwrap();
+    assert!(options.entries().len() > 20, "{} entries", options.entries().len());
+    assert_eq!(options.entries().len(), code_options().entries().len(), "the shipped lists are the ones in use");
+    for entry in options.entries() {
+        assert_eq!(entry.default, Risk::ReadOnly, "{:?}: option lists are for read-only forms", entry.programs);
+        let program = entry.programs.first().map(|p| p.split(' ').next().unwrap_or(p)).unwrap();
+        assert!(code_rule(program).is_some(), "{program} is not judged by code");
+        // A mode entry names modes of one program (the lookup goes by its first word).
+        assert!(entry.programs.iter().all(|p| p.split(' ').next() == Some(program)), "{:?}", entry.programs);
+    }
+}
+
+/// Every example of the option lists is read-only (and runs its program).
+#[test]
+fn every_option_list_example_is_read_only() {
+    let mut failures = Vec::new();
+    for entry in code_options().entries() {
+        for (want, command) in &entry.examples {
+            let got = classify(command, None);
+            if got.risk != *want || *want != Risk::ReadOnly {
+                failures.push(format!("{:?}: {command:?}: want {want}, got {} {:?}", entry.programs, got.risk, got.reasons));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} examples misjudged:\n{}", failures.len(), failures.join("\n"));
+}
+
 /// Every example of every entry gets exactly its stated verdict: read-only examples run at once,
 /// and every other one is gated at its level.
 #[test]

@@ -37,7 +37,10 @@ impl Actuator {
             let mut conn = self.engine.store().pool().acquire().await?;
             resolve(&mut conn, &req.target).await?
         };
-        let verdict = self.policy.classify(&req.command, req.declared_risk);
+        // A command the classifier fails on is neither run nor queued: nothing can vouch for it.
+        let verdict = self.policy.judge(&req.command, req.declared_risk).inspect_err(|failure| {
+            tracing::error!(target = %req.target, "refused a command: {failure}");
+        })?;
         let (action, mut params) = action.unwrap_or_else(|| (PLAIN_RUN.into(), json!({})));
         if let Some(map) = params.as_object_mut() {
             // A queued request keeps its own time limit and mode for when it is approved.
