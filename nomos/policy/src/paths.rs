@@ -73,9 +73,17 @@ pub fn is_raw_storage(path: &str) -> bool {
         "/var/lib/sss/secrets/**",
     ];
     let p = normalise(path);
+    // A pattern is matched against the images' only where it reads as a path (a sed script or a
+    // regular expression is not one), and, for names found anywhere (`*.qcow2`), only where it
+    // names them (`/tmp/*` may hold one, but is not known to).
+    let pattern_path = has_glob(&p) && !p.contains(['#', '(', ')', '|', '^', '$', '\\', '+', ' ', '&']);
     is_block_device(&p)
         || p.starts_with("/proc/kcore")
-        || IMAGES.iter().any(|i| matches_pattern(&p, i) || (has_glob(&p) && matches_pattern(i, &p)))
+        || IMAGES.iter().any(|i| {
+            matches_pattern(&p, i)
+                || (pattern_path && (!i.starts_with("**/") || !p.rsplit('/').next().is_some_and(|l| l == "*"))
+                    && matches_pattern(i, &p))
+        })
 }
 
 /// A guest's configuration file: a line of it may hold a cloud-init password's hash (which `qm

@@ -68,7 +68,16 @@ const SECRET_FILES: &[&str] = &[
     "/etc/corosync/authkey",
     "/etc/ceph/*.keyring",
     "/var/lib/ceph/**/keyring",
-    "/etc/proxmox-backup/**",
+    "/etc/proxmox-backup/*.key",
+    "/etc/proxmox-backup/token.shadow",
+    "/etc/proxmox-backup/shadow.json",
+    "/etc/proxmox-backup/tape-encryption-keys.json",
+    "/etc/proxmox-backup/remote.cfg",
+    "/etc/proxmox-backup/user.cfg",
+    "/etc/proxmox-backup/tfa.json",
+    "/etc/proxmox-backup/*priv*",
+    "/etc/proxmox-backup/acme/**",
+    "/etc/proxmox-backup/openid.cfg",
     "/var/lib/proxmox-backup/priv/**",
     "~/.config/proxmox-backup/**",
     "**/encryption-key.json",
@@ -401,6 +410,25 @@ pub fn is_secret(path: &str) -> bool {
     // Globs may be matched case-insensitively (`shopt -s nocaseglob`): compare in lower case.
     let p = if globbed { normalise(path).to_lowercase() } else { normalise(path) };
     views(&p).iter().any(|v| secret_at(v, &relevant))
+}
+
+/// Whether a pattern (`/etc/cron.d/*`) may match secret files only because any file may be named
+/// like one (`*.key`, `.env`, `shadow` anywhere), rather than because it reaches a place that holds
+/// them (`/etc/pve/priv/*`, `~/.ssh/*`). Such a read is not known to be inert, but it is not a
+/// disclosure either.
+pub fn glob_secret_only_by_name(path: &str) -> bool {
+    if !has_glob(path) {
+        return false;
+    }
+    // Patterns that name places or files (`/etc/shadow`, `/etc/pve/priv/**`), not names found
+    // anywhere (`**/*.key`, `/etc/**/private/**`).
+    let located: Vec<&str> = SECRET_FILES
+        .iter()
+        .copied()
+        .filter(|p| !p.trim_end_matches("/**").contains("**"))
+        .collect();
+    let p = normalise(path).to_lowercase();
+    process_alias(path) != Some(true) && !views(&p).iter().any(|v| secret_at(v, &located))
 }
 
 /// The path, and the same file as the system's own where the path shows a root filesystem from

@@ -320,8 +320,10 @@ fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin)
 
 /// `date` with a time sets the clock; with a format it only prints.
 pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let sets = a.flag('s', "--set")
-        || a.operands(&["-d", "--date", "-r", "--reference", "-I"]).iter().any(|o| !o.shown().starts_with('+'));
+    // `-Iseconds` is `-I` with its format, not `-s`: short options read letter by letter.
+    let sets = a.short_options("dfrs", "I").iter().any(|(c, _)| *c == 's')
+        || a.long("--set")
+        || a.operands(&["-d", "--date", "-r", "--reference", "-f", "--file", "-s"]).iter().any(|o| !o.shown().starts_with('+'));
     if sets {
         an.raise(CM, "`date` with a time sets the clock");
     } else {

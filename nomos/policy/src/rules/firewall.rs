@@ -6,7 +6,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 use super::links::guest_interface;
 use super::ro;
 use super::Args;
-use crate::shell::{Analysis, Stdin};
+use crate::shell::{Analysis, Arg, Stdin};
 
 /// Whether a port list (`22`, `ssh`, `20:30`, `80,443,22`; `!22` inverts) takes in SSH's port.
 pub(super) fn includes_ssh_port(ports: &str) -> bool {
@@ -34,6 +34,10 @@ pub(super) fn includes_ssh_port(ports: &str) -> bool {
 /// that take in TCP port 22, an interface that may carry the way in, and no other match module
 /// that narrows it.
 fn covers_ssh(a: &Args<'_>) -> bool {
+    // A negated match (`! -s 10.0.0.5`) takes in everything but what it names: it narrows nothing.
+    if a.all.iter().any(|w| matches!(w.as_static(), Some("!")) || w.as_static().is_some_and(|w| w.starts_with('!') && w.len() > 1)) {
+        return true;
+    }
     // A source of "anywhere" narrows nothing.
     let anywhere = |s: &str| matches!(s, "0.0.0.0/0" | "::/0" | "0/0" | "any");
     if a.values(&["-s", "--source", "--src-range"]).iter().any(|s| !anywhere(s.shown())) {
@@ -104,7 +108,12 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
         })
     };
     let short = |c: char| shorts.iter().any(|(s, _)| *s == c) || in_value(c);
-    let lists = short('L') || short('S') || a.long("--list") || a.long("--list-rules") || a.long("--version");
+    let lists = short('L')
+        || short('S')
+        || matches!(a.all.first().and_then(Arg::as_static), Some("-V"))
+        || a.long("--list")
+        || a.long("--list-rules")
+        || a.long("--version");
     let changes = ['A', 'I', 'D', 'R', 'N', 'E', 'Z'].into_iter().any(short)
         || a.any(&["--append", "--insert", "--delete", "--replace", "--new-chain", "--rename-chain", "--zero"]);
     if lists && !changes {

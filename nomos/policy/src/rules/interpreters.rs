@@ -52,7 +52,9 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
                     noexec |= s.contains('n');
                     interactive |= s.contains('i');
                 }
-                i += 1;
+                // `-euo pipefail`: a cluster ending in `o`/`O` takes the next word as its name.
+                let takes_name = !s.starts_with("--") && s.ends_with(['o', 'O']);
+                i += if takes_name { 2 } else { 1 };
             }
             _ => {
                 first_operand = Some(i);

@@ -47,6 +47,7 @@ const TRUSTED_DIRS: &[&str] = &[
 pub(super) const METADATA_ONLY: &[&str] = &[
     "ls", "stat", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
     "realpath", "readlink", "basename", "dirname", "ssh-add", "ssh-keygen", "touch", "mkdir", "cd", "pushd", "popd",
+    "echo", "printf",
 ];
 
 /// Services (and their processes) whose loss cuts the operator off or takes the cluster down.
@@ -102,16 +103,20 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
     }
-    for reason in an.policy.destructive_matches(base, args) {
-        an.raise(DE, reason);
-    }
-    check_secrets(an, base, args);
-    check_lockout(an, base, args);
     let entry = table().get(base);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`); when those are
     // all the values each can take, the invocation is those invocations and nothing else.
     let (alternatives, exhaustive) = with_known_values(args);
+    // Signals are judged by which processes a word names (`$(pidof sshd)`), not by a process id
+    // standing in for it.
+    let signals = matches!(base, "kill" | "pkill" | "killall" | "skill");
+    let exhaustive = exhaustive && !signals;
     if !exhaustive {
+        for reason in an.policy.destructive_matches(base, args) {
+            an.raise(DE, reason);
+        }
+        check_secrets(an, base, args);
+        check_lockout(an, base, args);
         rule(an, base, entry, args, stdin);
     }
     for alt in &alternatives {
@@ -126,7 +131,8 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
-            Arg::Dynamic { text, candidates, .. } if candidates.is_empty() => Some(text),
+            // A process id read at run time is some process, whichever stands in for it.
+            Arg::Dynamic { text, candidates, complete } if candidates.is_empty() || (signals && *complete) => Some(text),
             _ => None,
         }) {
             an.raise(
@@ -151,7 +157,9 @@ fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], 
             // every option it was given must be known.
             match an.max_since(mark) {
                 None => an.raise(CM, format!("`{base}` was not judged, so it is not known to be read-only")),
-                Some(RO) if !OWN_GRAMMAR.contains(&base) => check_options(an, base, args),
+                Some(RO) if !OWN_GRAMMAR.contains(&base) && !interpreters::is_interpreter(base) => {
+                    check_options(an, base, args)
+                }
                 Some(_) => {}
             }
         }
@@ -476,8 +484,10 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 value
             };
             // `k@/etc/shadow` (curl --variable).
-            let value =
-                value.split_once('@').filter(|(k, _)| !k.is_empty() && !k.contains('/')).map_or(value, |(_, p)| p);
+            let value = value
+                .split_once('@')
+                .filter(|(k, p)| !k.is_empty() && !k.contains('/') && p.starts_with(['/', '~']))
+                .map_or(value, |(_, p)| p);
             // `host:path` for the copy tools.
             let value = match (matches!(base, "scp" | "rsync" | "sftp"), value.split_once(':')) {
                 (true, Some((host, path))) if !host.contains('/') => path,
@@ -491,7 +501,9 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .or_else(|| path.strip_prefix("if="))
                 .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
                 .unwrap_or(path);
-            if an.is_secret(path) {
+            if an.is_secret(path) && an.resolve(path).iter().all(|p| crate::secrets::glob_secret_only_by_name(p)) {
+                an.raise(CM, format!("`{base}` reads files matching `{path}`, which could be named like secrets"));
+            } else if an.is_secret(path) {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
             } else if reads && crate::secrets::is_secret_location(path) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));

@@ -195,8 +195,13 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
             matches!(w(0), "ls" | "list" | "info" | "du" | "disk-usage" | "status" | "showmapped" | "")
                 || matches!(
                     (w(0), w(1)),
-                    ("snap", "ls" | "list") | ("device", "list" | "ls") | ("trash", "ls" | "list")
+                    ("snap", "ls" | "list")
+                        | ("device", "list" | "ls")
+                        | ("trash", "ls" | "list")
+                        | ("pool", "stats")
+                        | ("mirror", "pool" | "image")
                 )
+                    && !(w(0) == "mirror" && !matches!(w(2), "info" | "status"))
         }
     };
     let destroys = match base {

@@ -78,7 +78,13 @@ pub(super) fn zfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             "list" | "get" | "holds" | "diff" | "userspace" | "groupspace" | "projectspace" | "version" | "help"
             | "send",
         ) => ro(an, "`zfs list` only reports"),
-        Some("upgrade") if a.short('v') || a.operands(&[]).len() == 1 => ro(an, "`zfs upgrade -v` only lists versions"),
+        // `zfs upgrade` alone or `-v` lists; `-a` or a dataset upgrades it for good.
+        Some("upgrade") if a.short('a') || a.operands(&[]).len() > 1 => {
+            an.raise(DE, "`zfs upgrade` raises a dataset's version, which cannot be undone")
+        }
+        Some("upgrade") => ro(an, "`zfs upgrade -v` only lists versions"),
+        // `zfs mount` alone lists what is mounted.
+        Some("mount") if a.all.len() == 1 => ro(an, "`zfs mount` alone lists mounted datasets"),
         Some("destroy" | "rollback") => an.raise(DE, "`zfs destroy`/`rollback` deletes data"),
         Some("receive" | "recv") if a.short('F') => an.raise(DE, "`zfs receive -F` rolls a dataset back"),
         None => ro(an, "`zfs` without a command prints help"),

@@ -78,7 +78,9 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             && !widened
             && !a.flag('v', "--invert-match");
         if !specific {
-            recursive_read(an, base, ops);
+            // A search tool's first operand is its pattern, not a place it reads.
+            let places = if pattern_first { ops.get(1..).unwrap_or(&[]) } else { ops };
+            recursive_read(an, base, places);
         }
     }
     password_search(an, base, a, operands, pattern_first, recursive);

@@ -121,6 +121,9 @@ pub(crate) struct Analysis<'p> {
     settled: HashMap<String, (u32, usize, usize)>,
     good_assignments: HashMap<String, usize>,
     assignments: HashMap<String, usize>,
+    /// Loop variables over patterns: their values are the names a pattern matches, known as the
+    /// pattern for paths, but text no one has seen where bash evaluates it.
+    patterned: std::collections::HashSet<String>,
     /// The script being walked (each parsed text has its own; byte offsets are within it).
     script_id: u32,
     /// Names given another program to run (`hash -p /bin/rm cat`, `BASH_CMDS[cat]=/bin/rm`).
@@ -158,6 +161,7 @@ impl<'p> Analysis<'p> {
             settled: HashMap::new(),
             good_assignments: HashMap::new(),
             assignments: HashMap::new(),
+            patterned: std::collections::HashSet::new(),
             script_id: 0,
             hashed: HashMap::new(),
             scripts: 0,

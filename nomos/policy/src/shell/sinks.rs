@@ -209,7 +209,7 @@ impl Analysis<'_> {
         let good = count(&self.good_assignments);
         good > 0
             && good == count(&self.assignments)
-            && !self.values.unknown.contains(name)
+            && (!self.values.unknown.contains(name) || self.patterned.contains(name))
             && self.values.deps.get(name).is_none_or(Vec::is_empty)
             && self.vars.get(name).is_some_and(|v| !v.is_empty() && v.len() < MAX_CANDIDATES)
             && self.settled.get(name).is_some_and(|&(script, from, to)| script == self.script_id && from <= at && at < to)

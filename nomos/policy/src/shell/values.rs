@@ -111,6 +111,13 @@ impl Analysis<'_> {
                 matches!(*a, "-l" | "-c" | "-w" | "-m" | "-L" | "--lines" | "--bytes" | "--words" | "--chars")
             }),
             "seq" => args.iter().all(|a| digits(a)),
+            // Process ids (without the names `-l`/`-a` add).
+            "pgrep" => args.iter().all(|a| {
+                !(a.starts_with("--list") || (a.starts_with('-') && !a.starts_with("--") && a.contains(['l', 'a'])))
+            }),
+            "pidof" => true,
+            // A pid file.
+            "cat" => matches!(args, [f] if f.ends_with(".pid")),
             "id" => matches!(args, ["-u" | "-g" | "-ru" | "-rg" | "-ur" | "-gr"]),
             "date" => matches!(args, [f] if f.strip_prefix('+').is_some_and(|f| {
                 let mut chars = f.chars();
@@ -123,6 +130,26 @@ impl Analysis<'_> {
                 }
                 ok
             })),
+            _ => false,
+        }
+    }
+
+    /// A command substitution whose output is one plain name (`$(hostname)`, `$(uname -r)`,
+    /// `$(whoami)`): letters, digits, `.`, `-`, `_` and nothing else.
+    pub(super) fn prints_a_name(&self, node: Node<'_>, src: &str) -> bool {
+        let mut cursor = node.walk();
+        let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let [only] = inner.as_slice() else { return false };
+        if only.kind() != "command" {
+            return false;
+        }
+        let words = self.words_at(*only, src, 0);
+        let statics: Option<Vec<&str>> = words.iter().map(Arg::as_static).collect();
+        match statics.as_deref() {
+            Some(["hostname"] | ["whoami"]) => true,
+            Some(["hostname", o]) => matches!(*o, "-s" | "-f" | "-d" | "--short" | "--fqdn" | "--domain"),
+            Some(["uname", o]) => matches!(*o, "-r" | "-n" | "-m" | "-s" | "-o" | "-p" | "-i"),
+            Some(["id", o]) => matches!(*o, "-un" | "-gn" | "-nu" | "-ng"),
             _ => false,
         }
     }

@@ -52,15 +52,24 @@ impl Analysis<'_> {
                         })
                         .collect();
                     // `for x;` takes the positional parameters; a glob takes file names.
+                    // A pattern's names are files it matches: for paths the pattern stands for them
+                    // (its secret files are found as a pattern's are), but where bash evaluates the
+                    // value, a file's name is text no one has seen.
                     let mut known = (!nodes.is_empty()).then(Vec::new);
+                    let mut patterns = false;
                     for v in &nodes {
                         let glob = v.kind() == "word" && text(*v, src).contains(['*', '?', '[']);
+                        patterns |= glob;
                         match (self.known_from(*v, src).filter(|_| !glob), known.as_mut()) {
                             (Some(deps), Some(all)) => all.extend(deps),
                             _ => known = None,
                         }
                     }
-                    let settled = known.as_ref().is_some_and(Vec::is_empty);
+                    let literal = nodes.iter().all(|v| self.known_from(*v, src).is_some_and(|d| d.is_empty()));
+                    let settled = known.as_ref().is_some_and(Vec::is_empty) || (patterns && literal);
+                    if patterns && literal {
+                        self.patterned.insert(name.clone());
+                    }
                     self.set_var(&name, &values, known, false);
                     // Within the loop the variable is one of its words; after a loop at the top
                     // level, the last of them.
@@ -305,6 +314,17 @@ impl Analysis<'_> {
                     w.starts_with('-') && w.contains('x')
                 }
             });
+        // `declare -p NAME` prints it and sets nothing.
+        let mut cursor = node.walk();
+        let prints = node.named_children(&mut cursor).any(|c| {
+            c.kind() == "word" && {
+                let w = text(c, src);
+                w.starts_with('-') && w.contains('p')
+            }
+        });
+        if prints {
+            return;
+        }
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             if exports {

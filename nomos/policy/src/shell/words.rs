@@ -87,6 +87,10 @@ impl Analysis<'_> {
                 if self.prints_only_numbers(node, src) {
                     return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["4242".into()], complete: true };
                 }
+                // `$(hostname)`, `$(uname -r)`: one plain name, whichever it is.
+                if self.prints_a_name(node, src) {
+                    return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["node1".into()], complete: true };
+                }
                 let mut cursor = node.walk();
                 let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 if let [only] = inner.as_slice() {

@@ -215,7 +215,7 @@ impl Entry {
             // An option whose value starts a command takes every word after it too.
             if let Some(given) = parsed.options[before..].last_mut().filter(|g| g.has(Effect::Command)) {
                 parsed.command.extend(given.value.take());
-                parsed.command.extend(args[i..].iter().cloned());
+                parsed.command.extend(args.get(i..).unwrap_or(&[]).iter().cloned());
                 break;
             }
         }
@@ -495,6 +495,20 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             .first()
             .and_then(|o| o.as_static())
             .is_some_and(|w| entry.dry_run_ignored_by.iter().any(|d| d == w));
+    // `taskset -p PID`, `ionice -p PID`, `prlimit --pid PID`: asking, not setting.
+    if let Some(q) = &entry.queries {
+        let given = |names: &[String]| {
+            parsed.options.iter().any(|g| {
+                g.specs.iter().any(|s| names.contains(&s.name) && (s.arity != Arity::Optional || g.value.is_some()))
+            })
+        };
+        let payload = parsed.payload.as_ref().map_or(0, |(_, words)| words.len());
+        let operands = parsed.operands.len() + payload;
+        if given(&q.mode) && !given(&q.setters) && q.operands.is_none_or(|n| n == operands) {
+            modes.retain(|(r, _)| *r != Risk::ReversibleLow);
+            modes.push((Risk::ReadOnly, format!("`{base}` asking about a process")));
+        }
+    }
     let (risk, reason) = if dry_run {
         (Risk::ReadOnly, format!("`{base}` with a dry-run option only reports"))
     } else if let Some((risk, what)) = modes.iter().max_by_key(|(r, _)| *r) {

@@ -68,9 +68,25 @@ fn unknown_options(an: &mut Analysis<'_>, who: &str, entry: &Entry, parsed: &Par
                 && value.is_some_and(|v| r.matches.iter().any(|m| glob_matches(m, v)))
         });
         let effects = given.specs.iter().flat_map(|s| s.effects.iter()).chain(by_value.map(|r| &r.effect));
+        let what = format!("`{who} {}`", given.word);
         for effect in effects {
-            if let Effect::Raise(risk) = effect {
-                an.raise(*risk, format!("`{who} {}` is not read-only", given.word));
+            match effect {
+                Effect::Raise(risk) => an.raise(*risk, format!("{what} is not read-only")),
+                Effect::Secret => an.raise_secret(Risk::Destructive, format!("{what} prints secret material")),
+                Effect::Writes => match &given.value {
+                    Some(v) => an.write_target(v, &what),
+                    None => an.raise(Risk::ConfigMutation, format!("{what} writes a file")),
+                },
+                Effect::Network => an.raise(Risk::ConfigMutation, format!("{what} reaches another machine")),
+                Effect::Loads | Effect::Runs | Effect::Script | Effect::Lock => {
+                    an.raise(Risk::ConfigMutation, format!("{what} runs or loads something, or takes a lock"))
+                }
+                Effect::Reads => {
+                    if let Some(Arg::Dynamic { text, .. }) = &given.value {
+                        an.raise(Risk::ConfigMutation, format!("{what} reads a file named at run time (`{text}`)"));
+                    }
+                }
+                _ => {}
             }
         }
     }

@@ -7,7 +7,7 @@
 
 mod interpret;
 mod known;
-mod schema;
+pub(crate) mod schema;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -200,6 +200,8 @@ pub(crate) struct Entry {
     pub(crate) dry_run_ignored_by: Vec<String>,
     /// What the reasons say, by level or effect name.
     pub(crate) says: HashMap<String, String>,
+    /// When a mode option only asks (`taskset -p PID`).
+    pub(crate) queries: Option<schema::QueriesFile>,
     pub(crate) examples: Vec<(Risk, String)>,
     /// Option names to their specs, for the exact look-up; globs and long options are also
     /// scanned by prefix.
@@ -563,6 +565,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         change_words: raw.change_words,
         dry_run_ignored_by: raw.dry_run_ignored_by,
         says: raw.says,
+        queries: raw.queries,
         examples,
         index,
         negated_dry_run: OptionSpec { name: "--no-…".into(), arity: Arity::None, effects: vec![Effect::NoDryRun] },

@@ -54,7 +54,23 @@ pub(super) struct EntryFile {
     pub(super) dry_run_ignored_by: Vec<String>,
     #[serde(default)]
     pub(super) says: HashMap<String, String>,
+    /// A mode option that only asks about a running process when nothing sets a value.
+    #[serde(default)]
+    pub(super) queries: Option<QueriesFile>,
     pub(super) examples: BTreeMap<Risk, Vec<String>>,
+}
+
+/// `taskset -p PID` asks, `taskset -p MASK PID` sets: with one of `mode`, exactly `operands`
+/// operands (any number when absent) and none of `setters` (an optional-valued one with a value),
+/// the invocation only reports.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct QueriesFile {
+    pub(crate) mode: Vec<String>,
+    #[serde(default)]
+    pub(crate) setters: Vec<String>,
+    #[serde(default)]
+    pub(crate) operands: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
