@@ -72,18 +72,33 @@ pub fn is_raw_storage(path: &str) -> bool {
         "/var/lib/sss/db/**",
         "/var/lib/sss/secrets/**",
     ];
+    // Where backups are kept: every file there is an archive of a guest, but for its log and notes.
+    const BACKUP_DIRS: &[&str] = &["/var/lib/vz/dump/**", "/mnt/pve/*/dump/**"];
     let p = normalise(path);
-    // A pattern is matched against the images' only where it reads as a path (a sed script or a
-    // regular expression is not one), and, for names found anywhere (`*.qcow2`), only where it
-    // names them (`/tmp/*` may hold one, but is not known to).
-    let pattern_path = has_glob(&p) && !p.contains(['#', '(', ')', '|', '^', '$', '\\', '+', ' ', '&']);
-    is_block_device(&p)
-        || p.starts_with("/proc/kcore")
-        || IMAGES.iter().any(|i| {
-            matches_pattern(&p, i)
-                || (pattern_path && (!i.starts_with("**/") || !p.rsplit('/').next().is_some_and(|l| l == "*"))
-                    && matches_pattern(i, &p))
-        })
+    if is_block_device(&p) || p.starts_with("/proc/kcore") {
+        return true;
+    }
+    let last = p.rsplit('/').next().unwrap_or("");
+    if [".log", ".notes", ".txt", ".json", ".conf"].iter().any(|e| last.ends_with(e)) {
+        return false;
+    }
+    if !has_glob(&p) {
+        return IMAGES.iter().chain(BACKUP_DIRS).any(|i| matches_pattern(&p, i));
+    }
+    // A pattern: a sed script or a regular expression is not a path; a place is matched as a
+    // place; a name found anywhere (`*.qcow2`) only by a pattern that names it (`*.zst` may be a
+    // backup, `*` and `*.log` are not known to be one).
+    if p.contains(['#', '(', ')', '|', '^', '$', '\\', '+', ' ', '&']) {
+        return false;
+    }
+    let suffix = |name: &str| name.rsplit(['*', '?', ']']).next().unwrap_or("").to_string();
+    let ours = suffix(last);
+    IMAGES.iter().chain(BACKUP_DIRS).any(|i| {
+        let located = !i.starts_with("**/");
+        let theirs = suffix(i.rsplit('/').next().unwrap_or(""));
+        let named = !ours.is_empty() && (theirs.ends_with(&ours) || ours.ends_with(&theirs));
+        (located || named) && matches_pattern(i, &p)
+    })
 }
 
 /// A guest's configuration file: a line of it may hold a cloud-init password's hash (which `qm

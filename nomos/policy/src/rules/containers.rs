@@ -49,11 +49,19 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
             None => ro(an, format!("`{base} {what}` prints help")),
             Some(s) => an.raise(CM, format!("`{base} {what} {s}` changes containers")),
         };
+    // `inspect` prints a container's or image's environment (its passwords and tokens) unless a
+    // format picks other fields.
+    let inspecting = sub == "inspect" || (matches!(sub, "container" | "image") && rest.sub(&[]).map(|(_, s)| s) == Some("inspect"));
+    let formats = rest.values(&["-f", "--format"]);
     match sub {
-        // A format that prints the environment prints the container's passwords and tokens.
-        "inspect" | "container" | "exec"
-            if rest.values(&["-f", "--format"]).iter().any(|f| f.shown().contains("Env")) =>
+        _ if inspecting
+            && (formats.is_empty()
+                || formats.iter().any(|f| f.as_static().is_none_or(|f| f.contains("Env") || f.contains("json .") || f == "{{json .}}" || f.contains("Config}}")))) =>
         {
+            an.raise_secret(DE, format!("`{base} {sub}` prints the container's environment, its secrets too"))
+        }
+        // A format that prints the environment prints the container's passwords and tokens.
+        "container" | "exec" if formats.iter().any(|f| f.shown().contains("Env")) => {
             an.raise_secret(DE, format!("`{base} {sub}` prints the container's environment"))
         }
         "ps" | "images" | "inspect" | "logs" | "stats" | "top" | "port" | "diff" | "events" | "info" | "version"
@@ -109,10 +117,15 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
     }
 }
 
+/// A program that prints its whole environment (run in a container: the container's secrets).
+fn is_environment_printer(word: &str) -> bool {
+    matches!(word, "env" | "printenv" | "/usr/bin/env" | "/usr/bin/printenv" | "/bin/env" | "/bin/printenv" | "export" | "set" | "declare")
+}
+
 /// `exec` subcommands, by their table entries (options exactly, then the container, then the command).
 fn exec(an: &mut Analysis<'_>, name: &str, entry: &str, args: &[Arg], stdin: &Stdin) {
     // `env` or `printenv` run inside prints the container's environment: its passwords and tokens.
-    if args.last().is_some_and(|w| matches!(w.shown(), "env" | "printenv" | "/usr/bin/env" | "/usr/bin/printenv")) {
+    if args.iter().any(|w| is_environment_printer(w.shown())) {
         an.raise_secret(DE, format!("`{name} env` prints the container's environment, which holds its secrets"));
     }
     match table().sub(entry) {
@@ -253,6 +266,9 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
             "delete" => an.raise(DE, format!("`{base} delete` removes cluster objects")),
             "exec" => {
                 let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
+                if dashes.is_some_and(|d| a.all.get(d + 1).is_some_and(|w| is_environment_printer(w.shown()))) {
+                    an.raise_secret(DE, format!("`{base} exec … env` prints the pod's environment, its secrets too"));
+                }
                 match dashes {
                     Some(d) if d > i && d + 1 < a.all.len() => an.run(a.tail_from(d + 1), stdin),
                     _ => an.raise(CM, format!("`{base} exec` without a command")),

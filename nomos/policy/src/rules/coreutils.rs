@@ -177,6 +177,22 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
                     an.raise(DE, format!("`find {action} rm` removes files under a system directory"));
                 }
                 an.run(inner, stdin);
+                // Each file it finds in the place of `{}`: the files under where it starts, named
+                // as the expression asks.
+                let name = find_name_pattern(a.all);
+                for start in starts.iter().filter_map(|s| s.as_static()) {
+                    let found = format!("{}/**/{name}", start.trim_end_matches('/'));
+                    let substituted: Vec<Arg> = inner
+                        .iter()
+                        .map(|w| match w.as_static() {
+                            Some(t) if t.contains("{}") => Arg::Static(t.replace("{}", &found)),
+                            _ => w.clone(),
+                        })
+                        .collect();
+                    if substituted != inner {
+                        an.run(&substituted, stdin);
+                    }
+                }
                 i = end;
             }
             Some(action @ ("-fprint" | "-fprint0" | "-fprintf" | "-fls")) => {
@@ -189,9 +205,64 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
         }
         i += 1;
     }
+    if let Some(word) = find_unknown_primary(a.all.get(starts.len()..).unwrap_or(&[])) {
+        an.raise(CM, format!("`find {word}` is not a test or action known to be read-only"));
+    }
     if !acted {
         ro(an, "`find` without actions only lists");
     }
+}
+
+/// The name the expression asks files to have (`-name '*.zst'`), else any.
+fn find_name_pattern(words: &[Arg]) -> String {
+    words
+        .windows(2)
+        .find_map(|w| match w {
+            [k, v] if matches!(k.as_static(), Some("-name" | "-iname")) => v.as_static().map(str::to_string),
+            _ => None,
+        })
+        .unwrap_or_else(|| "*".to_string())
+}
+
+/// The first word of find's expression that is not a test, operator or action known to be inert
+/// (the actions that run or write are judged above).
+fn find_unknown_primary(expression: &[Arg]) -> Option<String> {
+    #[rustfmt::skip]
+    const VALUED: &[&str] = &[
+        "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
+        "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer",
+        "-cnewer", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-samefile", "-maxdepth",
+        "-mindepth", "-printf", "-fstype", "-regextype", "-used", "-context", "-fprint", "-fprint0", "-fls",
+        "-files0-from",
+    ];
+    #[rustfmt::skip]
+    const PLAIN: &[&str] = &[
+        "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-not", "-a", "-and", "-o", "-or", "!", "(",
+        ")", ",", "-empty", "-nouser", "-nogroup", "-readable", "-writable", "-executable", "-depth", "-d", "-xdev",
+        "-mount", "-follow", "-daystart", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race", "-warn",
+        "-nowarn", "-delete", "-fprintf", "-L", "-H", "-P",
+    ];
+    let mut i = 0;
+    while let Some(word) = expression.get(i) {
+        i += 1;
+        let Some(w) = word.as_static() else { continue };
+        if matches!(w, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            // Its command runs to `;` or `+`, judged above.
+            while let Some(x) = expression.get(i) {
+                i += 1;
+                if matches!(x.as_static(), Some(";" | "+" | "\\;")) {
+                    break;
+                }
+            }
+        } else if w == "-fprintf" {
+            i += 2;
+        } else if VALUED.contains(&w) || (w.starts_with("-newer") && w.len() == 8) {
+            i += 1;
+        } else if !PLAIN.contains(&w) && (w.starts_with('-') || w.starts_with('(')) {
+            return Some(w.to_string());
+        }
+    }
+    None
 }
 
 /// `tar`: listing reads, extracting writes, creating to standard output reads what it archives.

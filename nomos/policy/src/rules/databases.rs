@@ -14,9 +14,13 @@ pub(super) const SQL_CLIENTS: &[&str] = &[
 
 /// SQL clients: the SQL they run (options, operands, standard input) is judged.
 pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
-    let mut sql: Vec<String> =
-        a.values(&["-c", "--command", "-e", "--execute"]).iter().map(|v| v.shown().to_string()).collect();
-    if a.value(&["-f", "--file"]).is_some() {
+    // sqlite3's options are single-dash words (`-readonly`, `-header`): not clusters of `-e`/`-c`.
+    let mut sql: Vec<String> = if base == "sqlite3" {
+        Vec::new()
+    } else {
+        a.values(&["-c", "--command", "-e", "--execute"]).iter().map(|v| v.shown().to_string()).collect()
+    };
+    if base != "sqlite3" && a.value(&["-f", "--file"]).is_some() {
         an.raise(CM, format!("`{base} -f` runs SQL from a file"));
     }
     // Files the client writes: query output (psql -o), a session log (psql -L, mysql --tee).
@@ -42,7 +46,19 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     }
     if base == "sqlite3" {
         // `sqlite3 [options] DB [SQL…]`
-        let ops = a.operands(&["-cmd", "-separator", "-nullvalue", "-init"]);
+        let ops = a.operands(&[
+            "-cmd",
+            "-separator",
+            "-nullvalue",
+            "-init",
+            "-newline",
+            "-maxsize",
+            "-mmap",
+            "-pagecache",
+            "-lookaside",
+            "-vfs",
+            "-heap",
+        ]);
         sql.extend(ops.iter().skip(1).map(|o| o.shown().to_string()));
         sql.extend(a.values(&["-cmd"]).iter().map(|v| v.shown().to_string()));
         if a.value(&["-init"]).is_some() {
@@ -57,25 +73,17 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     if stdin.unknown && stdin.texts.is_empty() && !listing {
         an.raise(CM, format!("`{base}` runs SQL from its input, which cannot be seen"));
     }
-    // With `mysql` as the default database, `user` is the password table `mysql.user`.
-    let in_mysql = matches!(base, "mysql" | "mariadb")
-        && a.value(&["-D", "--database"]).map(|d| d.shown().to_string()).or_else(|| {
+    // The database a client starts in (`mysql`'s `user` is the password table `mysql.user`).
+    let database = match base {
+        "mysql" | "mariadb" => a.value(&["-D", "--database"]).map(|d| d.shown().to_string()).or_else(|| {
             a.operands(&["-D", "--database", "-e", "--execute", "-u", "--user", "-h", "--host", "-P", "--port"])
                 .first()
                 .map(|o| o.shown().to_string())
-        }) == Some("mysql".to_string());
+        }),
+        _ => None,
+    };
     for text in sql {
-        let text = if in_mysql {
-            let lower = text.to_lowercase();
-            let tables = ["user", "global_priv", "servers", "slave_master_info"];
-            match tables.iter().find(|t| lower.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == **t)) {
-                Some(t) => format!("{text}; select 1 from mysql.{t}"),
-                None => text,
-            }
-        } else {
-            text
-        };
-        judge_sql(an, base, &text);
+        judge_sql_in(an, base, &text, database.as_deref());
     }
     if listing {
         ro(an, format!("`{base} -l` only lists"));
@@ -86,6 +94,34 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
 /// deletes (also inside a `WITH`), data-modifying statements however they start, side-effecting
 /// functions.
 pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
+    judge_sql_in(an, base, sql, None);
+}
+
+/// [`judge_sql`] for a client connected to `database`. The statements are read by the server's
+/// own grammar (`sql.rs`): read-only only when every one parses and only reads; the older text
+/// checks below still raise what they find.
+fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&str>) {
+    let (meta, statements) = split_client(base, sql);
+    let judged = super::sql::judge(&statements, super::sql::Flavor::of(base), database);
+    for why in &judged.destroys {
+        an.raise(DE, format!("`{base}`: {why}"));
+    }
+    for table in &judged.secrets {
+        an.raise_secret(DE, format!("`{base}` reads the password table `{table}`"));
+    }
+    let meta_only_reads = meta.iter().all(|line| {
+        let command = line.split_whitespace().next().unwrap_or("");
+        meta_command_reads(base, command, line)
+    });
+    if !meta_only_reads {
+        an.raise(CM, format!("`{base}` runs a client command that is not known to only show things"));
+    }
+    if let Some(why) = judged.changes.first() {
+        an.raise(CM, format!("`{base}`: {why}"));
+    }
+    if base == "psql" && interpolates(&statements) {
+        an.raise(CM, format!("`{base}` puts variables into the SQL (`:name`), which are not seen"));
+    }
     for line in sql.lines() {
         client_commands(an, base, line);
     }
@@ -96,16 +132,18 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
         .filter(|w| !w.is_empty())
         .collect();
     let has = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
-    if has("drop", "table")
-        || has("drop", "database")
-        || has("drop", "schema")
-        || has("drop", "owned")
-        || words.contains(&"truncate")
-        || has("drop", "column")
+    // Text the parser could not read is searched for what destroys.
+    if !judged.parsed
+        && (has("drop", "table")
+            || has("drop", "database")
+            || has("drop", "schema")
+            || has("drop", "owned")
+            || words.contains(&"truncate")
+            || has("drop", "column"))
     {
         return an.raise(DE, format!("`{base}` runs DROP/TRUNCATE"));
     }
-    if unbounded_delete(&lower) {
+    if !judged.parsed && unbounded_delete(&lower) {
         return an.raise(DE, format!("`{base}` deletes every row of a table"));
     }
     // `COPY … TO/FROM PROGRAM 'cmd'` (server side and psql's \copy) runs a shell command.
@@ -203,7 +241,7 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
     });
     // `mysql`.`user`, "pg_catalog"."pg_authid": quoting does not change the table.
     let unquoted = lower.replace(['`', '"'], "").replace(" . ", ".");
-    if let Some(table) = PASSWORD_TABLES.iter().find(|t| {
+    if let Some(table) = PASSWORD_TABLES.iter().filter(|_| !judged.parsed).find(|t| {
         unquoted
             .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.')
             .any(|w| w == **t || w.ends_with(&format!(".{t}")))
@@ -220,8 +258,13 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
             an.raise_secret(DE, format!("`{base}` reads secret material `{}`", literal.trim()));
         }
     }
-    let read_only = lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| statement_reads(base, s))
-        && !side_effects.iter().any(|f| lower.contains(f));
+    // Read-only by the parser's judgement when it read the text, else by the older text checks.
+    let read_only = if judged.parsed {
+        judged.changes.is_empty() && judged.destroys.is_empty() && meta_only_reads
+    } else {
+        lower.split(';').map(str::trim).filter(|s| !s.is_empty()).all(|s| statement_reads(base, s))
+            && !side_effects.iter().any(|f| lower.contains(f))
+    };
     if read_only {
         ro(an, format!("`{base}` runs only queries"));
     } else {
@@ -268,16 +311,39 @@ fn statement_reads(base: &str, statement: &str) -> bool {
 /// Client meta-commands (psql `\…`, mysql `\…`) that only show things.
 fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
     let argument = statement.split_whitespace().nth(1);
-    match command {
-        // psql: output files and pipes, input files, editors, shell commands, large objects,
-        // passwords; `\g`/`\gx` with a file or a pipe.
-        "\\!" | "\\o" | "\\out" | "\\w" | "\\write" | "\\copy" | "\\i" | "\\include" | "\\ir"
-        | "\\include_relative" | "\\gexec" | "\\setenv" | "\\lo_import" | "\\lo_export" | "\\lo_unlink" | "\\e"
-        | "\\edit" | "\\ef" | "\\ev" | "\\password" | "\\passwd" => false,
-        "\\g" | "\\gx" | "\\s" => argument.is_none(),
-        // mysql: pager, tee, source, edit.
-        "\\p" | "\\t" | "\\." if base != "psql" => false,
-        _ => true,
+    let lower = command.to_lowercase();
+    match base {
+        "sqlite3" => matches!(
+            command,
+            ".tables" | ".schema" | ".indexes" | ".indices" | ".databases" | ".dbinfo" | ".dump" | ".show" | ".help"
+                | ".fullschema" | ".mode" | ".headers" | ".header" | ".width" | ".nullvalue" | ".separator"
+                | ".timer" | ".print" | ".eqp" | ".stats" | ".changes" | ".bail" | ".echo" | ".quit" | ".exit"
+                | ".version" | ".prompt"
+        ),
+        // mysql's short forms are case-sensitive (`\\t` stops a tee, `\\T` starts one); its long
+        // forms are not.
+        "mysql" | "mariadb" => {
+            matches!(command, "\\c" | "\\q" | "\\s" | "\\h" | "\\?" | "\\n" | "\\w" | "\\t" | "\\G" | "\\g")
+                || matches!(
+                    lower.as_str(),
+                    "status" | "help" | "quit" | "exit" | "warnings" | "nowarning" | "nopager" | "notee" | "go"
+                        | "ego" | "print" | "rehash"
+                )
+                || (command == "\\u" && argument.is_some())
+        }
+        // psql: the describing, listing and formatting commands; `\g` with no file or pipe.
+        _ => {
+            let name = command.trim_start_matches('\\');
+            name.starts_with('d') && name.chars().all(|c| c.is_ascii_alphabetic() || c == '+')
+                || matches!(
+                    name,
+                    "l" | "l+" | "list" | "list+" | "z" | "x" | "timing" | "q" | "conninfo" | "echo" | "qecho" | "a"
+                        | "t" | "H" | "f" | "C" | "r" | "p" | "?" | "h" | "help" | "copyright" | "errverbose" | "sf"
+                        | "sf+" | "sv" | "sv+" | "pset" | "set" | "unset" | "if" | "elif" | "else" | "endif"
+                        | "watch" | "warn"
+                )
+                || (matches!(name, "g" | "gx" | "encoding") && argument.is_none())
+        }
     }
 }
 
@@ -445,4 +511,116 @@ pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: 
     } else {
         an.raise(CM, "`mongosh` runs database code");
     }
+}
+
+/// Separates a client's own commands from the SQL it sends: psql's and mysql's backslash commands
+/// (from a backslash outside quotes to the end of the line; mysql's `\g`/`\G` end a statement),
+/// sqlite3's dot commands and mysql's word commands at the start of a line.
+fn split_client(base: &str, text: &str) -> (Vec<String>, String) {
+    const MYSQL_WORDS: &[&str] = &[
+        "source", "pager", "nopager", "tee", "notee", "system", "delimiter", "status", "help", "quit", "exit",
+        "connect", "charset", "warnings", "nowarning", "edit", "ego", "go", "print", "prompt", "rehash",
+        "resetconnection", "query_attributes", "ssl_session_data_print",
+    ];
+    let mut meta = Vec::new();
+    let mut sql = String::new();
+    let mut state = Quote::None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if state == Quote::None {
+            let word = trimmed.split(|c: char| c.is_whitespace() || c == ';').next().unwrap_or("").to_lowercase();
+            if (base == "sqlite3" && trimmed.starts_with('.'))
+                || (matches!(base, "mysql" | "mariadb") && MYSQL_WORDS.contains(&word.as_str()))
+            {
+                meta.push(trimmed.trim_end().to_string());
+                sql.push('\n');
+                continue;
+            }
+        }
+        let mut chars = line.char_indices().peekable();
+        let mut cut = None;
+        while let Some((i, c)) = chars.next() {
+            let next = chars.peek().map(|(_, n)| *n);
+            state = match (state, c) {
+                (Quote::None, '\\') if base != "sqlite3" => {
+                    cut = Some(i);
+                    break;
+                }
+                (Quote::None, '\'') => Quote::Single,
+                (Quote::None, '"') => Quote::Double,
+                (Quote::None, '`') => Quote::Back,
+                (Quote::None, '-') if next == Some('-') => Quote::Line,
+                (Quote::None, '#') if matches!(base, "mysql" | "mariadb") => Quote::Line,
+                (Quote::None, '/') if next == Some('*') => Quote::Block,
+                (Quote::None, '$') if base != "sqlite3" && matches!(next, Some('$')) => Quote::Dollar,
+                (Quote::Single, '\\') if base != "sqlite3" => {
+                    // MySQL and PostgreSQL's E'' strings escape with a backslash.
+                    chars.next();
+                    Quote::Single
+                }
+                (Quote::Single, '\'') | (Quote::Double, '"') | (Quote::Back, '`') => Quote::None,
+                (Quote::Block, '*') if next == Some('/') => {
+                    chars.next();
+                    Quote::None
+                }
+                (Quote::Dollar, '$') if next == Some('$') => {
+                    chars.next();
+                    Quote::None
+                }
+                (s, _) => s,
+            };
+        }
+        if state == Quote::Line {
+            state = Quote::None;
+        }
+        match cut {
+            Some(i) => {
+                let (before, after) = line.split_at(i);
+                sql.push_str(before);
+                // mysql's `\g` and `\G` send the statement, as `;` does.
+                let command = after.trim_end();
+                if matches!(base, "mysql" | "mariadb") && matches!(command.get(..2), Some("\\g" | "\\G")) {
+                    sql.push(';');
+                    let rest = command.get(2..).unwrap_or("").trim();
+                    if !rest.is_empty() {
+                        meta.push(rest.to_string());
+                    }
+                } else {
+                    meta.push(command.to_string());
+                }
+                sql.push('\n');
+            }
+            None => sql.push_str(line),
+        }
+    }
+    (meta, sql)
+}
+
+/// Where the splitter is in the SQL text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+    Back,
+    Line,
+    Block,
+    Dollar,
+}
+
+/// psql's `:name`, `:'name'`, `:"name"` interpolation outside quotes (not the `::` cast).
+fn interpolates(sql: &str) -> bool {
+    let chars: Vec<char> = sql.chars().collect();
+    let mut quoted = false;
+    chars.iter().enumerate().any(|(i, &c)| {
+        if c == '\'' {
+            quoted = !quoted;
+        }
+        let before = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+        let after = chars.get(i + 1).copied();
+        !quoted
+            && c == ':'
+            && before != Some(':')
+            && after.is_some_and(|a| a.is_ascii_alphabetic() || a == '_' || a == '\'' || a == '"' || a == '{')
+    })
 }

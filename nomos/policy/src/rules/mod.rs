@@ -18,6 +18,7 @@ mod proxmox;
 mod pve_api;
 mod sed;
 mod signals;
+mod sql;
 mod storage;
 mod systemd;
 mod text;
@@ -507,7 +508,7 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
             } else if reads && crate::secrets::is_secret_location(path) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));
-            } else if RAW_READERS.contains(&base) && super::paths::is_raw_storage(path) {
+            } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
             } else if WHOLE_FILE_READERS.contains(&base) && super::paths::has_secret_lines(path) {
                 an.raise_secret(DE, format!("`{base}` prints `{path}` whole, a password hash among its lines"));

@@ -215,7 +215,33 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
             pve_api::api_call(an, "curl", &api_method, &path, &params);
         }
     }
+    for url in &urls {
+        if let Some(action) = url.values().into_iter().find_map(names_an_action) {
+            an.raise(CM, format!("`curl` asks for `{action}`: a server may act on such a request, GET or not"));
+        }
+    }
     ro(an, "`curl` fetching to standard output only reads");
+}
+
+/// A URL whose path or query names an action (`/cgi-bin/restart?now=1`, `…/reboot.cgi`,
+/// `?action=delete`): HTTP calls GET safe, but a server that acts on such a request is common
+/// enough on appliances and homelab tools that it is not read without asking.
+pub(super) fn names_an_action(url: &str) -> Option<String> {
+    #[rustfmt::skip]
+    const ACTIONS: &[&str] = &[
+        "restart", "reboot", "shutdown", "poweroff", "halt", "reset", "delete", "remove", "destroy", "drop", "kill",
+        "stop", "start", "update", "upgrade", "install", "uninstall", "wipe", "format", "exec", "execute", "run",
+        "cmd", "command", "action", "apply", "set", "write", "purge", "flush", "truncate", "unlock", "lock",
+        "enable", "disable", "trigger", "deploy", "rollback", "factory", "erase", "clear", "mute", "pause",
+        "resume", "suspend", "wake", "toggle", "switch", "turn_off", "turn_on", "off", "on", "logout", "login",
+    ];
+    let lower = url.to_ascii_lowercase();
+    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
+    // The host names no action; the path and query may.
+    let path = rest.split_once('/').map_or("", |(_, p)| p);
+    path.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .find(|w| ACTIONS.contains(w))
+        .map(str::to_string)
 }
 
 /// `openssl` inspection reads; writing files, serving and loading engines do not.
@@ -532,6 +558,8 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     }
     if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
         an.raise(CM, "`wget` sends data");
+    } else if let Some(action) = a.operands(&[]).iter().flat_map(|u| u.values()).find_map(names_an_action) {
+        an.raise(CM, format!("`wget` asks for `{action}`: a server may act on such a request"));
     } else if a.long("--spider") || to_stdout {
         ro(an, "`wget` to standard output only reads");
     } else {

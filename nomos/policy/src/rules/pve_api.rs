@@ -116,7 +116,7 @@ pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &st
 /// user data (its password, which the config masks).
 fn secret_read(s: &[&str], params: &Params) -> bool {
     match s {
-        ["cluster", "acme", "plugins", _] => true,
+        ["cluster", "acme", "plugins"] | ["cluster", "acme", "plugins", _] => true,
         ["nodes", _, "qemu", _, "cloudinit", "dump"] => param(params, "type") == Some("user"),
         _ => false,
     }

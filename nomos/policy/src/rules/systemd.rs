@@ -90,6 +90,20 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
         if let Some(unit) = units.first().filter(|u| starves(u, &units[1..])) {
             an.raise(DE, format!("`systemctl set-property {unit}` limits a lifeline or every service to death"));
         }
+        // Denying a lifeline its network, or its devices, cuts it off as stopping it does.
+        let cuts_off = units.iter().skip(1).any(|p| {
+            let p = p.to_ascii_lowercase();
+            (p.starts_with("ipaddressdeny=") && (p.contains("any") || p.contains("0.0.0.0/0") || p.contains("::/0")))
+                || p.starts_with("restrictnetworkinterfaces=")
+        });
+        let lifeline = units.first().is_some_and(|u| cuts_access("stop", u) || matches!(*u, "-.slice" | "system.slice"));
+        if cuts_off && lifeline {
+            an.raise(DE, "`systemctl set-property` cuts a lifeline off the network");
+        }
+    }
+    // A unit's `Environment=` is where its passwords and tokens are often set.
+    if verb == "show" && a.values(&["-p", "--property"]).iter().any(|p| p.shown().split(',').any(|p| p == "Environment")) {
+        an.raise_secret(DE, "`systemctl show -p Environment` prints a unit's environment, its secrets too");
     }
     for v in std::iter::once(verb).chain(second) {
         if READS.contains(&v) {

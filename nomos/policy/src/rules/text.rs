@@ -90,7 +90,8 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
 /// a tree that holds secrets (`grep -ri password /etc`), or through the guests' configurations
 /// (`cipassword` in /etc/pve).
 fn password_search(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: &[&Arg], first: bool, recursive: bool) {
-    const WORDS: &[&str] = &["pass", "pwd", "secret", "token", "credential", "apikey", "api_key", "private"];
+    const WORDS: &[&str] =
+        &["pass", "pwd", "secret", "token", "credential", "apikey", "api_key", "api[_-]?key", "api.key", "private"];
     let mut patterns: Vec<String> = a.values(&["-e", "--regexp"]).iter().map(|p| p.shown().to_lowercase()).collect();
     if first {
         patterns.extend(operands.first().map(|p| p.shown().to_lowercase()));
@@ -98,11 +99,12 @@ fn password_search(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: &[
     if !patterns.iter().any(|p| WORDS.iter().any(|w| p.contains(w))) {
         return;
     }
-    let files = operands.iter().skip(usize::from(first)).flat_map(|o| o.values());
-    let exposed = files.into_iter().any(|f| {
-        f.starts_with("/etc/pve/")
-            || recursive && an.resolve(f).iter().any(|r| crate::secrets::holds_secrets(r) && !r.starts_with("/var/log"))
-    });
+    let files: Vec<&str> = operands.iter().skip(usize::from(first)).flat_map(|o| o.values()).collect();
+    // Through a whole tree, a password-like word finds the configuration files that hold one —
+    // wherever the tree is (`/srv`, `/opt/app`, `/var/www`); logs are only logs.
+    let exposed = files.iter().any(|f| {
+        f.starts_with("/etc/pve/") || recursive && an.resolve(f).iter().any(|r| !r.starts_with("/var/log"))
+    }) || (recursive && files.is_empty());
     if exposed {
         an.raise_secret(DE, format!("`{base}` prints the lines that hold passwords or keys"));
     }

@@ -27,8 +27,28 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     if let Some(dir) = a.value(&["--git-dir"]) {
         an.raise(CM, format!("`git --git-dir` uses another repository's configuration (`{}`)", dir.shown()));
     }
+    let rest_words: Vec<&str> = a.tail_from(i + 1).iter().filter_map(Arg::as_static).collect();
+    // What shows files' contents (a patch, a blob, a diff), as opposed to their names.
+    let shows_contents = matches!(sub, "show" | "diff" | "cat-file" | "grep" | "blame" | "annotate" | "archive")
+        || (matches!(sub, "log" | "whatchanged" | "reflog" | "stash")
+            && rest_words.iter().any(|w| matches!(*w, "-p" | "-u" | "--patch" | "--full-diff") || w.starts_with("-p")));
+    // `git show HEAD:.env`, `git cat-file -p HEAD:shadow`: a blob by its path.
+    for word in &rest_words {
+        if let Some((_, path)) = word.split_once(':').filter(|(rev, _)| !rev.starts_with('-')) {
+            if an.is_secret(path) || an.is_credential(path) || path.rsplit('/').next().is_some_and(|n| n.contains("shadow")) {
+                an.raise_secret(DE, format!("`git {sub}` prints `{path}` from the repository's history"));
+            }
+        }
+    }
     for dir in a.values(&["-C", "--git-dir", "--work-tree"]) {
-        recursive_read(an, "git", &[&dir]);
+        // A repository over a tree that holds secrets (etckeeper keeps /etc): its history holds
+        // every version of them; names alone are fine.
+        let holds = dir.values().iter().any(|d| an.resolve(d).iter().any(|r| crate::secrets::holds_secrets(r)));
+        if holds && shows_contents {
+            an.raise_secret(DE, format!("`git {sub}` shows the history of {}, secrets too", dir.shown()));
+        } else if !holds {
+            recursive_read(an, "git", &[&dir]);
+        }
         if an.may_be_secret(dir.shown()) || dir.as_static().is_none() {
             an.raise(CM, format!("`git` works in a directory not known before it runs (`{}`)", dir.shown()));
         }

@@ -1,0 +1,425 @@
+//! SQL as the server of each client reads it, parsed with a real grammar per dialect (PostgreSQL
+//! for `psql` and `cockroach`, MySQL for `mysql`/`mariadb`, SQLite for `sqlite3`), and allowed
+//! statement by statement: queries whose every function only computes, `SHOW`, `EXPLAIN` without
+//! `ANALYZE`, `USE`, SQLite's reading pragmas. A statement the parser cannot read is not
+//! read-only. What a statement destroys (`DROP`, `TRUNCATE`, a `DELETE` or `UPDATE` of every row)
+//! and which password tables it reads are found in the same tree.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Expr, ObjectName, Query, SetExpr, Statement, TableFactor, UtilityOption, Visit, Visitor,
+};
+use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::parser::Parser;
+
+/// Functions that only compute from their arguments or report the server's state.
+#[rustfmt::skip]
+const INERT_FUNCTIONS: &[&str] = &[
+    // Aggregates and windows.
+    "count", "sum", "avg", "min", "max", "array_agg", "string_agg", "json_agg", "jsonb_agg", "group_concat",
+    "bool_and", "bool_or", "every", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp",
+    "percentile_cont", "percentile_disc", "mode", "row_number", "rank", "dense_rank", "percent_rank",
+    "cume_dist", "ntile", "lag", "lead", "first_value", "last_value", "nth_value", "total",
+    // Values.
+    "coalesce", "nullif", "greatest", "least", "ifnull", "iif", "if", "isnull", "typeof", "cast",
+    "lower", "upper", "initcap", "length", "char_length", "character_length", "octet_length", "bit_length",
+    "substr", "substring", "trim", "ltrim", "rtrim", "btrim", "replace", "concat", "concat_ws", "left",
+    "right", "lpad", "rpad", "position", "strpos", "instr", "split_part", "reverse", "repeat", "format",
+    "to_hex", "hex", "unhex", "quote", "quote_ident", "quote_literal", "regexp_replace", "regexp_match",
+    "regexp_matches", "regexp_substr", "translate", "ascii", "chr", "char", "encode", "decode",
+    "round", "floor", "ceil", "ceiling", "abs", "mod", "power", "pow", "sqrt", "exp", "ln", "log", "log10",
+    "sign", "trunc", "truncate", "random", "rand", "div", "width_bucket",
+    "json_build_object", "jsonb_build_object", "json_build_array", "jsonb_build_array", "row_to_json",
+    "to_json", "to_jsonb", "jsonb_pretty", "json_extract", "json_object", "json_array", "json_extract_path",
+    "json_extract_path_text", "jsonb_extract_path", "jsonb_extract_path_text", "json_each", "jsonb_each",
+    "json_array_length", "jsonb_array_length", "unnest", "generate_series", "array_length", "cardinality",
+    "array_to_string", "string_to_array",
+    // Time.
+    "now", "current_timestamp", "current_date", "current_time", "localtime", "localtimestamp",
+    "clock_timestamp", "statement_timestamp", "transaction_timestamp", "date_trunc", "date_part", "extract",
+    "to_char", "to_date", "to_timestamp", "to_number", "age", "make_interval", "date", "datetime", "time",
+    "strftime", "julianday", "unixepoch", "date_format", "from_unixtime", "unix_timestamp", "sysdate",
+    "curdate", "curtime", "timestampdiff", "datediff", "date_add", "date_sub",
+    // The server's own state.
+    "version", "current_database", "current_schema", "current_schemas", "current_user", "session_user",
+    "user", "database", "schema", "connection_id", "inet_server_addr", "inet_server_port", "pg_backend_pid",
+    "pg_postmaster_start_time", "pg_conf_load_time", "pg_is_in_recovery", "pg_last_wal_receive_lsn",
+    "pg_last_wal_replay_lsn", "pg_current_wal_lsn", "pg_wal_lsn_diff", "pg_last_xact_replay_timestamp",
+    "pg_size_pretty", "pg_database_size", "pg_relation_size", "pg_total_relation_size", "pg_table_size",
+    "pg_indexes_size", "pg_column_size", "pg_get_viewdef", "pg_get_indexdef", "pg_get_constraintdef",
+    "pg_get_userbyid", "pg_encoding_to_char", "pg_table_is_visible", "obj_description", "col_description",
+    "has_table_privilege", "has_database_privilege", "has_schema_privilege", "format_type", "pg_typeof",
+    "sqlite_version", "changes", "total_changes", "last_insert_rowid", "format_bytes", "found_rows",
+];
+
+/// Password tables and their like: reading them discloses hashes or credentials.
+#[rustfmt::skip]
+const SECRET_TABLES: &[&str] = &[
+    "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_subscription", "mysql.user",
+    "mysql.global_priv", "mysql.slave_master_info", "mysql.servers", "sys.sql_logins",
+];
+
+/// SQLite pragmas that only report.
+#[rustfmt::skip]
+const READING_PRAGMAS: &[&str] = &[
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "integrity_check", "quick_check", "database_list", "compile_options", "function_list", "module_list",
+    "pragma_list", "collation_list", "foreign_key_check", "page_count", "page_size", "freelist_count",
+    "user_version", "schema_version", "application_id", "encoding", "journal_mode", "data_version",
+];
+
+/// Which SQL a client's server reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    Postgres,
+    MySql,
+    Sqlite,
+}
+
+impl Flavor {
+    pub(crate) fn of(client: &str) -> Flavor {
+        match client {
+            "mysql" | "mariadb" => Flavor::MySql,
+            "sqlite3" => Flavor::Sqlite,
+            _ => Flavor::Postgres,
+        }
+    }
+
+    fn grammar(self) -> Box<dyn Dialect> {
+        match self {
+            Flavor::Postgres => Box::new(PostgreSqlDialect {}),
+            Flavor::MySql => Box::new(MySqlDialect {}),
+            Flavor::Sqlite => Box::new(SQLiteDialect {}),
+        }
+    }
+}
+
+/// What the statements of a text do, as the gate cares.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Judged {
+    /// Why they are not read-only (each statement or function that is not).
+    pub(crate) changes: Vec<String>,
+    /// Why they destroy data.
+    pub(crate) destroys: Vec<String>,
+    /// Password tables they read.
+    pub(crate) secrets: Vec<String>,
+    /// The parser read the text (else only `changes` says why it is not read-only).
+    pub(crate) parsed: bool,
+}
+
+/// Parses SQL text (client commands already taken out) and judges each statement. `database` is
+/// the default database a client connects to (`mysql` makes `user` the password table).
+pub(crate) fn judge(text: &str, dialect: Flavor, database: Option<&str>) -> Judged {
+    let mut judged = Judged { parsed: true, ..Judged::default() };
+    if text.trim().trim_matches(';').trim().is_empty() {
+        return judged;
+    }
+    // SQLite's `PRAGMA table_info(users)` names a table where the parser wants a value; MySQL runs
+    // the body of `/*! … */` and `/*M! … */` comments as SQL.
+    let rewritten;
+    let text = match dialect {
+        Flavor::Sqlite => {
+            rewritten = quote_pragma_arguments(text);
+            rewritten.as_str()
+        }
+        Flavor::MySql => {
+            rewritten = open_executable_comments(text);
+            rewritten.as_str()
+        }
+        Flavor::Postgres => text,
+    };
+    let statements = match Parser::parse_sql(&*dialect.grammar(), text) {
+        Ok(s) => s,
+        Err(e) => {
+            judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
+            judged.parsed = false;
+            return judged;
+        }
+    };
+    let mut database = database.map(str::to_lowercase);
+    for statement in &statements {
+        if let Statement::Use(u) = statement {
+            database = Some(use_name(u));
+            continue;
+        }
+        statement_level(statement, &mut judged);
+        let mut walk = Walk { judged: &mut judged, database: database.as_deref() };
+        let _ = statement.visit(&mut walk);
+    }
+    judged
+}
+
+/// MySQL's executable comments (`/*! … */`, `/*!50000 … */`, `/*M! … */`) as the SQL they hold.
+fn open_executable_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("/*") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let body = from.get(2..).unwrap_or("");
+        let opened = body.strip_prefix('!').or_else(|| body.strip_prefix("M!"));
+        match opened {
+            Some(inner) => {
+                let inner = inner.trim_start_matches(|c: char| c.is_ascii_digit());
+                let (sql, after) = inner.split_once("*/").unwrap_or((inner, ""));
+                out.push(' ');
+                out.push_str(sql);
+                out.push(' ');
+                rest = after;
+            }
+            None => {
+                out.push_str("/*");
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `PRAGMA name(ident)` as `PRAGMA name('ident')`.
+fn quote_pragma_arguments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.to_ascii_lowercase().find("pragma") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let Some(open) = from.find('(') else { break };
+        let Some(close) = from.find(')') else { break };
+        let (head, tail) = from.split_at(open);
+        let inner = if close > open { from.get(open + 1..close).unwrap_or("") } else { "" };
+        if inner.chars().all(|c| c.is_alphanumeric() || c == '_') && !inner.is_empty()
+            && head.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c.is_whitespace())
+        {
+            out.push_str(head);
+            out.push_str(&format!("('{inner}')"));
+            rest = from.get(close + 1..).unwrap_or("");
+        } else {
+            out.push_str(head);
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn use_name(u: &sqlparser::ast::Use) -> String {
+    use sqlparser::ast::Use;
+    match u {
+        Use::Catalog(n) | Use::Schema(n) | Use::Database(n) | Use::Object(n) | Use::Warehouse(n) | Use::Role(n) => {
+            name_of(n)
+        }
+        _ => String::new(),
+    }
+}
+
+/// An object's name as the server resolves it: its parts, unquoted, in lower case.
+fn name_of(name: &ObjectName) -> String {
+    name.0
+        .iter()
+        .map(|p| p.as_ident().map(|i| i.value.to_lowercase()).unwrap_or_else(|| p.to_string().to_lowercase()))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// What a statement is, as a whole.
+fn statement_level(statement: &Statement, judged: &mut Judged) {
+    match statement {
+        Statement::Query(q) => query_level(q, judged),
+        Statement::Explain { analyze, options, statement: inner, .. } => {
+            // `EXPLAIN ANALYZE` runs what it explains.
+            let analyzes = *analyze || options.as_ref().is_some_and(|o| o.iter().any(analyze_option));
+            if analyzes {
+                statement_level(inner, judged);
+                judged.changes.push("`EXPLAIN ANALYZE` runs the statement".into());
+            }
+        }
+        Statement::ExplainTable { .. }
+        | Statement::ShowFunctions { .. }
+        | Statement::ShowVariable { .. }
+        | Statement::ShowStatus { .. }
+        | Statement::ShowVariables { .. }
+        | Statement::ShowColumns { .. }
+        | Statement::ShowDatabases { .. }
+        | Statement::ShowSchemas { .. }
+        | Statement::ShowCharset(_)
+        | Statement::ShowObjects(_)
+        | Statement::ShowTables { .. }
+        | Statement::ShowViews { .. }
+        | Statement::ShowCollation { .. } => {}
+        Statement::ShowCreate { obj_type, .. } => {
+            if obj_type.to_string().eq_ignore_ascii_case("user") {
+                judged.secrets.push("SHOW CREATE USER".into());
+            }
+        }
+        Statement::Pragma { name, value, .. } => {
+            let pragma = name_of(name);
+            let pragma = pragma.rsplit('.').next().unwrap_or(&pragma);
+            // `PRAGMA table_info(x)` is parsed with a value: a reading pragma reads with any.
+            if !READING_PRAGMAS.contains(&pragma) || (value.is_some() && is_settable_pragma(pragma)) {
+                judged.changes.push(format!("`PRAGMA {pragma}` may change the database"));
+            }
+        }
+        Statement::Drop { .. } | Statement::Truncate { .. } => {
+            judged.destroys.push(format!("`{}` drops or empties data", first_words(statement)));
+        }
+        Statement::Delete(d) if d.selection.is_none() => {
+            judged.destroys.push("a `DELETE` without `WHERE` removes every row".into());
+        }
+        other => judged.changes.push(format!("`{}` changes the database or its session", first_words(other))),
+    }
+}
+
+/// SQLite pragmas that, given a value, set it.
+fn is_settable_pragma(pragma: &str) -> bool {
+    matches!(pragma, "user_version" | "schema_version" | "application_id" | "journal_mode" | "page_size" | "encoding")
+}
+
+fn analyze_option(o: &UtilityOption) -> bool {
+    (o.name.value.eq_ignore_ascii_case("analyze") || o.name.value.eq_ignore_ascii_case("analyse"))
+        && !o.arg.as_ref().is_some_and(|a| matches!(a.to_string().to_lowercase().as_str(), "false" | "off" | "0"))
+}
+
+/// The first words of a statement, for a reason.
+fn first_words(statement: &Statement) -> String {
+    statement.to_string().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+/// A query is read-only when it writes into nothing, locks nothing and modifies nothing (in a
+/// `WITH` either).
+fn query_level(q: &Query, judged: &mut Judged) {
+    if !q.locks.is_empty() {
+        judged.changes.push("`SELECT … FOR UPDATE/SHARE` locks rows".into());
+    }
+    if let Some(with) = &q.with {
+        for cte in &with.cte_tables {
+            query_level(&cte.query, judged);
+        }
+    }
+    set_level(&q.body, judged);
+}
+
+fn set_level(body: &SetExpr, judged: &mut Judged) {
+    match body {
+        SetExpr::Select(s) => {
+            if s.into.is_some() {
+                judged.changes.push("`SELECT … INTO` writes a table or a file".into());
+            }
+        }
+        SetExpr::Query(q) => query_level(q, judged),
+        SetExpr::SetOperation { left, right, .. } => {
+            set_level(left, judged);
+            set_level(right, judged);
+        }
+        SetExpr::Values(_) | SetExpr::Table(_) => {}
+        SetExpr::Insert(s) | SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Merge(s) => statement_level(s, judged),
+    }
+}
+
+/// Everything inside a statement: functions called, tables read.
+struct Walk<'j, 'd> {
+    judged: &'j mut Judged,
+    database: Option<&'d str>,
+}
+
+impl Visitor for Walk<'_, '_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+        if let Expr::Function(f) = expr {
+            let name = name_of(&f.name);
+            let short = name.rsplit('.').next().unwrap_or(&name);
+            if !INERT_FUNCTIONS.contains(&short) {
+                self.judged.changes.push(format!("it calls `{name}`, which is not a function known to be inert"));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+        match factor {
+            TableFactor::Table { name, args: Some(_), .. } => {
+                let name = name_of(name);
+                let short = name.rsplit('.').next().unwrap_or(&name);
+                if !matches!(short, "generate_series" | "unnest" | "json_each" | "jsonb_each" | "pragma_table_info") {
+                    self.judged.changes.push(format!("it reads the table function `{name}`, not known to be inert"));
+                }
+            }
+            TableFactor::Function { .. } | TableFactor::TableFunction { .. } => {
+                self.judged.changes.push("it reads a table function, not known to be inert".into());
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
+        let name = name_of(relation);
+        let qualified = match (self.database, name.contains('.')) {
+            (Some(db), false) => format!("{db}.{name}"),
+            _ => name.clone(),
+        };
+        let secret = SECRET_TABLES.iter().any(|t| {
+            name == *t || qualified == *t || name.ends_with(&format!(".{t}")) || (!t.contains('.') && name.rsplit('.').next() == Some(t))
+        });
+        if secret {
+            self.judged.secrets.push(qualified);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pg(s: &str) -> Judged {
+        judge(s, Flavor::Postgres, None)
+    }
+
+    #[test]
+    fn queries_that_only_read() {
+        for (sql, d) in [
+            ("SELECT count(*) FROM users WHERE active", Flavor::Postgres),
+            ("SELECT pg_size_pretty(pg_database_size(current_database()))", Flavor::Postgres),
+            ("SELECT E'it\\'s'", Flavor::Postgres),
+            ("SELECT $$don't$$", Flavor::Postgres),
+            ("EXPLAIN DELETE FROM audit_log", Flavor::Postgres),
+            ("SHOW TABLES", Flavor::MySql),
+            ("SELECT 1 AS [it's]", Flavor::Sqlite),
+            ("PRAGMA integrity_check", Flavor::Sqlite),
+            ("PRAGMA table_info(users)", Flavor::Sqlite),
+            ("WITH x AS (SELECT 1) SELECT * FROM x", Flavor::Postgres),
+        ] {
+            let j = judge(sql, d, None);
+            assert_eq!(j, Judged { parsed: true, ..Judged::default() }, "{sql}");
+        }
+    }
+
+    #[test]
+    fn desynchronising_lexers_does_not_hide_statements() {
+        assert!(!pg("SELECT E'it\\'s'; DROP TABLE app.sessions; SELECT 'x'").destroys.is_empty());
+        assert!(!pg("SELECT $$don't$$; TRUNCATE audit_log; SELECT 'x';").destroys.is_empty());
+        assert!(!pg("SELECT $q$ $$ ' $q$; DROP SCHEMA public CASCADE; SELECT 1").destroys.is_empty());
+        let my = |s: &str| judge(s, Flavor::MySql, None);
+        assert!(!my("SELECT 1--1; DROP TABLE shop.orders").destroys.is_empty());
+        assert!(!my("SELECT 'a\\''; DROP TABLE shop.orders; SELECT ''").destroys.is_empty());
+        let lite = |s: &str| judge(s, Flavor::Sqlite, None);
+        assert!(!lite("SELECT 1 AS [it's]; DROP TABLE users; SELECT 'x'").destroys.is_empty());
+        assert!(!lite("SELECT 1 AS \"it's\"; DELETE FROM users").destroys.is_empty());
+    }
+
+    #[test]
+    fn side_effects_and_secrets_are_found() {
+        assert!(!pg("SELECT pg_terminate_backend(42)").changes.is_empty());
+        assert!(!pg("SELECT nextval('s')").changes.is_empty());
+        assert!(!pg("SELECT * FROM t FOR UPDATE").changes.is_empty());
+        assert!(!pg("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d").destroys.is_empty());
+        assert!(!pg("EXPLAIN (ANALYZE true, BUFFERS) UPDATE users SET pw = null").changes.is_empty());
+        assert!(!judge("SELECT data FROM fsdir('/etc')", Flavor::Sqlite, None).changes.is_empty());
+        assert_eq!(pg("SELECT rolpassword FROM \"pg_catalog\".\"pg_authid\"").secrets, ["pg_catalog.pg_authid"]);
+        assert_eq!(judge("USE mysql; SELECT * FROM user", Flavor::MySql, None).secrets, ["mysql.user"]);
+        assert!(!pg("SELEC 1").changes.is_empty(), "what does not parse is not read-only");
+    }
+}
