@@ -13,6 +13,7 @@ mod databases;
 mod firewall;
 mod interpreters;
 mod links;
+mod meaning;
 mod network;
 mod proxmox;
 mod pve_api;
@@ -104,6 +105,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
     }
+    let mark = an.mark();
     let entry = table().get(base);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`); when those are
     // all the values each can take, the invocation is those invocations and nothing else.
@@ -128,6 +130,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         check_lockout(an, base, alt);
         rule(an, base, entry, alt, stdin);
     }
+    meaning::judge(an, base, args, mark);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {

@@ -215,6 +215,16 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
             pve_api::api_call(an, "curl", &api_method, &path, &params);
         }
     }
+    // A Redfish power action (to this machine's controller or another's) takes a machine down.
+    if data.iter().any(|d| {
+        let d = d.to_ascii_lowercase();
+        d.contains("resettype")
+            && ["forceoff", "forcerestart", "gracefulshutdown", "gracefulrestart", "powercycle", "nmi", "pushpowerbutton"]
+                .iter()
+                .any(|t| d.contains(t))
+    }) {
+        an.raise(DE, "`curl` sends a Redfish power action: it turns a machine off or resets it");
+    }
     for url in &urls {
         if let Some(action) = url.values().into_iter().find_map(names_an_action) {
             an.raise(CM, format!("`curl` asks for `{action}`: a server may act on such a request, GET or not"));

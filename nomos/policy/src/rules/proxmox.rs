@@ -20,6 +20,9 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 an.raise(RL, format!("`pct {s}` starts or stops a container"))
             }
             "destroy" | "rollback" | "delsnapshot" => an.raise(DE, format!("`pct {s}` destroys container data")),
+            "set" if super::meaning::config_delete_destroys(&super::meaning::getopt(a.all).0).is_some() => {
+                an.raise(DE, "`pct set --delete` of a mount point or unused volume frees the volume")
+            }
             "move-volume" | "move_volume" if deletes_source(a) => {
                 an.raise(DE, format!("`pct {s} --delete` deletes the volume it moved from"))
             }
@@ -91,6 +94,9 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             }
             "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("move")) && deletes_source(a) => {
                 an.raise(DE, "`qm disk move --delete` deletes the disk it moved from")
+            }
+            "set" if super::meaning::config_delete_destroys(&super::meaning::getopt(a.all).0).is_some() => {
+                an.raise(DE, "`qm set --delete` of a disk or unused volume frees the volume")
             }
             "set" if a.value(&["--delete"]).is_some() && truthy_flag(a, "--force") => {
                 an.raise(DE, "`qm set --delete … --force` removes the disk for good")
@@ -236,6 +242,11 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
     ];
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
     let w = |i: usize| words.get(i).copied().unwrap_or("");
+    // `raw 0x00 0x02 N` is the chassis control command: power off, cycle, reset, soft off.
+    let byte = |s: &str| u8::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16).ok();
+    if w(0) == "raw" && byte(w(1)) == Some(0) && byte(w(2)) == Some(2) {
+        return an.raise(DE, "`ipmitool raw 0x00 0x02` is chassis control: it powers the machine off or resets it");
+    }
     match (w(0), w(1), w(2)) {
         ("chassis" | "power", "power", "off" | "cycle" | "reset" | "soft" | "diag")
         | ("power", "off" | "cycle" | "reset" | "soft" | "diag", _) => {

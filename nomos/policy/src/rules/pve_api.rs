@@ -143,6 +143,22 @@ fn outage(s: &[&str], params: &Params) -> Option<String> {
         ["nodes", _, "qemu", _, "config"] if param("delete").is_some() && truthy("force") => {
             Some("removes a disk for good".into())
         }
+        // Deleting an unused volume's, a disk's or a mount point's entry frees the volume.
+        ["nodes", _, "qemu" | "lxc", _, "config"]
+            if super::meaning::config_delete_destroys(
+                &params
+                    .iter()
+                    .map(|(n, v)| super::meaning::Opt { name: n.to_ascii_lowercase(), value: Some(v.clone()) })
+                    .collect::<Vec<_>>(),
+            )
+            .is_some() =>
+        {
+            Some("deletes a disk's or unused volume's entry, freeing the volume".into())
+        }
+        ["nodes", _, "stopall"] => Some("stops every guest on the node".into()),
+        ["nodes", _, "vzdump"] if param("prune-backups").is_some() || truthy("remove") => {
+            Some("prunes older backups as it backs up".into())
+        }
         ["nodes", _, "qemu" | "lxc"] if truthy("force") && (param("archive").is_some() || truthy("restore")) => {
             Some("restores a backup over an existing guest".into())
         }

@@ -283,6 +283,14 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// The level the entry gives this invocation's subcommand, when it lists one.
+    pub(crate) fn subcommand_level(&self, args: &[Arg]) -> Option<Risk> {
+        let parsed = self.read_args(args);
+        self.subcommand(&parsed.operands).map(|(_, risk, secret)| if secret { Risk::Destructive } else { risk })
+    }
+}
+
 /// Judges one invocation of `base` by its entry.
 pub(crate) fn interpret(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: &Stdin) {
     judge(an, base, entry, args, stdin);
