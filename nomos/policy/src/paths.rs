@@ -158,6 +158,31 @@ pub fn is_access_file(path: &str) -> bool {
     ACCESS.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
+/// Files that decide who may log in and how: any write to them, appending included, can lock the
+/// operator out (`account requisite pam_deny.so`, `DenyUsers root`, a nologin file, an
+/// `authorized_keys` emptied).
+pub fn is_login_policy(path: &str) -> bool {
+    const POLICY: &[&str] = &[
+        "/etc/pam.d",
+        "/etc/pam.d/*",
+        "/etc/security/*",
+        "/etc/security/**",
+        "/etc/ssh/sshd_config",
+        "/etc/ssh/sshd_config.d/*",
+        "/etc/nologin",
+        "/run/nologin",
+        "/var/run/nologin",
+        "/etc/shells",
+        "/etc/login.defs",
+        "/etc/pve/priv/authorized_keys",
+        "/root/.ssh/authorized_keys",
+        "~/.ssh/authorized_keys",
+        "/etc/hosts.deny",
+    ];
+    let p = normalise(path);
+    POLICY.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
+}
+
 /// Files whose overwriting loses guest disks, backups or cluster state, or unplugs hardware: an
 /// edit there is not a routine configuration change.
 pub fn is_irreplaceable(path: &str) -> bool {

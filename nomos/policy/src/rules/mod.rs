@@ -15,6 +15,7 @@ mod interpreters;
 mod links;
 mod meaning;
 mod network;
+mod outage;
 mod proxmox;
 mod pve_api;
 mod sed;
@@ -131,6 +132,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         rule(an, base, entry, alt, stdin);
     }
     meaning::judge(an, base, args, mark);
+    outage::judge(an, base, args);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {

@@ -8,7 +8,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::args::long_matches;
 use super::{check_secrets, ro, Args};
-use crate::paths::{is_access_file, is_irreplaceable};
+use crate::paths::{is_access_file, is_irreplaceable, is_login_policy};
 use crate::shell::{Analysis, Arg, Stdin};
 
 /// What a parsed command does, as far as the gate cares.
@@ -565,7 +565,7 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
     }
     let files = &inv.operands;
     if inv.in_place {
-        for f in files.iter().filter(|f| f.values().iter().any(|p| is_access_file(p))) {
+        for f in files.iter().filter(|f| f.values().iter().any(|p| is_access_file(p) || is_login_policy(p))) {
             an.raise(DE, format!("`{base} -i` edits {}, which logins or access depend on", f.shown()));
         }
         for f in files.iter().filter(|f| f.values().iter().any(|p| is_irreplaceable(p))) {

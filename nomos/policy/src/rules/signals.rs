@@ -19,6 +19,8 @@ const PROCESSES: &[&str] = &[
     "pvedaemon", "pvedaemon worker", "pveproxy", "pveproxy worker", "pvestatd", "pve-firewall", "pve-ha-lrm",
     "pve-ha-crm", "qmeventd", "NetworkManager", "dhclient", "wpa_supplicant", "ifupdown2", "networking", "-bash", "bash",
     "sh",
+    // Every guest at once (or one guest's process killed outright, which is pulling its plug).
+    "kvm", "qemu-system-x86_64", "qemu-system-aarch64", "qemu-server", "lxc-start", "lxc-monitord",
 ];
 
 /// Signal names (without `SIG`), as the shells and procps read them.

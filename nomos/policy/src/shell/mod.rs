@@ -447,7 +447,7 @@ impl<'p> Analysis<'p> {
 
     /// Judges writing to `target`, replacing what it holds or (`append`) adding to it.
     pub(crate) fn write_target_as(&mut self, target: &Arg, what: &str, append: bool) {
-        use super::paths::{is_access_file, is_block_device, is_harmless_sink, is_power_trigger};
+        use super::paths::{is_access_file, is_block_device, is_harmless_sink, is_login_policy, is_power_trigger};
         let values = target.values();
         if let Arg::Dynamic { text, .. } = target {
             self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
@@ -466,6 +466,8 @@ impl<'p> Analysis<'p> {
                 self.raise(Risk::Destructive, format!("{what} writes {p} (reboots or crashes the machine)"));
             } else if is_block_device(p) {
                 self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
+            } else if is_login_policy(p) && !(append && p.ends_with("authorized_keys")) {
+                self.raise(Risk::Destructive, format!("{what} writes {p}, which decides who may log in"));
             } else if is_access_file(p) && !append {
                 self.raise(Risk::Destructive, format!("{what} overwrites {p}, which logins or access depend on"));
             } else if super::paths::is_irreplaceable(p) {
