@@ -121,18 +121,35 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
             an.raise(DE, format!("`perl -i` edits {}, which logins or access depend on", f.shown()));
         }
     }
-    let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print"]);
+    let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command", "-ex"]);
+    let script = a.operands(&["-m", "-W", "-X", "-I", "-M", "-d", "-c", "-e", "-E", "-r", "--eval"]).first().map(|s| s.shown().to_string());
     if inline.is_empty() {
-        let what = match a.operands(&["-m", "-W", "-X", "-I", "-M"]).first() {
-            Some(script) => format!("`{base}` runs the script `{}`", script.shown()),
-            None => format!("`{base}` runs code from its input"),
+        let what = match &script {
+            Some(s) if s != "-" => format!("`{base}` runs the script `{s}`"),
+            _ => format!("`{base}` runs code from its input"),
         };
         an.raise(CM, what);
     } else {
         an.raise(CM, format!("`{base}` runs inline code, which cannot be judged"));
     }
-    for code in inline {
+    for code in &inline {
         code_literals(an, base, code.shown());
+    }
+    // Code read from the input (a here-document, `echo … |`), whatever version flag precedes it.
+    if inline.is_empty() && script.as_deref().is_none_or(|s| s == "-") || !stdin.texts.is_empty() {
+        for text in &stdin.texts {
+            code_literals(an, base, text);
+        }
+    }
+    // A module's own work: serving a directory over HTTP discloses what is in it.
+    let module = a.value(&["-m"]).map(|m| m.shown().to_string());
+    if module.as_deref() == Some("http.server")
+        || (family(base) == "php" && a.value(&["-S"]).is_some())
+    {
+        let dir = a.value(&["--directory", "-d", "-t"]).map(|d| d.shown().to_string());
+        if dir.as_deref().is_none_or(|d| crate::paths::is_broad(d) || an.is_secret(&format!("{d}/x")) || crate::secrets::holds_secrets(d)) {
+            an.raise_secret(DE, format!("`{base}` serves {} over HTTP, secrets and all", dir.as_deref().unwrap_or("its working directory")));
+        }
     }
 }
 
@@ -141,25 +158,49 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
 const RUNS: &[&str] = &[
     "system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call(", "qx", "%x", "passthru", "proc_open",
     "pcntl_exec", "child_process", "os.execute", "Open3", "run(", "pipeline(", "Process.Start", "Start-Process",
-    "Invoke-Expression", "iex ", "open(",
+    "Invoke-Expression", "iex ", "open(", "readpipe", "Kernel.", "IO.popen", "execSync", "spawnSync", "& /",
+];
+
+/// Words of interpreter code that write or truncate files.
+#[rustfmt::skip]
+const WRITES: &[&str] = &[
+    "'w'", "\"w\"", "'wb'", "\"wb\"", "'a'", "writeFileSync", "writeFile", "File.write", "write_text", "write_bytes",
+    "File.truncate", "truncate", "fwrite", "file_put_contents", "Set-Content", "Out-File", "open(F, \">",
+    "open F, \">", "file delete", "file rename",
 ];
 
 /// Words of interpreter code that delete files or trees.
 #[rustfmt::skip]
 const DELETES: &[&str] = &[
     "unlink", "rmtree", "remove(", "rmdir", "rm_rf", "rm_r", "File.delete", "FileUtils.rm", "fs.rm", "rmSync",
-    "os.remove", "Remove-Item", "truncate", "shred",
+    "os.remove", "Remove-Item", "truncate", "shred", "remove_tree", "rm(", "delete(", "file delete", "unlinkSync",
 ];
 
-/// Judges the string literals of inline code: secret paths anywhere; when the code can run
-/// commands (`system`, `exec`, `popen`, backticks …), each literal and each list of literals
-/// (`["systemctl", "stop", "ssh"]`) as a shell command; deleting a precious tree or signalling
-/// PID 1 is destructive.
+/// Judges interpreter code by what can be seen of it: secret paths anywhere; when it can run
+/// commands (`system`, `exec`, `popen`, backticks, `qx`, `spawn` …), each literal, each list of
+/// literals (`["systemctl", "stop", "ssh"]`) and each `exec`/`spawn`/`system` statement as a
+/// shell command; deleting, truncating or writing a precious file or tree, or signalling PID 1, is
+/// destructive. Payloads spelled in hex or base64 are decoded and judged the same way.
 pub(super) fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
-    let runs = RUNS.iter().any(|w| code.contains(w));
+    code_literals_at(an, base, code, 0);
+}
+
+fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
+    if depth > 3 {
+        return;
+    }
+    let literals = code_strings(code);
+    let joined: String = literals.concat();
+    let runs = RUNS.iter().any(|w| code.contains(w) || joined.contains(w.trim_end_matches('(')));
     let deletes = DELETES.iter().any(|w| code.contains(w));
-    let literals = quoted_literals(code);
-    for literal in &literals {
+    let writes = WRITES.iter().any(|w| code.contains(w));
+    // Paths written without quotes (`Remove-Item -Recurse /var/lib/vz`, `file delete -force /x`).
+    let bare_paths = code.split(|c: char| c.is_whitespace() || matches!(c, ';' | '(' | ')' | ',' | '[' | ']' | '{' | '}'))
+        .filter(|w| w.starts_with('/') && w.len() > 1)
+        .map(str::to_string);
+    let mut paths: Vec<String> = literals.clone();
+    paths.extend(bare_paths);
+    for literal in &paths {
         let path = literal.trim().trim_start_matches('|').trim_end_matches('|').trim();
         if an.is_secret(path) {
             an.raise_secret(DE, format!("`{base}` code touches secret material `{path}`"));
@@ -167,18 +208,101 @@ pub(super) fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
         if is_block_device(path) {
             an.raise(DE, format!("`{base}` code touches the device `{path}`"));
         }
-        if deletes && path.starts_with(['/', '~']) && (is_broad(path) || is_irreplaceable(path)) {
-            an.raise(DE, format!("`{base}` code deletes in {path}"));
-        }
-        if runs {
-            an.script(path);
+        let precious = path.starts_with(['/', '~'])
+            && (is_broad(path) || is_irreplaceable(path) || is_access_file(path) || crate::paths::is_login_policy(path) || path.starts_with("/etc/"));
+        if (deletes || writes) && precious {
+            an.raise(DE, format!("`{base}` code deletes, truncates or overwrites {path}"));
         }
     }
-    if runs && literals.len() > 1 {
-        an.script(&literals.join(" "));
+    if runs {
+        for literal in &literals {
+            an.script(literal.trim().trim_start_matches('|').trim_end_matches('|').trim());
+        }
+        if literals.len() > 1 {
+            an.script(&literals.join(" "));
+        }
+    }
+    // `exec reboot`, `spawn systemctl poweroff`, `system "x"` as statements (Tcl, expect, Perl).
+    for statement in code.split([';', '\n']) {
+        let t = statement.trim();
+        for word in ["exec ", "spawn ", "system ", "shell "] {
+            if let Some(rest) = t.strip_prefix(word) {
+                let rest = rest.trim().trim_matches(['"', '\'', '{', '}']);
+                if !rest.is_empty() {
+                    an.raise(CM, format!("`{base}` code runs a command"));
+                    an.script(rest);
+                }
+            }
+        }
+    }
+    // `bytes.fromhex("…")`, `pack "H*", "…"`, `b64decode("…")`: the payload they decode.
+    for literal in &literals {
+        let l = literal.trim();
+        let hex = l.len() >= 8 && l.len() % 2 == 0 && l.chars().all(|c| c.is_ascii_hexdigit());
+        let decoded = if hex && (code.contains("fromhex") || code.contains("H*") || code.contains("unhexlify")) {
+            let bytes: Option<Vec<u8>> = l
+                .as_bytes()
+                .chunks(2)
+                .map(|p| std::str::from_utf8(p).ok().and_then(|p| u8::from_str_radix(p, 16).ok()))
+                .collect();
+            bytes.and_then(|b| String::from_utf8(b).ok())
+        } else if l.len() >= 8 && (code.contains("b64decode") || code.contains("base64") || code.contains("atob") || code.contains("decode64")) {
+            crate::shell::base64_text(l)
+        } else {
+            None
+        };
+        if let Some(payload) = decoded {
+            an.raise(CM, format!("`{base}` code decodes a payload"));
+            code_literals_at(an, base, &payload, depth + 1);
+        }
     }
     // `kill 'INT', 1`, `os.kill(1, 9)`, `Process.kill(:INT, 1)`: PID 1 is the init system.
     if code.contains("kill") && code.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "1") {
         an.raise(DE, format!("`{base}` code may signal PID 1 (init), which reboots or halts the machine"));
     }
+}
+
+/// The string literals of code: `'…'`, `"…"`, `` `…` ``, and Perl's `q(…)`, `qq{…}`, `qx{…}`,
+/// `qw(…)` (its words joined).
+fn code_strings(code: &str) -> Vec<String> {
+    let mut out = quoted_literals(code);
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        if c == '`' {
+            let body: String = chars.iter().skip(i).take_while(|&&x| x != '`').collect();
+            i += body.chars().count() + 1;
+            if !body.trim().is_empty() {
+                out.push(body);
+            }
+            continue;
+        }
+        // Perl's quote-like operators: `q`, `qq`, `qx`, `qw` and a delimiter.
+        let before = i.checked_sub(2).and_then(|b| chars.get(b)).copied();
+        if c == 'q' && !before.is_some_and(|b| b.is_alphanumeric() || b == '_') {
+            let mut j = i;
+            if matches!(chars.get(j), Some('q' | 'x' | 'w')) {
+                j += 1;
+            }
+            let open = chars.get(j).copied();
+            let close = match open {
+                Some('(') => Some(')'),
+                Some('{') => Some('}'),
+                Some('[') => Some(']'),
+                Some('<') => Some('>'),
+                Some('/' | '|' | '!' | '#') => open,
+                _ => None,
+            };
+            if let Some(close) = close {
+                let body: String = chars.iter().skip(j + 1).take_while(|&&x| x != close).collect();
+                i = j + 1 + body.chars().count() + 1;
+                if !body.trim().is_empty() {
+                    out.push(body.split_whitespace().collect::<Vec<_>>().join(" "));
+                }
+            }
+        }
+    }
+    out.truncate(64);
+    out
 }

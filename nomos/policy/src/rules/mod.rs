@@ -102,6 +102,16 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         words.extend(args.iter().cloned());
         return systemd::service(an, "service", &Args::new(&words), stdin);
     }
+    // The dynamic loader runs the program it is given; `/proc/self/exe` is the running shell.
+    let loader = name.rsplit('/').next().is_some_and(|b| b.starts_with("ld-linux") || b == "ld.so" || b.starts_with("ld64.so"));
+    if loader && name.starts_with('/') {
+        an.raise(CM, format!("`{name}` loads and runs another program"));
+        let start = args.iter().position(|a| a.as_static().is_none_or(|w| !w.starts_with("--"))).unwrap_or(args.len());
+        return an.run(args.get(start..).unwrap_or(&[]), stdin);
+    }
+    if matches!(name, "/proc/self/exe" | "/proc/$$/exe") {
+        return program(an, "bash", args, stdin);
+    }
     let (base, trusted) = identity(name);
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));

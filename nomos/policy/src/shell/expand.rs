@@ -110,6 +110,8 @@ impl Analysis<'_> {
             match name {
                 "HOME" => values.push("~".into()),
                 "IFS" => values.push(DEFAULT_IFS.into()),
+                // The running shell.
+                "0" | "BASH" | "SHELL" => values.push("bash".into()),
                 _ => {}
             }
         }

@@ -22,6 +22,7 @@ use super::rules;
 use super::Policy;
 
 pub(crate) use expand::FIELD;
+pub(crate) use walk::base64_decode as base64_text;
 pub(crate) use words::{as_glob, dangerous_variable};
 
 /// Deeper syntax trees than this are adversarial; they are judged destructive without looking.

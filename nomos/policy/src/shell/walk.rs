@@ -665,7 +665,7 @@ fn tr_set(spec: &str) -> Option<Vec<char>> {
 }
 
 /// Standard base64 (padding and line breaks allowed).
-fn base64_decode(text: &str) -> Option<String> {
+pub(crate) fn base64_decode(text: &str) -> Option<String> {
     const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut bits: u32 = 0;
     let mut count = 0;
