@@ -257,7 +257,7 @@ async fn update_step(engine: &Engine, task: &str, call: &ToolCall) -> Result<Too
     let args: UpdateStep = parse(call)?;
     if args.status == "done" {
         if let Some(exec) = &args.execution_id {
-            if let Some(why) = execution_problem(engine, task, exec).await {
+            if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                 return Err(ToolResult::error(format!("step {} cannot be done on {exec}: {why}", args.seq)));
             }
         }
@@ -278,21 +278,32 @@ async fn ask(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult,
     Ok(ToolResult { next: Next::Wait(WaitingFor::Answer), ..ToolResult::ok("asked; the task waits for the answer") })
 }
 
-/// Why an execution is no evidence of success, if it is not.
-async fn execution_problem(engine: &Engine, task: &str, id: &str) -> Option<String> {
+/// Why an execution is no evidence of success, if it is not. An execution that cannot be read is
+/// an error, never taken as evidence.
+async fn execution_problem(engine: &Engine, task: &str, id: &str) -> crate::Result<Option<String>> {
     let row: Option<(Option<String>, String, Option<i64>)> =
         sqlx::query_as("SELECT task_id, status, exit_code FROM executions WHERE id = ?")
             .bind(id)
             .fetch_optional(engine.store().pool())
-            .await
-            .ok()?;
-    match row {
+            .await?;
+    Ok(match row {
         None => Some("no such execution".into()),
         Some((owner, _, _)) if owner.as_deref() != Some(task) => Some("it belongs to another task".into()),
         Some((_, status, Some(0))) if status == "completed" => None,
         Some((_, status, code)) => {
             Some(format!("it is {status}{}", code.map(|c| format!(" with exit code {c}")).unwrap_or_default()))
         }
+    })
+}
+
+/// The refusal when evidence could not be checked: the store failed, so nothing is taken as done.
+fn unchecked(evidence: &str) -> impl FnOnce(crate::Error) -> ToolResult + '_ {
+    move |e| {
+        tracing::error!(evidence, error = %e, "could not check the agent's evidence; refusing");
+        ToolResult::error(format!(
+            "refused: {evidence} could not be checked against the database ({e}); unchecked evidence counts for \
+             nothing — try again"
+        ))
     }
 }
 
@@ -318,7 +329,7 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
                     }
                     other => problems.push(format!("{item} ({}) is {}", c.call.name, other.as_str())),
                 }
-            } else if let Some(why) = execution_problem(engine, task, item).await {
+            } else if let Some(why) = execution_problem(engine, task, item).await.map_err(unchecked(item))? {
                 problems.push(format!("{item}: {why}"));
             }
         }
@@ -328,7 +339,7 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
                 other => problems.push(format!("step {} ({}) is {other}", step.seq, step.title)),
             }
             if let (Some(exec), "done") = (&step.execution_id, step.status.as_str()) {
-                if let Some(why) = execution_problem(engine, task, exec).await {
+                if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                     problems.push(format!("step {} cites {exec}: {why}", step.seq));
                 }
             }
@@ -391,5 +402,32 @@ mod tests {
         }
         let good = serde_json::json!({"outcome": "partial", "summary": "half", "evidence": ["c1"]});
         assert!(super::super::args::check(&schema(COMPLETE_TASK), &good).is_ok());
+    }
+
+    #[tokio::test]
+    async fn evidence_that_cannot_be_read_refuses_the_completion() {
+        let (_dir, engine) = crate::testing::engine().await;
+        let task = engine.create_task("check", "").await.unwrap().id;
+        // The executions table is gone: every look-up of an execution fails.
+        sqlx::query("ALTER TABLE executions RENAME TO executions_elsewhere")
+            .execute(engine.store().pool())
+            .await
+            .unwrap();
+        let tool = |name: &str, args: serde_json::Value| ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        };
+        let done = tool(COMPLETE_TASK, serde_json::json!({"outcome": "success", "summary": "ok", "evidence": ["x1"]}));
+        let r = call(&engine, &task, &done).await.unwrap();
+        assert!(r.is_error, "an unreadable execution is no evidence: {}", r.content);
+        assert_eq!(r.next, Next::Continue, "the task does not end");
+        assert!(r.content.contains("x1 could not be checked"), "{}", r.content);
+
+        engine.append_plan(&task, &[NewStep { title: "restart".into(), ..NewStep::default() }]).await.unwrap();
+        let step = tool(UPDATE_PLAN_STEP, serde_json::json!({"seq": 1, "status": "done", "execution_id": "x1"}));
+        let r = call(&engine, &task, &step).await.unwrap();
+        assert!(r.is_error && r.content.contains("x1 could not be checked"), "{}", r.content);
+        assert_eq!(engine.plan(&task).await.unwrap()[0].status, "pending", "the step did not move");
     }
 }
