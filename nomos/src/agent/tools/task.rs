@@ -3,6 +3,7 @@
 //! holds (a call that completed without error, an execution that succeeded), and is refused while a
 //! cited call failed or its outcome is unknown, or a step is still open.
 
+use nomos_types::ExecutionStatus;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -10,7 +11,7 @@ use super::args::schema_of;
 use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
 use crate::agent::chat::{ToolCall, ToolSpec};
 use crate::agent::transcript::{CallState, Transcript};
-use crate::plan::NewStep;
+use crate::plan::{NewStep, StepStatus};
 use crate::Engine;
 
 pub const SET_GOAL: &str = "set_goal";
@@ -58,8 +59,7 @@ struct UpdateStep {
     /// The step's number, from 1.
     #[schemars(range(min = 1))]
     seq: i64,
-    #[schemars(extend("enum" = crate::plan::STEP_STATES))]
-    status: String,
+    status: StepStatus,
     /// The execution that did it.
     #[serde(default)]
     execution_id: Option<String>,
@@ -255,7 +255,7 @@ async fn propose_plan(engine: &Engine, task: &str, call: &ToolCall) -> Result<To
 
 async fn update_step(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
     let args: UpdateStep = parse(call)?;
-    if args.status == "done" {
+    if args.status == StepStatus::Done {
         if let Some(exec) = &args.execution_id {
             if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                 return Err(ToolResult::error(format!("step {} cannot be done on {exec}: {why}", args.seq)));
@@ -263,7 +263,7 @@ async fn update_step(engine: &Engine, task: &str, call: &ToolCall) -> Result<Too
         }
     }
     let step = engine
-        .update_plan_step(task, args.seq, &args.status, args.execution_id.as_deref())
+        .update_plan_step(task, args.seq, args.status, args.execution_id.as_deref())
         .await
         .map_err(engine_error)?;
     Ok(ToolResult::ok(format!("step {}: {} — {}", step.seq, step.status, step.title)))
@@ -286,10 +286,14 @@ async fn execution_problem(engine: &Engine, task: &str, id: &str) -> crate::Resu
             .bind(id)
             .fetch_optional(engine.store().pool())
             .await?;
+    let row = row
+        .map(|(owner, status, code)| status.parse::<ExecutionStatus>().map(|status| (owner, status, code)))
+        .transpose()
+        .map_err(|e| crate::Error::Invalid(e.to_string()))?;
     Ok(match row {
         None => Some("no such execution".into()),
         Some((owner, _, _)) if owner.as_deref() != Some(task) => Some("it belongs to another task".into()),
-        Some((_, status, Some(0))) if status == "completed" => None,
+        Some((_, ExecutionStatus::Completed, Some(0))) => None,
         Some((_, status, code)) => {
             Some(format!("it is {status}{}", code.map(|c| format!(" with exit code {c}")).unwrap_or_default()))
         }
@@ -334,11 +338,11 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
             }
         }
         for step in engine.plan(task).await.map_err(engine_error)? {
-            match step.status.as_str() {
-                "done" | "skipped" => {}
+            match step.status {
+                StepStatus::Done | StepStatus::Skipped => {}
                 other => problems.push(format!("step {} ({}) is {other}", step.seq, step.title)),
             }
-            if let (Some(exec), "done") = (&step.execution_id, step.status.as_str()) {
+            if let (Some(exec), StepStatus::Done) = (&step.execution_id, step.status) {
                 if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                     problems.push(format!("step {} cites {exec}: {why}", step.seq));
                 }
@@ -377,7 +381,8 @@ mod tests {
             assert!(!describe(name).is_empty(), "{name} has a description");
         }
         let update = schema(UPDATE_PLAN_STEP);
-        assert_eq!(update["properties"]["status"]["enum"], serde_json::json!(crate::plan::STEP_STATES));
+        let states: Vec<&str> = StepStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(update["properties"]["status"]["enum"], serde_json::json!(states));
         assert_eq!(update["properties"]["seq"]["minimum"], 1);
         assert_eq!(update["required"], serde_json::json!(["seq", "status"]));
         let complete = schema(COMPLETE_TASK);
@@ -428,6 +433,6 @@ mod tests {
         let step = tool(UPDATE_PLAN_STEP, serde_json::json!({"seq": 1, "status": "done", "execution_id": "x1"}));
         let r = call(&engine, &task, &step).await.unwrap();
         assert!(r.is_error && r.content.contains("x1 could not be checked"), "{}", r.content);
-        assert_eq!(engine.plan(&task).await.unwrap()[0].status, "pending", "the step did not move");
+        assert_eq!(engine.plan(&task).await.unwrap()[0].status, StepStatus::Pending, "the step did not move");
     }
 }
