@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use clap::Subcommand;
-use nomos::agent::provider::{KeySource, ProviderConfig};
+use nomos::agent::provider::ProviderConfig;
 use nomos::agent::secrets;
 use nomos::types::ProviderSettings;
 use serde::Serialize;
@@ -128,11 +128,7 @@ fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
             base_url: Some(config.base_url),
             model: Some(config.model),
             context_tokens: Some(config.context_tokens),
-            key_source: match source {
-                KeySource::Env => "env",
-                KeySource::Keychain => "keychain",
-                KeySource::None => "none",
-            },
+            key_source: source.as_str(),
             keychain,
             problem: None,
         },

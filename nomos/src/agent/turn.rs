@@ -489,7 +489,7 @@ async fn drive<M: Model, T: Tools>(
             guards.record(call, sig, read_only, &result);
             match &result.next {
                 Next::Continue => {}
-                Next::Wait(w) => end = Some((StatusChange::Waiting((*w).into()), result.content.clone())),
+                Next::Wait(w) => end = Some((StatusChange::Waiting(*w), result.content.clone())),
                 Next::Finish => {
                     let (outcome, summary) =
                         tools::task::completion_of(call).unwrap_or((TaskOutcome::Partial, result.content.clone()));

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use nomos_types::KeySource;
+
 use super::ProviderError;
 
 /// An API key. It prints as `[redacted]` and is never serialised; [`Secret::expose`] is the one
@@ -97,14 +99,6 @@ pub struct ProviderConfig {
     pub stream: bool,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
-}
-
-/// Where the key came from, for `nomos auth status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeySource {
-    Env,
-    Keychain,
-    None,
 }
 
 pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;

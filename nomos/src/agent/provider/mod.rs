@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value as Json};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{KeySource, ProviderConfig, RetryPolicy, Secret, Timeouts};
+pub use config::{ProviderConfig, RetryPolicy, Secret, Timeouts};
 use retry::ErrorReport;
 use sse::{Assembler, SseDecoder, StreamFault};
 

@@ -3,12 +3,12 @@
 //! holds (a call that completed without error, an execution that succeeded), and is refused while a
 //! cited call failed or its outcome is unknown, or a step is still open.
 
-use nomos_types::ExecutionStatus;
+use nomos_types::{ExecutionStatus, TaskOutcome, WaitingFor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::schema_of;
-use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
+use super::{Next, Tool, ToolContext, ToolFuture, ToolResult};
 use crate::agent::chat::{ToolCall, ToolSpec};
 use crate::agent::transcript::{CallState, Transcript};
 use crate::plan::{NewStep, StepStatus};
@@ -75,30 +75,11 @@ struct AskOperator {
     options: Vec<String>,
 }
 
-/// How a task ended, as the model reports it.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Outcome {
-    Success,
-    Failure,
-    Partial,
-}
-
-impl From<Outcome> for nomos_types::TaskOutcome {
-    fn from(o: Outcome) -> nomos_types::TaskOutcome {
-        match o {
-            Outcome::Success => nomos_types::TaskOutcome::Success,
-            Outcome::Failure => nomos_types::TaskOutcome::Failure,
-            Outcome::Partial => nomos_types::TaskOutcome::Partial,
-        }
-    }
-}
-
 /// The arguments of `complete_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CompleteTask {
-    outcome: Outcome,
+    outcome: TaskOutcome,
     /// What was done and found.
     summary: String,
     /// Ids of tool calls that succeeded or executions that completed with exit code 0.
@@ -209,12 +190,12 @@ pub async fn call(engine: &Engine, task: &str, call: &ToolCall) -> Option<ToolRe
 }
 
 /// How a `complete_task` call ends the task: its outcome and summary (the call already passed).
-pub fn completion_of(call: &ToolCall) -> Option<(nomos_types::TaskOutcome, String)> {
+pub fn completion_of(call: &ToolCall) -> Option<(TaskOutcome, String)> {
     if call.name != COMPLETE_TASK {
         return None;
     }
     let args: CompleteTask = parse(call).ok()?;
-    Some((args.outcome.into(), args.summary.trim().to_string()))
+    Some((args.outcome, args.summary.trim().to_string()))
 }
 
 fn engine_error(e: crate::Error) -> ToolResult {
@@ -313,11 +294,11 @@ fn unchecked(evidence: &str) -> impl FnOnce(crate::Error) -> ToolResult + '_ {
 
 async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
     let args: CompleteTask = parse(call)?;
-    let outcome: nomos_types::TaskOutcome = args.outcome.into();
+    let outcome = args.outcome;
     if args.summary.trim().is_empty() {
         return Err(ToolResult::error("complete_task: the summary is empty; say what was done and found"));
     }
-    if outcome == nomos_types::TaskOutcome::Success {
+    if outcome == TaskOutcome::Success {
         let mut problems = Vec::new();
         if args.evidence.is_empty() {
             problems.push("a success must cite evidence (tool call ids or execution ids)".to_string());
