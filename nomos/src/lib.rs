@@ -29,6 +29,8 @@ pub mod runtime;
 pub mod settings;
 pub mod store;
 pub mod tasks;
+/// Only in debug builds (tests run those): a release binary has no pause points.
+#[cfg(debug_assertions)]
 #[doc(hidden)]
 pub mod testing_hooks;
 

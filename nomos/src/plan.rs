@@ -10,10 +10,16 @@ use crate::graph::new_id;
 use crate::store::WriteTx;
 use crate::{Engine, Error, Result};
 
-/// The states a plan step may be in.
-pub const STEP_STATES: &[&str] = &["pending", "running", "done", "failed", "skipped", "blocked"];
+pub use nomos_types::tasks::{PlanStep, Question, QuestionStatus, StepStatus, TaskDetail, TaskExecution};
 
-pub use nomos_types::tasks::{PlanStep, Question, TaskDetail, TaskExecution};
+/// A status column read back through its enum.
+fn parse<T: std::str::FromStr>(row: &sqlx::sqlite::SqliteRow, col: &str) -> Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    let s: String = row.try_get(col)?;
+    s.parse::<T>().map_err(|e| Error::Invalid(format!("{col}: {e}")))
+}
 
 /// A step as the agent proposes it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -83,7 +89,7 @@ impl Engine {
                     seq: r.try_get("seq")?,
                     title: r.try_get("title")?,
                     detail: r.try_get("detail")?,
-                    status: r.try_get("status")?,
+                    status: parse(r, "status")?,
                     execution_id: r.try_get("execution_id")?,
                     target: r.try_get("target_slug")?,
                 })
@@ -126,30 +132,27 @@ impl Engine {
         self.plan(task).await
     }
 
-    /// Moves a step to `status` (one of [`STEP_STATES`]), with the execution that did it.
+    /// Moves a step to `status`, with the execution that did it.
     pub async fn update_plan_step(
         &self,
         task: &str,
         seq: i64,
-        status: &str,
+        status: StepStatus,
         execution: Option<&str>,
     ) -> Result<PlanStep> {
-        if !STEP_STATES.contains(&status) {
-            return Err(Error::Invalid(format!("unknown step status `{status}`; one of {}", STEP_STATES.join(", "))));
-        }
         let mut tx = self.store().begin_write().await?;
         let now = tx.now().to_string();
         let done = sqlx::query(
             "UPDATE plan_steps SET status = ?, execution_id = coalesce(?, execution_id),
-                    started_at = CASE WHEN ? = 'running' THEN coalesce(started_at, ?) ELSE started_at END,
-                    finished_at = CASE WHEN ? IN ('done', 'failed', 'skipped') THEN ? ELSE NULL END
+                    started_at = CASE WHEN ? THEN coalesce(started_at, ?) ELSE started_at END,
+                    finished_at = CASE WHEN ? THEN ? ELSE NULL END
               WHERE task_id = ? AND seq = ?",
         )
-        .bind(status)
+        .bind(status.as_str())
         .bind(execution)
-        .bind(status)
+        .bind(status == StepStatus::Running)
         .bind(&now)
-        .bind(status)
+        .bind(status.is_end())
         .bind(&now)
         .bind(task)
         .bind(seq)
@@ -190,7 +193,7 @@ impl Engine {
             id,
             prompt: prompt.trim().into(),
             options: options.to_vec(),
-            status: "open".into(),
+            status: QuestionStatus::Open,
             answer: None,
             created_at: now,
         })
@@ -201,12 +204,14 @@ impl Engine {
         let mut tx = self.store().begin_write().await?;
         let now = tx.now().to_string();
         let ids: Vec<String> = sqlx::query_scalar(
-            "UPDATE questions SET status = 'answered', answer = ?, answered_at = ?
-              WHERE task_id = ? AND status = 'open' RETURNING id",
+            "UPDATE questions SET status = ?, answer = ?, answered_at = ?
+              WHERE task_id = ? AND status = ? RETURNING id",
         )
+        .bind(QuestionStatus::Answered.as_str())
         .bind(answer)
         .bind(&now)
         .bind(task)
+        .bind(QuestionStatus::Open.as_str())
         .fetch_all(&mut *tx)
         .await?;
         for id in &ids {
@@ -235,7 +240,7 @@ impl Engine {
                     id: r.try_get("id")?,
                     prompt: r.try_get("prompt")?,
                     options,
-                    status: r.try_get("status")?,
+                    status: parse(r, "status")?,
                     answer: r.try_get("answer")?,
                     created_at: r.try_get("created_at")?,
                 })
@@ -257,7 +262,7 @@ impl Engine {
                     id: r.try_get("id")?,
                     target: r.try_get("target_slug")?,
                     command: r.try_get("command")?,
-                    status: r.try_get("status")?,
+                    status: parse(r, "status")?,
                     exit_code: r.try_get("exit_code")?,
                 })
             })

@@ -364,7 +364,8 @@ impl Engine {
         let mut tx = self.store().begin_write().await?;
         let now = tx.now().to_string();
         let working: Vec<(String, Option<String>, Option<String>)> =
-            sqlx::query_as("SELECT id, lease_owner, lease_expires_at FROM tasks WHERE status = 'working'")
+            sqlx::query_as("SELECT id, lease_owner, lease_expires_at FROM tasks WHERE status = ?")
+                .bind(TaskStatus::Working.as_str())
                 .fetch_all(&mut *tx)
                 .await?;
         let stale: Vec<String> = working

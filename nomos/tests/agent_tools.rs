@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use nomos::agent::chat::ToolCall;
-use nomos::agent::tools::{Next, Registry, RegistryConfig, ToolContext, ToolResult, WaitingFor, RESULT_CAP};
-use nomos::types::{Event, ExecutionStatus, Json, WindowKind};
+use nomos::agent::tools::{Next, Registry, RegistryConfig, ToolContext, ToolResult, RESULT_CAP};
+use nomos::types::{Event, ExecutionStatus, Json, WaitingFor, WindowKind};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

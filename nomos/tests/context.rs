@@ -104,8 +104,8 @@ async fn long_task(eng: &Engine) -> String {
     let steps = ["list the disks", "measure each one", "report the fullest"]
         .map(|t| NewStep { title: t.into(), ..NewStep::default() });
     eng.append_plan(&task, &steps).await.unwrap();
-    eng.update_plan_step(&task, 1, "done", None).await.unwrap();
-    eng.update_plan_step(&task, 2, "running", None).await.unwrap();
+    eng.update_plan_step(&task, 1, nomos::plan::StepStatus::Done, None).await.unwrap();
+    eng.update_plan_step(&task, 2, nomos::plan::StepStatus::Running, None).await.unwrap();
     eng.ask_question(&task, QUESTION, &["yes".into(), "no".into()]).await.unwrap();
     add_operator_message(eng, Some(&task), LATEST).await.unwrap();
     task

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nomos::actuate::Decision;
+use nomos::types::tasks::QuestionStatus;
 use nomos::types::{Channel, Risk, TaskStatus};
 use nomos::{Runtime, RuntimeConfig};
 use nomos_lab::{Lab, LabConfig};
@@ -446,7 +447,7 @@ fn an_option_of_the_operator_question_is_the_reply_the_task_goes_on_with() {
     assert!(last_user.as_str().is_some_and(|c| c.contains("prune to 7")), "the model read: {last_user}");
     let detail = lab.rt.block_on(lab.ours.engine().task_detail(&task)).unwrap();
     assert_eq!(detail.task.status, TaskStatus::Done, "{:?}", detail.task);
-    assert!(detail.questions.iter().all(|q| q.status != "open"), "{:?}", detail.questions);
+    assert!(detail.questions.iter().all(|q| q.status != QuestionStatus::Open), "{:?}", detail.questions);
     lab.close();
 }
 

@@ -15,6 +15,7 @@ use crate::pages::{
     ApprovalsPage, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, OperationsPage,
     PendingCount, SettingsPage, TaskPage, TasksPage,
 };
+use crate::routes::pattern;
 use crate::steady::steady;
 use crate::task_feed::provide_task_feed;
 use crate::{ipc, routes};
@@ -106,18 +107,18 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
         <Routes fallback=|| view! { <NotFound /> }>
             <Route path=path!("/") view=move || view! { <Redirect path=routes::TASKS options=home() /> } />
             // ── tasks ──
-            <Route path=path!("/tasks") view=TasksPage />
-            <Route path=path!("/tasks/:id") view=TaskPage />
+            <Route path=pattern::TASKS view=TasksPage />
+            <Route path=pattern::TASK view=TaskPage />
             // ── approvals, operations ──
-            <Route path=path!("/approvals") view=ApprovalsPage />
-            <Route path=path!("/operations") view=OperationsPage />
+            <Route path=pattern::APPROVALS view=ApprovalsPage />
+            <Route path=pattern::OPERATIONS view=OperationsPage />
             // ── graph, knowledge, settings ──
-            <Route path=path!("/graph") view=GraphPage />
-            <Route path=path!("/knowledge") view=KnowledgePage />
-            <Route path=path!("/settings") view=SettingsPage />
-            <ParentRoute path=path!("/entities") view=move || view! { <EntitiesPage store=store /> }>
+            <Route path=pattern::GRAPH view=GraphPage />
+            <Route path=pattern::KNOWLEDGE view=KnowledgePage />
+            <Route path=pattern::SETTINGS view=SettingsPage />
+            <ParentRoute path=pattern::ENTITIES view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />
-                <Route path=path!(":slug") view=EntityPage />
+                <Route path=pattern::ENTITY view=EntityPage />
             </ParentRoute>
         </Routes>
     }

@@ -199,7 +199,7 @@ mod tests {
                 envelope(ToolCallFinished {
                     call_id: "c".into(),
                     name: "run".into(),
-                    state: "completed".into(),
+                    state: nomos_types::tasks::CallState::Completed,
                     is_error: false,
                     execution_id: Some("x".into()),
                     preview: "ok".into(),

@@ -1,4 +1,7 @@
-//! Where each page lives. Links are built here, so a page's path is written once.
+//! Where each page lives. The router's patterns and the links are both built here, so a page's
+//! path is written once.
+
+use leptos_router::{ParamSegment, StaticSegment};
 
 /// The task board (the home page).
 pub const TASKS: &str = "/tasks";
@@ -48,6 +51,32 @@ pub fn destination(to: &nomos_types::Destination) -> String {
 /// Executions, the audit ledger and autonomy.
 pub const OPERATIONS: &str = "/operations";
 
+/// The parameter naming the task on its page ([`task`]).
+pub const TASK_ID: &str = "id";
+
+/// The parameter naming the entity on its page ([`entity`]).
+pub const ENTITY_SLUG: &str = "slug";
+
+/// What the router matches for a page at one fixed path.
+pub type Fixed = (StaticSegment<&'static str>,);
+
+/// The router's patterns, one per page.
+pub mod pattern {
+    use super::*;
+
+    pub const TASKS: Fixed = (StaticSegment(super::TASKS),);
+    pub const TASK: (StaticSegment<&'static str>, ParamSegment) = (StaticSegment(super::TASKS), ParamSegment(TASK_ID));
+    pub const APPROVALS: Fixed = (StaticSegment(super::APPROVALS),);
+    pub const OPERATIONS: Fixed = (StaticSegment(super::OPERATIONS),);
+    pub const GRAPH: Fixed = (StaticSegment(super::GRAPH),);
+    pub const KNOWLEDGE: Fixed = (StaticSegment(super::KNOWLEDGE),);
+    pub const SETTINGS: Fixed = (StaticSegment(super::SETTINGS),);
+    /// The entity list, the parent of [`ENTITY`].
+    pub const ENTITIES: Fixed = (StaticSegment(super::ENTITIES),);
+    /// An entity, below [`ENTITIES`].
+    pub const ENTITY: (ParamSegment,) = (ParamSegment(ENTITY_SLUG),);
+}
+
 /// Percent-encodes a path segment. `:` stays readable (`lxc:caddy`); the router decodes the
 /// parameter again.
 fn encode_segment(segment: &str) -> String {
@@ -72,6 +101,34 @@ mod tests {
         assert_eq!(entity("service:a/b c"), "/entities/service:a%2Fb%20c");
         assert_eq!(entity("host:ü"), "/entities/host:%C3%BC");
         assert_eq!(task("0193-ab"), "/tasks/0193-ab");
+    }
+
+    /// The parameters `pattern` reads from `path` when it matches all of it.
+    fn matched(pattern: &impl leptos_router::PossibleRouteMatch, path: &str) -> Option<Vec<(String, String)>> {
+        let path = path.split('?').next().unwrap_or_default();
+        let m = pattern.test(path).filter(|m| m.is_complete())?;
+        Some(m.params().into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    #[test]
+    fn every_link_is_matched_by_its_page_s_pattern() {
+        let none = Some(Vec::new());
+        for (p, link) in [
+            (pattern::TASKS, TASKS),
+            (pattern::APPROVALS, APPROVALS),
+            (pattern::OPERATIONS, OPERATIONS),
+            (pattern::GRAPH, GRAPH),
+            (pattern::KNOWLEDGE, KNOWLEDGE),
+            (pattern::SETTINGS, SETTINGS),
+            (pattern::ENTITIES, ENTITIES),
+        ] {
+            assert_eq!(matched(&p, link), none, "{link}");
+        }
+        assert_eq!(matched(&pattern::APPROVALS, &approval("a1")), none);
+        assert_eq!(matched(&pattern::TASK, &task("0193-ab")), Some(vec![(TASK_ID.into(), "0193-ab".into())]));
+        assert_eq!(matched(&pattern::TASKS, &task("0193-ab")), None, "the board is not a task");
+        let entity_page = (pattern::ENTITIES.0, pattern::ENTITY.0);
+        assert_eq!(matched(&entity_page, &entity("lxc:caddy")), Some(vec![(ENTITY_SLUG.into(), "lxc:caddy".into())]));
     }
 
     #[test]

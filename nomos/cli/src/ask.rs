@@ -6,6 +6,7 @@ use std::io::Write;
 
 use clap::Args;
 use nomos::agent::turn::TurnEnd;
+use nomos::types::tasks::CallState;
 use nomos::types::{EngineEvent, Event, Task, TaskStatus, TransientEvent};
 use nomos::Runtime;
 use serde_json::json;
@@ -66,10 +67,10 @@ fn print_event(task: &str, seen: &Seen, out: Out) {
         },
         Event::ToolCallStarted(c) => writeln!(stdout, "\n→ {}", c.name),
         Event::ToolCallFinished(c) => {
-            let mark = match (c.state.as_str(), c.is_error) {
-                ("completed", false) => "ok",
-                ("completed", true) => "error",
-                (other, _) => other,
+            let mark = match (c.state, c.is_error) {
+                (CallState::Completed, false) => "ok",
+                (CallState::Completed, true) => "error",
+                (other, _) => other.as_str(),
             };
             writeln!(stdout, "  {mark}: {}", c.preview)
         }

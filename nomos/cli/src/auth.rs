@@ -6,9 +6,9 @@ use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use clap::Subcommand;
-use nomos::agent::provider::{KeySource, ProviderConfig};
+use nomos::agent::provider::ProviderConfig;
 use nomos::agent::secrets;
-use nomos::types::ProviderSettings;
+use nomos::types::{KeySource, ProviderSettings};
 use serde::Serialize;
 
 use crate::exit::{Exit, Outcome};
@@ -89,8 +89,8 @@ struct Status {
     base_url: Option<String>,
     model: Option<String>,
     context_tokens: Option<u32>,
-    /// `env`, `keychain` or `none`.
-    key_source: &'static str,
+    /// `env`, `keychain`, `none` or `unavailable` (the keychain could not be read).
+    key_source: KeySource,
     /// Whether the keychain holds a key (also when the environment's key wins).
     keychain: KeychainState,
     /// What keeps the agent from running, if anything.
@@ -106,12 +106,13 @@ enum KeychainState {
 }
 
 fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
-    let keychain = match secrets::get_api_key() {
+    // Read once: the keychain line reports it even when the environment's key wins.
+    let read = secrets::get_api_key();
+    let keychain = match &read {
         Ok(Some(_)) => KeychainState::Stored,
         Ok(None) => KeychainState::Empty,
         Err(e) => KeychainState::Unavailable(e.to_string()),
     };
-    let stored = matches!(keychain, KeychainState::Stored);
     let provider_from = if ProviderConfig::env_configured() {
         "env"
     } else if settings.is_some() {
@@ -120,19 +121,15 @@ fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
         "none"
     };
     let var = ProviderConfig::variables(settings);
-    let config =
-        ProviderConfig::from_lookup(&var, || Ok(stored.then(|| nomos::agent::provider::Secret::new("present"))));
-    let status = match config {
-        Ok((config, source)) => Status {
+    let key = secrets::api_key_from(&var, move || read);
+    let key_source = key.source();
+    let status = match ProviderConfig::from_variables(&var).and_then(|c| c.with_key(key)) {
+        Ok(config) => Status {
             provider_from,
             base_url: Some(config.base_url),
             model: Some(config.model),
             context_tokens: Some(config.context_tokens),
-            key_source: match source {
-                KeySource::Env => "env",
-                KeySource::Keychain => "keychain",
-                KeySource::None => "none",
-            },
+            key_source,
             keychain,
             problem: None,
         },
@@ -141,13 +138,7 @@ fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
             base_url: var("NOMOS_LLM_BASE_URL"),
             model: var("NOMOS_MODEL"),
             context_tokens: None,
-            key_source: if std::env::var("NOMOS_API_KEY").is_ok_and(|k| !k.trim().is_empty()) {
-                "env"
-            } else if stored {
-                "keychain"
-            } else {
-                "none"
-            },
+            key_source,
             keychain,
             problem: Some(e.to_string()),
         },
@@ -162,9 +153,10 @@ fn status(settings: Option<&ProviderSettings>, out: Out) -> Outcome {
             text.push_str(&format!("context:  {tokens} tokens\n"));
         }
         text.push_str(match s.key_source {
-            "env" => "key:      from NOMOS_API_KEY\n",
-            "keychain" => "key:      stored in the OS keychain\n",
-            _ => "key:      none (fine for a local server)\n",
+            KeySource::Env => "key:      from NOMOS_API_KEY\n",
+            KeySource::Keychain => "key:      stored in the OS keychain\n",
+            KeySource::None => "key:      none (fine for a local server)\n",
+            KeySource::Unavailable => "key:      none (the OS keychain cannot be read)\n",
         });
         text.push_str(&match &s.keychain {
             KeychainState::Stored => "keychain: a key is stored\n".to_string(),

@@ -2,6 +2,8 @@
 //! `nomos ask --task T`: nothing already done is lost or done twice, the model is told what became
 //! of the call, every call it is sent is paired with exactly one result, and the task is never
 //! left working. Real binary, real SQLite file, real sshd (the lab); the model is scripted.
+//! The pause points exist in debug builds only.
+#![cfg(debug_assertions)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../tests/support/mod.rs"]

@@ -60,7 +60,7 @@ async fn confirm_target(engine: &Engine, slug: &str, command: Option<&str>) -> R
 /// window of the task is open (none was opened yet, or it ran out). A turn that ends in text then
 /// waits for the plan, so the operator's yes to it is still read as assent.
 pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
-    if !engine.plan(task).await?.iter().any(|s| s.status == "pending") {
+    if !engine.plan(task).await?.iter().any(|s| s.status == crate::plan::StepStatus::Pending) {
         return Ok(false);
     }
     let mut conn = engine.store().pool().acquire().await?;

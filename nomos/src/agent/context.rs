@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::chat::{ChatMessage, ChatRequest, Role, ToolSpec, Usage};
 use super::transcript::{pair, CallRecord, CallState, MessageRecord, Transcript, NOTE_PREFIX};
 use super::turn::Model;
+use crate::plan::QuestionStatus;
 use crate::{Engine, Result};
 
 /// Folding starts when a request would take more than this share of the input budget.
@@ -619,7 +620,7 @@ impl<'a> Context<'a> {
                 s.push_str(&format!("{}. [{}] {}{target}{exec}\n", p.seq, p.status, p.title));
             }
         }
-        for q in self.engine.questions(self.task).await?.iter().filter(|q| q.status == "open") {
+        for q in self.engine.questions(self.task).await?.iter().filter(|q| q.status == QuestionStatus::Open) {
             let options =
                 if q.options.is_empty() { String::new() } else { format!(" (options: {})", q.options.join(", ")) };
             s.push_str(&format!("Open question to the operator: {}{options}\n", q.prompt));
@@ -636,9 +637,10 @@ impl<'a> Context<'a> {
         }
         if with_operator_message {
             let last: Option<String> = sqlx::query_scalar(
-                "SELECT content FROM messages WHERE task_id = ? AND role = 'user' ORDER BY id DESC LIMIT 1",
+                "SELECT content FROM messages WHERE task_id = ? AND role = ? ORDER BY id DESC LIMIT 1",
             )
             .bind(self.task)
+            .bind(Role::User.as_str())
             .fetch_optional(self.engine.store().pool())
             .await?;
             if let Some(last) = last {

@@ -47,7 +47,11 @@ async fn claim_one(engine: &Engine, execution: &str, task: &str) -> Result<bool>
     }
     let status: Option<String> =
         sqlx::query_scalar("SELECT status FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
-    let ended = status.as_deref().is_none_or(|s| matches!(s, "done" | "failed" | "cancelled"));
+    let status = status
+        .map(|s| s.parse::<nomos_types::TaskStatus>())
+        .transpose()
+        .map_err(|e| crate::Error::Invalid(e.to_string()))?;
+    let ended = status.is_none_or(|s| s.is_end());
     if !ended {
         let x = executions::get(&mut tx, execution).await?;
         let approval = match approvals::get(&mut tx, execution).await {

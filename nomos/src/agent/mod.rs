@@ -24,16 +24,6 @@ pub mod turn;
 /// The system prompt: who Nomos is and how it works.
 pub const SOUL: &str = include_str!("../../SOUL.md");
 
-impl From<tools::WaitingFor> for nomos_types::WaitingFor {
-    fn from(w: tools::WaitingFor) -> nomos_types::WaitingFor {
-        match w {
-            tools::WaitingFor::Answer => nomos_types::WaitingFor::Answer,
-            tools::WaitingFor::Plan => nomos_types::WaitingFor::Plan,
-            tools::WaitingFor::Approval => nomos_types::WaitingFor::Approval,
-        }
-    }
-}
-
 /// Adds an operator message to a task (a new one when `task` is `None`, titled by the message),
 /// answering its open questions; returns the task's id.
 pub async fn add_operator_message(engine: &crate::Engine, task: Option<&str>, message: &str) -> crate::Result<String> {

@@ -4,8 +4,12 @@
 //! code run them under `spawn_blocking`.
 
 use keyring::{Entry, Error as KeyringError};
+use nomos_types::{ApiKeyStatus, KeySource};
 
 use super::provider::Secret;
+
+/// The environment variable whose key wins over the keychain's.
+pub const API_KEY_ENV: &str = "NOMOS_API_KEY";
 
 /// The keychain item: service and account names.
 const SERVICE: &str = "oikos-nomos";
@@ -106,5 +110,94 @@ pub fn delete_api_key() -> Result<bool, SecretsError> {
         Ok(()) => Ok(true),
         Err(KeyringError::NoEntry) => Ok(false),
         Err(e) => Err(classify(e)),
+    }
+}
+
+/// The provider's API key and where it comes from: `NOMOS_API_KEY` wins over the keychain.
+/// [`api_key`] is the one place this is decided; the engine's provider, the desktop's settings
+/// and `nomos auth status` all ask it.
+#[derive(Debug)]
+pub enum ApiKey {
+    /// From `NOMOS_API_KEY` (the keychain is not asked).
+    Env(Secret),
+    /// Stored in the OS keychain.
+    Keychain(Secret),
+    /// Neither: fine for a local server.
+    None,
+    /// No key in the environment, and the keychain could not be read.
+    Unavailable(SecretsError),
+}
+
+impl ApiKey {
+    pub fn source(&self) -> KeySource {
+        match self {
+            ApiKey::Env(_) => KeySource::Env,
+            ApiKey::Keychain(_) => KeySource::Keychain,
+            ApiKey::None => KeySource::None,
+            ApiKey::Unavailable(_) => KeySource::Unavailable,
+        }
+    }
+
+    /// Where the key comes from, as the desktop shows it (never the key); for an unreadable
+    /// keychain, why.
+    pub fn status(&self) -> ApiKeyStatus {
+        let detail = match self {
+            ApiKey::Unavailable(e) => Some(e.to_string()),
+            _ => None,
+        };
+        ApiKeyStatus { source: self.source(), detail }
+    }
+}
+
+/// Where the key comes from, from this process's environment and the OS keychain. Blocks on the
+/// keychain when `NOMOS_API_KEY` is not set: from async code, `spawn_blocking`.
+pub fn api_key() -> ApiKey {
+    api_key_from(|name| std::env::var(name).ok(), get_api_key)
+}
+
+/// [`api_key`] over any variable lookup and keychain read; the keychain is read only when the
+/// environment has no key (blank counts as none).
+pub fn api_key_from(
+    var: impl Fn(&str) -> Option<String>,
+    keychain: impl FnOnce() -> Result<Option<Secret>, SecretsError>,
+) -> ApiKey {
+    if let Some(key) = var(API_KEY_ENV).map(|k| k.trim().to_string()).filter(|k| !k.is_empty()) {
+        return ApiKey::Env(Secret::new(key));
+    }
+    match keychain() {
+        Ok(Some(key)) => ApiKey::Keychain(key),
+        Ok(None) => ApiKey::None,
+        Err(e) => ApiKey::Unavailable(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(key: Option<&str>) -> impl Fn(&str) -> Option<String> + '_ {
+        move |name| (name == API_KEY_ENV).then(|| key.map(str::to_string)).flatten()
+    }
+
+    #[test]
+    fn the_environment_wins_and_the_keychain_is_then_not_asked() {
+        let key = api_key_from(env(Some(" sk-env ")), || panic!("the keychain was asked"));
+        assert!(matches!(&key, ApiKey::Env(k) if k.expose() == "sk-env"), "{key:?}");
+        assert_eq!(key.status(), ApiKeyStatus { source: KeySource::Env, detail: None });
+    }
+
+    #[test]
+    fn else_the_keychain_says_stored_empty_or_why_it_cannot_be_read() {
+        let stored = api_key_from(env(Some("  ")), || Ok(Some(Secret::new("sk-kc"))));
+        assert!(matches!(&stored, ApiKey::Keychain(k) if k.expose() == "sk-kc"), "a blank variable is no key");
+        assert_eq!(stored.status(), ApiKeyStatus { source: KeySource::Keychain, detail: None });
+        assert_eq!(
+            api_key_from(env(None), || Ok(None)).status(),
+            ApiKeyStatus { source: KeySource::None, detail: None }
+        );
+        let locked = api_key_from(env(None), || Err(SecretsError::Locked("prompt dismissed".into())));
+        let status = locked.status();
+        assert_eq!(status.source, KeySource::Unavailable);
+        assert!(status.detail.as_deref().is_some_and(|d| d.contains("locked") && d.contains("prompt dismissed")));
     }
 }

@@ -31,31 +31,12 @@ pub(crate) const NOTE_PREFIX: &str = "[note from Oikos, not from the operator] "
 
 pub use nomos_types::tasks::{CallRecord, CallState, MessageRecord};
 
-fn parse_state(s: &str) -> Result<CallState> {
-    CallState::ALL
-        .iter()
-        .copied()
-        .find(|c| c.as_str() == s)
-        .ok_or_else(|| Error::Invalid(format!("unknown tool call state `{s}`")))
-}
-
-fn role_str(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    }
-}
-
-fn parse_role(s: &str) -> Result<Role> {
-    Ok(match s {
-        "system" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" => Role::Tool,
-        other => return Err(Error::Invalid(format!("unknown message role `{other}`"))),
-    })
+/// A state or role column read back through its enum.
+fn parse<T: std::str::FromStr>(text: &str) -> Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>().map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// Appends a message to a task's transcript inside `tx`; returns its id.
@@ -72,14 +53,14 @@ pub(crate) async fn add_message_in(
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(task)
-    .bind(role_str(role))
+    .bind(role.as_str())
     .bind(content)
     .bind(turn_id)
     .bind(&now)
     .bind(&now)
     .fetch_one(&mut **tx)
     .await?;
-    let event = MessageAdded { message_id: id, role: role_str(role).into(), turn_id: turn_id.map(str::to_string) };
+    let event = MessageAdded { message_id: id, role, turn_id: turn_id.map(str::to_string) };
     tx.emit(EventDraft::new(event).correlation(task)).await?;
     Ok(id)
 }
@@ -164,12 +145,14 @@ impl<'a> Transcript<'a> {
         let mut tx = self.engine.store().begin_write().await?;
         let now = tx.now().to_string();
         let name: Option<String> = sqlx::query_scalar(
-            "UPDATE tool_calls SET state = 'started', started_at = ?
-              WHERE task_id = ? AND call_id = ? AND state = 'pending' RETURNING name",
+            "UPDATE tool_calls SET state = ?, started_at = ?
+              WHERE task_id = ? AND call_id = ? AND state = ? RETURNING name",
         )
+        .bind(CallState::Started.as_str())
         .bind(&now)
         .bind(self.task)
         .bind(call_id)
+        .bind(CallState::Pending.as_str())
         .fetch_optional(&mut *tx)
         .await?;
         let Some(name) = name else {
@@ -189,7 +172,7 @@ impl<'a> Transcript<'a> {
             &result.content,
             result.is_error,
             result.execution_id.as_deref(),
-            &["started"],
+            &[CallState::Started],
         )
         .await
     }
@@ -203,7 +186,7 @@ impl<'a> Transcript<'a> {
         content: &str,
         is_error: bool,
     ) -> Result<()> {
-        self.finish(call_id, state, content, is_error, None, &["pending"]).await
+        self.finish(call_id, state, content, is_error, None, &[CallState::Pending]).await
     }
 
     async fn finish(
@@ -213,7 +196,7 @@ impl<'a> Transcript<'a> {
         content: &str,
         is_error: bool,
         execution_id: Option<&str>,
-        from: &[&str],
+        from: &[CallState],
     ) -> Result<()> {
         let mut tx = self.engine.store().begin_write().await?;
         let now = tx.now().to_string();
@@ -226,7 +209,7 @@ impl<'a> Transcript<'a> {
         let Some((current, name)) = row else {
             return Err(Error::not_found("tool call", call_id));
         };
-        if !from.contains(&current.as_str()) {
+        if !from.contains(&parse(&current)?) {
             return Err(Error::Conflict(format!("tool call {call_id} is {current}; its result is already recorded")));
         }
         sqlx::query(
@@ -245,7 +228,7 @@ impl<'a> Transcript<'a> {
         let event = ToolCallFinished {
             call_id: call_id.into(),
             name,
-            state: state.as_str().into(),
+            state,
             is_error,
             execution_id: execution_id.map(str::to_string),
             preview: preview(content),
@@ -261,13 +244,15 @@ impl<'a> Transcript<'a> {
     pub async fn recover(&self) -> Result<usize> {
         let open: Vec<(String, String, Option<String>)> = sqlx::query_as(
             "SELECT call_id, state, started_at FROM tool_calls
-              WHERE task_id = ? AND state IN ('pending', 'started') ORDER BY id",
+              WHERE task_id = ? AND state IN (?, ?) ORDER BY id",
         )
         .bind(self.task)
+        .bind(CallState::Pending.as_str())
+        .bind(CallState::Started.as_str())
         .fetch_all(self.engine.store().pool())
         .await?;
         for (call_id, state, started_at) in &open {
-            if state == "started" {
+            if parse::<CallState>(state)? == CallState::Started {
                 let (text, execution) = match self.started_by(started_at.as_deref()).await? {
                     Some((id, status)) => (
                         format!(
@@ -278,9 +263,10 @@ impl<'a> Transcript<'a> {
                     ),
                     None => (INTERRUPTED_RESULT.to_string(), None),
                 };
-                self.finish(call_id, CallState::Interrupted, &text, true, execution.as_deref(), &["started"]).await?;
+                self.finish(call_id, CallState::Interrupted, &text, true, execution.as_deref(), &[CallState::Started])
+                    .await?;
             } else {
-                self.finish(call_id, CallState::Skipped, SKIPPED_RESULT, true, None, &["pending"]).await?;
+                self.finish(call_id, CallState::Skipped, SKIPPED_RESULT, true, None, &[CallState::Pending]).await?;
             }
         }
         Ok(open.len())
@@ -332,7 +318,7 @@ impl<'a> Transcript<'a> {
                         name: r.try_get("name")?,
                         arguments: r.try_get("arguments")?,
                     },
-                    state: parse_state(&state)?,
+                    state: parse(&state)?,
                     result: r.try_get("result")?,
                     is_error: r.try_get("is_error")?,
                     execution_id: r.try_get("execution_id")?,
@@ -351,9 +337,10 @@ impl<'a> Transcript<'a> {
     pub async fn messages_after(&self, after: i64) -> Result<Vec<MessageRecord>> {
         let rows = sqlx::query(
             "SELECT id, role, content, turn_id, created_at FROM messages
-              WHERE task_id = ? AND role <> 'tool' AND id > ? ORDER BY id",
+              WHERE task_id = ? AND role <> ? AND id > ? ORDER BY id",
         )
         .bind(self.task)
+        .bind(Role::Tool.as_str())
         .bind(after)
         .fetch_all(self.engine.store().pool())
         .await?;
@@ -362,7 +349,7 @@ impl<'a> Transcript<'a> {
                 let role: String = r.try_get("role")?;
                 Ok(MessageRecord {
                     id: r.try_get("id")?,
-                    role: parse_role(&role)?,
+                    role: parse(&role)?,
                     content: r.try_get("content")?,
                     turn_id: r.try_get("turn_id")?,
                     created_at: r.try_get("created_at")?,

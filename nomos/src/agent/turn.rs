@@ -450,6 +450,7 @@ async fn drive<M: Model, T: Tools>(
         }
         empty_replies = 0;
         let (_, calls) = transcript.commit_assistant(turn_id, &response.content, &response.tool_calls).await?;
+        #[cfg(debug_assertions)]
         crate::testing_hooks::pause_at("after_commit");
         if calls.is_empty() {
             return plain_text_end(engine, task, &response.content).await;
@@ -479,14 +480,16 @@ async fn drive<M: Model, T: Tools>(
                 }
             }
             transcript.mark_started(&call.id, Some(turn_id)).await?;
+            #[cfg(debug_assertions)]
             crate::testing_hooks::pause_at("after_start");
             let result = tools.call(engine, task, turn_id, call, cancel).await;
+            #[cfg(debug_assertions)]
             crate::testing_hooks::pause_at("before_result");
             transcript.mark_completed(&call.id, &result).await?;
             guards.record(call, sig, read_only, &result);
             match &result.next {
                 Next::Continue => {}
-                Next::Wait(w) => end = Some((StatusChange::Waiting((*w).into()), result.content.clone())),
+                Next::Wait(w) => end = Some((StatusChange::Waiting(*w), result.content.clone())),
                 Next::Finish => {
                     let (outcome, summary) =
                         tools::task::completion_of(call).unwrap_or((TaskOutcome::Partial, result.content.clone()));

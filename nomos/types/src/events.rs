@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::tasks::{CallState, Role};
 use crate::{
     ApprovalStatus, Channel, EntityState, ExecutionStatus, Health, ImportReport, Json, KnowledgeKind, Risk,
     TaskOutcome, TaskStatus, WaitingFor, WindowKind,
@@ -259,8 +260,7 @@ pub struct TaskUpdated {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageAdded {
     pub message_id: i64,
-    /// user, assistant or system.
-    pub role: String,
+    pub role: Role,
     pub turn_id: Option<String>,
 }
 
@@ -292,8 +292,8 @@ pub struct ToolCallStarted {
 pub struct ToolCallFinished {
     pub call_id: String,
     pub name: String,
-    /// completed, interrupted or skipped.
-    pub state: String,
+    /// `completed`, `interrupted` or `skipped`.
+    pub state: CallState,
     pub is_error: bool,
     pub execution_id: Option<String>,
     /// The result's first line, shortened (the whole result is in the transcript).

@@ -1,9 +1,9 @@
 //! The desktop's commands, declared once: name, arguments, result and error codes.
 //!
 //! [`ipc_commands!`](crate::ipc_commands) holds the table and hands it to a macro of the caller's
-//! choosing, which turns each line into whatever that side needs: the desktop shell generates its
-//! Tauri handlers, a trait with one method per command and the handler list; the UI generates one
-//! typed `async fn` per command. A command misspelt or an argument mismatched on either side is
+//! choosing, which turns each line into whatever that side needs: the desktop shell generates one
+//! Tauri handler per command, calling the function of the same name in its `commands/` area
+//! modules, and the handler list; the UI generates one typed `async fn` per command. A command misspelt or an argument mismatched on either side is
 //! therefore a compile error, not a failed call at run time.
 //!
 //! # The wire

@@ -167,6 +167,8 @@ string_enum!(
 );
 
 string_enum!(
+    /// How a task ended, as the agent reports it (`complete_task`).
+    #[derive(schemars::JsonSchema)]
     TaskOutcome {
         Success => "success",
         Failure => "failure",

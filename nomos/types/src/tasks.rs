@@ -2,19 +2,22 @@
 //! what it wrote and touched; and the task board. The engine fills these, the CLI prints them and
 //! the desktop shows them.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
-use crate::{EntityRef, KnowledgeSummary, Task, TaskStatus};
+use crate::{string_enum, EntityRef, ExecutionStatus, KnowledgeSummary, Task, TaskStatus, UnknownValue};
 
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
+string_enum!(
+    /// Who wrote a message.
+    Role {
+        System => "system",
+        User => "user",
+        Assistant => "assistant",
+        Tool => "tool",
+    }
+);
 
 /// A call the model asked for. `arguments` is the JSON text exactly as the model wrote it: it is
 /// parsed and checked against the tool's schema before anything runs, never repaired.
@@ -27,31 +30,48 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
-/// Where a tool call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallState {
-    Pending,
-    Started,
-    Completed,
-    Interrupted,
-    Skipped,
-}
+string_enum!(
+    /// Where a tool call is: committed (`pending`), begun (`started`), or answered one way or
+    /// another.
+    CallState {
+        Pending => "pending",
+        Started => "started",
+        Completed => "completed",
+        Interrupted => "interrupted",
+        Skipped => "skipped",
+    }
+);
 
-impl CallState {
-    pub const ALL: &'static [CallState] =
-        &[CallState::Pending, CallState::Started, CallState::Completed, CallState::Interrupted, CallState::Skipped];
+string_enum!(
+    /// Where a plan step is. The agent moves it (`update_plan_step`); `done`, `failed` and
+    /// `skipped` are ends.
+    #[derive(schemars::JsonSchema)]
+    StepStatus {
+        Pending => "pending",
+        Running => "running",
+        Done => "done",
+        Failed => "failed",
+        Skipped => "skipped",
+        Blocked => "blocked",
+    }
+);
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallState::Pending => "pending",
-            CallState::Started => "started",
-            CallState::Completed => "completed",
-            CallState::Interrupted => "interrupted",
-            CallState::Skipped => "skipped",
-        }
+impl StepStatus {
+    /// Done, failed or skipped: the step has finished.
+    pub fn is_end(self) -> bool {
+        matches!(self, StepStatus::Done | StepStatus::Failed | StepStatus::Skipped)
     }
 }
+
+string_enum!(
+    /// A question to the operator: open until their next message answers it. (The schema also
+    /// allows `dismissed`, which nothing writes today.)
+    QuestionStatus {
+        Open => "open",
+        Answered => "answered",
+        Dismissed => "dismissed",
+    }
+);
 
 /// One recorded tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,8 +101,7 @@ pub struct PlanStep {
     pub seq: i64,
     pub title: String,
     pub detail: String,
-    /// One of `pending`, `running`, `done`, `failed`, `skipped`, `blocked`.
-    pub status: String,
+    pub status: StepStatus,
     pub execution_id: Option<String>,
     pub target: Option<String>,
 }
@@ -92,8 +111,7 @@ pub struct Question {
     pub id: String,
     pub prompt: String,
     pub options: Vec<String>,
-    /// `open` or `answered`.
-    pub status: String,
+    pub status: QuestionStatus,
     pub answer: Option<String>,
     pub created_at: String,
 }
@@ -104,7 +122,7 @@ pub struct TaskExecution {
     pub id: String,
     pub target: String,
     pub command: String,
-    pub status: String,
+    pub status: ExecutionStatus,
     pub exit_code: Option<i64>,
 }
 
@@ -262,7 +280,7 @@ mod tests {
                 seq: 1,
                 title: "restart".into(),
                 detail: String::new(),
-                status: "pending".into(),
+                status: StepStatus::Pending,
                 execution_id: None,
                 target: Some("lxc:caddy".into()),
             }],
@@ -282,9 +300,31 @@ mod tests {
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["status"], "waiting", "the task's fields are flattened");
         assert_eq!(v["messages"][0]["role"], "user");
+        assert_eq!(v["plan"][0]["status"], "pending");
         assert_eq!(serde_json::from_value::<TaskDetail>(v).unwrap(), d);
-        for s in CallState::ALL {
-            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+    }
+
+    #[test]
+    fn statuses_keep_their_wire_spelling() {
+        fn check<T>(all: &[T], spelled: &[&str])
+        where
+            T: Copy + PartialEq + std::fmt::Debug + Serialize + for<'de> Deserialize<'de> + FromStr + fmt::Display,
+            <T as FromStr>::Err: std::fmt::Debug,
+        {
+            let wire: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+            assert_eq!(wire, spelled);
+            for (s, text) in all.iter().zip(spelled) {
+                assert_eq!(serde_json::to_value(s).unwrap(), *text);
+                assert_eq!(serde_json::from_value::<T>(serde_json::json!(text)).unwrap(), *s);
+                assert_eq!(text.parse::<T>().unwrap(), *s);
+            }
         }
+        check(Role::ALL, &["system", "user", "assistant", "tool"]);
+        check(CallState::ALL, &["pending", "started", "completed", "interrupted", "skipped"]);
+        check(StepStatus::ALL, &["pending", "running", "done", "failed", "skipped", "blocked"]);
+        check(QuestionStatus::ALL, &["open", "answered", "dismissed"]);
+        assert!("finished".parse::<StepStatus>().is_err());
+        let schema = serde_json::to_value(schemars::schema_for!(StepStatus)).unwrap();
+        assert_eq!(schema["enum"], serde_json::json!(["pending", "running", "done", "failed", "skipped", "blocked"]));
     }
 }

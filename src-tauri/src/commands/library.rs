@@ -10,9 +10,8 @@ use nomos::agent::secrets::{self, SecretsError};
 use nomos::policy::{Policy, POLICY_ENV};
 use nomos::Runtime;
 use nomos_types::{
-    ApiKeyStatus, Channel, HostEntry, HostKey, ImportReport, IpcError, IpcErrorCode, KeySource, KnowledgeDoc,
-    KnowledgeInput, KnowledgeSummary, KnowledgeUpsert, LabInventory, PolicyFiles, ProviderSettings, ProviderStatus,
-    SearchHit,
+    ApiKeyStatus, Channel, HostEntry, HostKey, ImportReport, IpcError, IpcErrorCode, KnowledgeDoc, KnowledgeInput,
+    KnowledgeSummary, KnowledgeUpsert, LabInventory, PolicyFiles, ProviderSettings, ProviderStatus, SearchHit,
 };
 
 use super::ipc_error;
@@ -49,16 +48,9 @@ pub async fn save_note(state: &AppState, note: KnowledgeInput) -> Result<Knowled
     state.engine()?.upsert_knowledge(&note).await.map_err(ipc_error)
 }
 
-/// Where the key comes from: `NOMOS_API_KEY` wins, else the keychain.
+/// Where the key comes from (blocks on the keychain).
 fn key_status() -> ApiKeyStatus {
-    if std::env::var("NOMOS_API_KEY").is_ok_and(|k| !k.trim().is_empty()) {
-        return ApiKeyStatus { source: KeySource::Env, detail: None };
-    }
-    match secrets::get_api_key() {
-        Ok(Some(_)) => ApiKeyStatus { source: KeySource::Keychain, detail: None },
-        Ok(None) => ApiKeyStatus { source: KeySource::None, detail: None },
-        Err(e) => ApiKeyStatus { source: KeySource::Unavailable, detail: Some(e.to_string()) },
-    }
+    secrets::api_key().status()
 }
 
 pub async fn provider_status(state: &AppState) -> Result<ProviderStatus, IpcError> {

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos_router::components::A;
-use nomos_types::tasks::{PlanStep, Question, TaskDetail};
+use nomos_types::tasks::{PlanStep, Question, QuestionStatus, StepStatus, TaskDetail};
 use nomos_types::{IpcError, WaitingFor};
 
 use crate::task_feed::use_task_feed;
@@ -12,8 +12,8 @@ use crate::{ipc, routes};
 
 /// How many plan steps are done, of how many that count (skipped ones do not).
 pub fn progress(plan: &[PlanStep]) -> (usize, usize) {
-    let counted = plan.iter().filter(|s| s.status != "skipped").count();
-    (plan.iter().filter(|s| s.status == "done").count(), counted)
+    let counted = plan.iter().filter(|s| s.status != StepStatus::Skipped).count();
+    (plan.iter().filter(|s| s.status == StepStatus::Done).count(), counted)
 }
 
 /// Places for `n` nodes on a circle around the centre of a `size`×`size` square, the first at
@@ -54,7 +54,7 @@ pub fn ContextPanel(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
     let t = &detail.task;
     let id = t.id.clone();
     let plan_waiting = t.waiting_for == Some(WaitingFor::Plan);
-    let open_question = detail.questions.iter().rev().find(|q| q.status == "open").cloned();
+    let open_question = detail.questions.iter().rev().find(|q| q.status == QuestionStatus::Open).cloned();
     let ended = t.status.is_end();
     view! {
         <aside class="context" aria-label="Task context" data-testid="context-panel">
@@ -85,8 +85,8 @@ fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, input: OperatorInput) ->
         .map(|s| {
             let target = s.target.clone();
             view! {
-                <li class=format!("step step-{}", s.status) data-testid="plan-step" data-status=s.status.clone()>
-                    <span class="step-state">{s.status.clone()}</span>
+                <li class=format!("step step-{}", s.status) data-testid="plan-step" data-status=s.status.as_str()>
+                    <span class="step-state">{s.status.as_str()}</span>
                     <span class="step-title">{s.title}</span>
                     {target.map(|t| view! { <A href=routes::entity(&t) attr:class="link">{t.clone()}</A> })}
                 </li>
@@ -268,21 +268,15 @@ fn Outcome(detail: TaskDetail) -> impl IntoView {
 mod tests {
     use super::*;
 
-    fn step(status: &str) -> PlanStep {
-        PlanStep {
-            seq: 1,
-            title: "s".into(),
-            detail: String::new(),
-            status: status.into(),
-            execution_id: None,
-            target: None,
-        }
+    fn step(status: StepStatus) -> PlanStep {
+        PlanStep { seq: 1, title: "s".into(), detail: String::new(), status, execution_id: None, target: None }
     }
 
     #[test]
     fn progress_counts_done_of_the_steps_that_count() {
         assert_eq!(progress(&[]), (0, 0));
-        let plan = [step("done"), step("running"), step("skipped"), step("pending"), step("done")];
+        use StepStatus::{Done, Pending, Running, Skipped};
+        let plan = [step(Done), step(Running), step(Skipped), step(Pending), step(Done)];
         assert_eq!(progress(&plan), (2, 4));
     }
 

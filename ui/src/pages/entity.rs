@@ -6,15 +6,15 @@ use leptos_router::hooks::use_params_map;
 
 use crate::components::{answer, BlastRadiusView, EntityFacts};
 use crate::events::Topic;
-use crate::ipc;
 use crate::live::use_live;
 use crate::steady::steady;
+use crate::{ipc, routes};
 
 #[component]
 pub fn EntityPage() -> impl IntoView {
     let live = use_live();
     let params = use_params_map();
-    let slug = Memo::new(move |_| params.read().get("slug").unwrap_or_default());
+    let slug = Memo::new(move |_| params.read().get(routes::ENTITY_SLUG).unwrap_or_default());
     let explain = steady(LocalResource::new(move || {
         live.track(Topic::Graph);
         let slug = slug.get();

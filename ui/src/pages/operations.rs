@@ -20,6 +20,18 @@ use crate::{ipc, routes};
 
 const LEDGER_PAGE: u32 = 50;
 
+/// The statuses the executions can be filtered by, in the order offered (`approved` lasts only a
+/// moment before `running`).
+const FILTERED_STATUSES: [ExecutionStatus; 7] = [
+    ExecutionStatus::Running,
+    ExecutionStatus::PendingApproval,
+    ExecutionStatus::Completed,
+    ExecutionStatus::Failed,
+    ExecutionStatus::Cancelled,
+    ExecutionStatus::Denied,
+    ExecutionStatus::Expired,
+];
+
 /// A filter field's value, `None` when blank.
 fn filter_value(s: String) -> Option<String> {
     Some(s.trim().to_string()).filter(|s| !s.is_empty())
@@ -77,8 +89,7 @@ fn Executions() -> impl IntoView {
             <select aria-label="Filter executions by status" data-testid="exec-filter-status"
                 on:change=move |ev| status.set(event_target_value(&ev))>
                 <option value="">"Any status"</option>
-                {["running", "pending_approval", "completed", "failed", "cancelled", "denied", "expired"]
-                    .map(|s| view! { <option value=s>{s}</option> })}
+                {FILTERED_STATUSES.map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> })}
             </select>
         </div>
         {move || answer(shape.get(), "Reading executions…", move |empty: bool| {

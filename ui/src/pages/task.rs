@@ -9,18 +9,18 @@ use nomos_types::TaskStatus;
 
 use crate::components::{answer, ContextPanel, IpcErrorView, Markdown, OperatorInput};
 use crate::events::Topic;
-use crate::ipc;
 use crate::live::use_live;
 use crate::pages::approvals::TaskApprovals;
 use crate::steady::steady;
 use crate::task_feed::use_task_feed;
 use crate::tasks::calls::{header, is_running, label, result_line, COLLAPSE_OVER};
+use crate::{ipc, routes};
 
 #[component]
 pub fn TaskPage() -> impl IntoView {
     let live = use_live();
     let params = use_params_map();
-    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    let id = Memo::new(move |_| params.read().get(routes::TASK_ID).unwrap_or_default());
     let detail = steady(LocalResource::new(move || {
         live.track(Topic::Tasks);
         // The knowledge it writes.

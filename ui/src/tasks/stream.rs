@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use nomos_types::events::{DeltaKind, Event};
+use nomos_types::tasks::Role;
 use nomos_types::{EngineEvent, TransientEvent};
 
 /// The text a turn has streamed so far.
@@ -47,7 +48,7 @@ impl Streams {
     pub fn settle(&mut self, event: &EngineEvent) -> bool {
         let Some(task) = &event.correlation_id else { return false };
         let stale = match &event.event {
-            Event::MessageAdded(m) => m.role == "assistant",
+            Event::MessageAdded(m) => m.role == Role::Assistant,
             Event::TaskUpdated(u) => u.status != nomos_types::TaskStatus::Working,
             Event::TaskDeleted(_) => true,
             _ => false,
@@ -116,9 +117,9 @@ mod tests {
         let mut s = Streams::default();
         s.apply(&delta("a", "a1", DeltaKind::Text, "x"));
         s.apply(&delta("b", "b1", DeltaKind::Text, "y"));
-        let user = MessageAdded { message_id: 1, role: "user".into(), turn_id: None };
+        let user = MessageAdded { message_id: 1, role: Role::User, turn_id: None };
         assert!(!s.settle(&stored("a", user)));
-        let answer = MessageAdded { message_id: 2, role: "assistant".into(), turn_id: Some("a1".into()) };
+        let answer = MessageAdded { message_id: 2, role: Role::Assistant, turn_id: Some("a1".into()) };
         assert!(s.settle(&stored("a", answer)));
         assert_eq!(s.of("a"), None);
         assert_eq!(s.of("b").map(|x| x.text.as_str()), Some("y"));

@@ -13,6 +13,7 @@ use nomos::agent::provider::{Provider, ProviderConfig, RetryPolicy};
 use nomos::agent::tools::{Registry, RegistryConfig};
 use nomos::agent::transcript::Transcript;
 use nomos::agent::turn::{run_turn, GatedTools, Model, ModelError, TurnConfig};
+#[cfg(debug_assertions)]
 use nomos::testing_hooks::{PAUSE_AT_ENV, PAUSE_FILE_ENV};
 use nomos::types::{Channel, Execution, TaskStatus};
 use nomos_scripted_provider::{Script, ScriptedProvider, Step};
@@ -353,23 +354,27 @@ impl Play<'_> {
         };
         let url = lane.server.as_ref().map(|s| s.base_url()).ok_or("a kill needs the scripted provider")?;
         let pause_file = self.w.tmp.path().join(format!("paused-{point}"));
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"))
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nomos"));
+        command
             .arg("--db")
             .arg(self.w.tmp.path().join("oikos.db"))
             .args(["ask", "--task", &id, message])
             .env("NOMOS_LLM_BASE_URL", url)
             .env("NOMOS_MODEL", "scripted")
             .env("NOMOS_API_KEY", "unused")
-            .env(PAUSE_AT_ENV, point)
-            .env(PAUSE_FILE_ENV, &pause_file)
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start nomos: {e}"))?;
+            .stderr(std::process::Stdio::null());
+        // A release build has no pause points: the process then runs on and the kill is reported
+        // as never reached.
+        #[cfg(debug_assertions)]
+        command.env(PAUSE_AT_ENV, point).env(PAUSE_FILE_ENV, &pause_file);
+        let mut child = command.spawn().map_err(|e| format!("cannot start nomos: {e}"))?;
         let deadline = Instant::now() + Duration::from_secs(60);
         while !pause_file.exists() {
             if let Ok(Some(status)) = child.try_wait() {
-                return Err(format!("nomos ask ended ({status}) before it reached {point}"));
+                return Err(format!(
+                    "nomos ask ended ({status}) before it reached {point} (pause points exist in debug builds only)"
+                ));
             }
             if Instant::now() > deadline {
                 let _ = child.kill();

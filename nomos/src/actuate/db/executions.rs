@@ -409,13 +409,15 @@ pub(crate) async fn link_task(conn: &mut SqliteConnection, id: &str, task_id: &s
 /// The links whose execution has ended and whose task was not continued for it yet (of one task,
 /// or all), oldest first: (execution, task).
 pub(crate) async fn ended_links(conn: &mut SqliteConnection, task_id: Option<&str>) -> Result<Vec<(String, String)>> {
+    let ended: Vec<&str> = ExecutionStatus::ALL.iter().filter(|s| s.is_final()).map(|s| s.as_str()).collect();
     Ok(sqlx::query_as(
         "SELECT l.execution_id, l.task_id FROM task_executions l JOIN executions x ON x.id = l.execution_id
-          WHERE l.continued_at IS NULL AND x.status IN ('completed', 'failed', 'denied', 'expired', 'cancelled')
+          WHERE l.continued_at IS NULL AND x.status IN (SELECT value FROM json_each(?2))
             AND (?1 IS NULL OR l.task_id = ?1)
           ORDER BY l.created_at, l.execution_id",
     )
     .bind(task_id)
+    .bind(Json::from(ended).to_string())
     .fetch_all(conn)
     .await?)
 }

@@ -4,7 +4,10 @@
 use std::fmt;
 use std::time::Duration;
 
+use nomos_types::KeySource;
+
 use super::ProviderError;
+use crate::agent::secrets::{self, ApiKey, SecretsError};
 
 /// An API key. It prints as `[redacted]` and is never serialised; [`Secret::expose`] is the one
 /// way to read it (for the `Authorization` header).
@@ -99,14 +102,6 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
 }
 
-/// Where the key came from, for `nomos auth status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeySource {
-    Env,
-    Keychain,
-    None,
-}
-
 pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;
 
 impl ProviderConfig {
@@ -129,7 +124,7 @@ impl ProviderConfig {
     /// `NOMOS_API_KEY` or else the OS keychain (none stored, or no keychain service at all → no
     /// key, for a local server). Blocks on the keychain: from async code, `spawn_blocking`.
     pub fn from_env() -> Result<ProviderConfig, ProviderError> {
-        let (config, _) = ProviderConfig::from_lookup(|name| std::env::var(name).ok(), keychain_key)?;
+        let (config, _) = ProviderConfig::from_lookup(|name| std::env::var(name).ok(), secrets::get_api_key)?;
         Ok(config)
     }
 
@@ -145,7 +140,7 @@ impl ProviderConfig {
     pub fn from_env_or_settings(
         settings: Option<&nomos_types::ProviderSettings>,
     ) -> Result<ProviderConfig, ProviderError> {
-        let (config, _) = ProviderConfig::from_lookup(ProviderConfig::variables(settings), keychain_key)?;
+        let (config, _) = ProviderConfig::from_lookup(ProviderConfig::variables(settings), secrets::get_api_key)?;
         Ok(config)
     }
 
@@ -155,17 +150,26 @@ impl ProviderConfig {
     pub fn variables(settings: Option<&nomos_types::ProviderSettings>) -> impl Fn(&str) -> Option<String> + '_ {
         let stored = settings.filter(|_| !ProviderConfig::env_configured());
         move |name| match stored {
-            Some(s) if name != "NOMOS_API_KEY" => crate::settings::settings_var(s, name),
+            Some(s) if name != secrets::API_KEY_ENV => crate::settings::settings_var(s, name),
             _ => std::env::var(name).ok(),
         }
     }
 
-    /// [`ProviderConfig::from_env`] over any variable lookup and keychain (for tests and for
-    /// `nomos auth status`); also says where the key came from.
+    /// [`ProviderConfig::from_env`] over any variable lookup and keychain (for tests); also says
+    /// where the key came from.
     pub fn from_lookup(
         var: impl Fn(&str) -> Option<String>,
-        keychain: impl FnOnce() -> Result<Option<Secret>, ProviderError>,
+        keychain: impl FnOnce() -> Result<Option<Secret>, SecretsError>,
     ) -> Result<(ProviderConfig, KeySource), ProviderError> {
+        let config = ProviderConfig::from_variables(&var)?;
+        let key = secrets::api_key_from(&var, keychain);
+        let source = key.source();
+        Ok((config.with_key(key)?, source))
+    }
+
+    /// The provider the variables name (`NOMOS_LLM_BASE_URL`, `NOMOS_MODEL`,
+    /// `NOMOS_CONTEXT_TOKENS`), without a key yet (see [`ProviderConfig::with_key`]).
+    pub fn from_variables(var: impl Fn(&str) -> Option<String>) -> Result<ProviderConfig, ProviderError> {
         let get = |name: &str| var(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         let base_url = get("NOMOS_LLM_BASE_URL").ok_or_else(|| {
             ProviderError::Config(
@@ -192,30 +196,23 @@ impl ProviderConfig {
                 ))
             })?;
         }
-        let source = if let Some(key) = get("NOMOS_API_KEY") {
-            config.api_key = Some(Secret::new(key));
-            KeySource::Env
-        } else if let Some(key) = keychain()? {
-            config.api_key = Some(key);
-            KeySource::Keychain
-        } else {
-            KeySource::None
-        };
-        Ok((config, source))
+        Ok(config)
     }
-}
 
-/// The key stored in the keychain. A machine without a keychain (a headless server next to a
-/// local model) simply has no stored key; a locked or failing one is worth saying.
-fn keychain_key() -> Result<Option<Secret>, ProviderError> {
-    use crate::agent::secrets::{self, SecretsError};
-    match secrets::get_api_key() {
-        Ok(key) => Ok(key),
-        Err(SecretsError::NoService(why)) => {
-            tracing::debug!(%why, "no OS keychain; using no stored API key");
-            Ok(None)
-        }
-        Err(e) => Err(ProviderError::Config(e.to_string())),
+    /// The config with the key [`secrets::api_key`] found. A machine without a keychain (a
+    /// headless server next to a local model) simply has no stored key; a locked or failing one
+    /// is an error worth saying.
+    pub fn with_key(mut self, key: ApiKey) -> Result<ProviderConfig, ProviderError> {
+        self.api_key = match key {
+            ApiKey::Env(key) | ApiKey::Keychain(key) => Some(key),
+            ApiKey::None => None,
+            ApiKey::Unavailable(SecretsError::NoService(why)) => {
+                tracing::debug!(%why, "no OS keychain; using no stored API key");
+                None
+            }
+            ApiKey::Unavailable(e) => return Err(ProviderError::Config(e.to_string())),
+        };
+        Ok(self)
     }
 }
 
@@ -284,6 +281,17 @@ mod tests {
         let (config, source) = ProviderConfig::from_lookup(lookup(&vars), || Ok(None)).unwrap();
         assert_eq!((source, config.api_key), (KeySource::None, None));
         assert_eq!(config.context_tokens, DEFAULT_CONTEXT_TOKENS);
+    }
+
+    #[test]
+    fn no_keychain_is_no_key_but_a_locked_one_is_an_error() {
+        let vars = [("NOMOS_LLM_BASE_URL", "http://127.0.0.1:11434/v1"), ("NOMOS_MODEL", "m")];
+        let (config, source) =
+            ProviderConfig::from_lookup(lookup(&vars), || Err(SecretsError::NoService("no bus".into()))).unwrap();
+        assert_eq!((source, config.api_key), (KeySource::Unavailable, None));
+        let err =
+            ProviderConfig::from_lookup(lookup(&vars), || Err(SecretsError::Locked("dismissed".into()))).unwrap_err();
+        assert!(err.to_string().contains("locked"), "{err}");
     }
 
     #[test]

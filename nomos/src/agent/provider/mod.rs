@@ -12,11 +12,11 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value as Json};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{KeySource, ProviderConfig, RetryPolicy, Secret, Timeouts};
+pub use config::{ProviderConfig, RetryPolicy, Secret, Timeouts};
 use retry::ErrorReport;
 use sse::{Assembler, SseDecoder, StreamFault};
 
-use crate::agent::chat::{ChatMessage, ChatRequest, ChatResponse, Delta, Role};
+use crate::agent::chat::{ChatMessage, ChatRequest, ChatResponse, Delta};
 
 /// Which timer ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,13 +300,7 @@ impl Provider {
 }
 
 fn wire_message(message: &ChatMessage) -> Json {
-    let role = match message.role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    };
-    let mut wire = json!({ "role": role, "content": message.content });
+    let mut wire = json!({ "role": message.role.as_str(), "content": message.content });
     if !message.tool_calls.is_empty() {
         if message.content.is_empty() {
             wire["content"] = Json::Null;

@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use nomos_types::actions::{self, Action};
-use nomos_types::{Execution, ExecutionStatus, Risk};
+use nomos_types::{Execution, ExecutionStatus, Risk, WaitingFor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
 
 use super::args::{self, schema_of};
 use super::cap::cap_with;
-use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor, AGENT};
+use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, AGENT};
 use crate::actuate::{ActionRequest, Actuator, Decision, RunOutcome, RunRequest};
 
 /// How much of each stream a result shows.

@@ -46,6 +46,7 @@ pub mod web;
 use std::future::Future;
 use std::pin::Pin;
 
+use nomos_types::WaitingFor;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use tokio_util::sync::CancellationToken;
@@ -65,22 +66,11 @@ pub const AGENT: &str = "agent:nomos";
 pub enum Next {
     /// The loop goes on.
     Continue,
-    /// The turn ends: the task waits for the operator.
+    /// The turn ends: the task waits for the operator (a tool asks for an answer, the plan's
+    /// approval or an execution's).
     Wait(WaitingFor),
     /// The task reached its end (`complete_task`).
     Finish,
-}
-
-/// What a task waiting for the operator waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaitingFor {
-    /// An answer to a question (`ask_operator`).
-    Answer,
-    /// Approval of the proposed plan.
-    Plan,
-    /// A decision on a queued execution.
-    Approval,
 }
 
 /// The result of one tool call as recorded and as the model sees it.

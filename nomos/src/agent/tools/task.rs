@@ -3,14 +3,15 @@
 //! holds (a call that completed without error, an execution that succeeded), and is refused while a
 //! cited call failed or its outcome is unknown, or a step is still open.
 
+use nomos_types::{ExecutionStatus, TaskOutcome, WaitingFor};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::schema_of;
-use super::{Next, Tool, ToolContext, ToolFuture, ToolResult, WaitingFor};
+use super::{Next, Tool, ToolContext, ToolFuture, ToolResult};
 use crate::agent::chat::{ToolCall, ToolSpec};
 use crate::agent::transcript::{CallState, Transcript};
-use crate::plan::NewStep;
+use crate::plan::{NewStep, StepStatus};
 use crate::Engine;
 
 pub const SET_GOAL: &str = "set_goal";
@@ -58,8 +59,7 @@ struct UpdateStep {
     /// The step's number, from 1.
     #[schemars(range(min = 1))]
     seq: i64,
-    #[schemars(extend("enum" = crate::plan::STEP_STATES))]
-    status: String,
+    status: StepStatus,
     /// The execution that did it.
     #[serde(default)]
     execution_id: Option<String>,
@@ -75,30 +75,11 @@ struct AskOperator {
     options: Vec<String>,
 }
 
-/// How a task ended, as the model reports it.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Outcome {
-    Success,
-    Failure,
-    Partial,
-}
-
-impl From<Outcome> for nomos_types::TaskOutcome {
-    fn from(o: Outcome) -> nomos_types::TaskOutcome {
-        match o {
-            Outcome::Success => nomos_types::TaskOutcome::Success,
-            Outcome::Failure => nomos_types::TaskOutcome::Failure,
-            Outcome::Partial => nomos_types::TaskOutcome::Partial,
-        }
-    }
-}
-
 /// The arguments of `complete_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CompleteTask {
-    outcome: Outcome,
+    outcome: TaskOutcome,
     /// What was done and found.
     summary: String,
     /// Ids of tool calls that succeeded or executions that completed with exit code 0.
@@ -209,12 +190,12 @@ pub async fn call(engine: &Engine, task: &str, call: &ToolCall) -> Option<ToolRe
 }
 
 /// How a `complete_task` call ends the task: its outcome and summary (the call already passed).
-pub fn completion_of(call: &ToolCall) -> Option<(nomos_types::TaskOutcome, String)> {
+pub fn completion_of(call: &ToolCall) -> Option<(TaskOutcome, String)> {
     if call.name != COMPLETE_TASK {
         return None;
     }
     let args: CompleteTask = parse(call).ok()?;
-    Some((args.outcome.into(), args.summary.trim().to_string()))
+    Some((args.outcome, args.summary.trim().to_string()))
 }
 
 fn engine_error(e: crate::Error) -> ToolResult {
@@ -255,15 +236,15 @@ async fn propose_plan(engine: &Engine, task: &str, call: &ToolCall) -> Result<To
 
 async fn update_step(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
     let args: UpdateStep = parse(call)?;
-    if args.status == "done" {
+    if args.status == StepStatus::Done {
         if let Some(exec) = &args.execution_id {
-            if let Some(why) = execution_problem(engine, task, exec).await {
+            if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                 return Err(ToolResult::error(format!("step {} cannot be done on {exec}: {why}", args.seq)));
             }
         }
     }
     let step = engine
-        .update_plan_step(task, args.seq, &args.status, args.execution_id.as_deref())
+        .update_plan_step(task, args.seq, args.status, args.execution_id.as_deref())
         .await
         .map_err(engine_error)?;
     Ok(ToolResult::ok(format!("step {}: {} — {}", step.seq, step.status, step.title)))
@@ -278,31 +259,46 @@ async fn ask(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult,
     Ok(ToolResult { next: Next::Wait(WaitingFor::Answer), ..ToolResult::ok("asked; the task waits for the answer") })
 }
 
-/// Why an execution is no evidence of success, if it is not.
-async fn execution_problem(engine: &Engine, task: &str, id: &str) -> Option<String> {
+/// Why an execution is no evidence of success, if it is not. An execution that cannot be read is
+/// an error, never taken as evidence.
+async fn execution_problem(engine: &Engine, task: &str, id: &str) -> crate::Result<Option<String>> {
     let row: Option<(Option<String>, String, Option<i64>)> =
         sqlx::query_as("SELECT task_id, status, exit_code FROM executions WHERE id = ?")
             .bind(id)
             .fetch_optional(engine.store().pool())
-            .await
-            .ok()?;
-    match row {
+            .await?;
+    let row = row
+        .map(|(owner, status, code)| status.parse::<ExecutionStatus>().map(|status| (owner, status, code)))
+        .transpose()
+        .map_err(|e| crate::Error::Invalid(e.to_string()))?;
+    Ok(match row {
         None => Some("no such execution".into()),
         Some((owner, _, _)) if owner.as_deref() != Some(task) => Some("it belongs to another task".into()),
-        Some((_, status, Some(0))) if status == "completed" => None,
+        Some((_, ExecutionStatus::Completed, Some(0))) => None,
         Some((_, status, code)) => {
             Some(format!("it is {status}{}", code.map(|c| format!(" with exit code {c}")).unwrap_or_default()))
         }
+    })
+}
+
+/// The refusal when evidence could not be checked: the store failed, so nothing is taken as done.
+fn unchecked(evidence: &str) -> impl FnOnce(crate::Error) -> ToolResult + '_ {
+    move |e| {
+        tracing::error!(evidence, error = %e, "could not check the agent's evidence; refusing");
+        ToolResult::error(format!(
+            "refused: {evidence} could not be checked against the database ({e}); unchecked evidence counts for \
+             nothing — try again"
+        ))
     }
 }
 
 async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolResult, ToolResult> {
     let args: CompleteTask = parse(call)?;
-    let outcome: nomos_types::TaskOutcome = args.outcome.into();
+    let outcome = args.outcome;
     if args.summary.trim().is_empty() {
         return Err(ToolResult::error("complete_task: the summary is empty; say what was done and found"));
     }
-    if outcome == nomos_types::TaskOutcome::Success {
+    if outcome == TaskOutcome::Success {
         let mut problems = Vec::new();
         if args.evidence.is_empty() {
             problems.push("a success must cite evidence (tool call ids or execution ids)".to_string());
@@ -318,17 +314,17 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
                     }
                     other => problems.push(format!("{item} ({}) is {}", c.call.name, other.as_str())),
                 }
-            } else if let Some(why) = execution_problem(engine, task, item).await {
+            } else if let Some(why) = execution_problem(engine, task, item).await.map_err(unchecked(item))? {
                 problems.push(format!("{item}: {why}"));
             }
         }
         for step in engine.plan(task).await.map_err(engine_error)? {
-            match step.status.as_str() {
-                "done" | "skipped" => {}
+            match step.status {
+                StepStatus::Done | StepStatus::Skipped => {}
                 other => problems.push(format!("step {} ({}) is {other}", step.seq, step.title)),
             }
-            if let (Some(exec), "done") = (&step.execution_id, step.status.as_str()) {
-                if let Some(why) = execution_problem(engine, task, exec).await {
+            if let (Some(exec), StepStatus::Done) = (&step.execution_id, step.status) {
+                if let Some(why) = execution_problem(engine, task, exec).await.map_err(unchecked(exec))? {
                     problems.push(format!("step {} cites {exec}: {why}", step.seq));
                 }
             }
@@ -366,7 +362,8 @@ mod tests {
             assert!(!describe(name).is_empty(), "{name} has a description");
         }
         let update = schema(UPDATE_PLAN_STEP);
-        assert_eq!(update["properties"]["status"]["enum"], serde_json::json!(crate::plan::STEP_STATES));
+        let states: Vec<&str> = StepStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(update["properties"]["status"]["enum"], serde_json::json!(states));
         assert_eq!(update["properties"]["seq"]["minimum"], 1);
         assert_eq!(update["required"], serde_json::json!(["seq", "status"]));
         let complete = schema(COMPLETE_TASK);
@@ -391,5 +388,32 @@ mod tests {
         }
         let good = serde_json::json!({"outcome": "partial", "summary": "half", "evidence": ["c1"]});
         assert!(super::super::args::check(&schema(COMPLETE_TASK), &good).is_ok());
+    }
+
+    #[tokio::test]
+    async fn evidence_that_cannot_be_read_refuses_the_completion() {
+        let (_dir, engine) = crate::testing::engine().await;
+        let task = engine.create_task("check", "").await.unwrap().id;
+        // The executions table is gone: every look-up of an execution fails.
+        sqlx::query("ALTER TABLE executions RENAME TO executions_elsewhere")
+            .execute(engine.store().pool())
+            .await
+            .unwrap();
+        let tool = |name: &str, args: serde_json::Value| ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        };
+        let done = tool(COMPLETE_TASK, serde_json::json!({"outcome": "success", "summary": "ok", "evidence": ["x1"]}));
+        let r = call(&engine, &task, &done).await.unwrap();
+        assert!(r.is_error, "an unreadable execution is no evidence: {}", r.content);
+        assert_eq!(r.next, Next::Continue, "the task does not end");
+        assert!(r.content.contains("x1 could not be checked"), "{}", r.content);
+
+        engine.append_plan(&task, &[NewStep { title: "restart".into(), ..NewStep::default() }]).await.unwrap();
+        let step = tool(UPDATE_PLAN_STEP, serde_json::json!({"seq": 1, "status": "done", "execution_id": "x1"}));
+        let r = call(&engine, &task, &step).await.unwrap();
+        assert!(r.is_error && r.content.contains("x1 could not be checked"), "{}", r.content);
+        assert_eq!(engine.plan(&task).await.unwrap()[0].status, StepStatus::Pending, "the step did not move");
     }
 }
