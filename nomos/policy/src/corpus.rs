@@ -40,6 +40,19 @@ const OPTIONS: File = data!("red-team-options");
 const EVAL_SINKS: File = data!("eval-sinks");
 const SECRET_DISCLOSURE: File = data!("secret-disclosure");
 const OUTAGE_ROUTES: File = data!("outage-routes");
+const EVERYDAY: File = data!("everyday");
+
+/// Adversarial cases by class, checked as minimums (see [`check_at_least`]).
+const ATTACKS: &[File] = &[
+    data!("attacks-interpreters"),
+    data!("attacks-embedded"),
+    data!("attacks-env"),
+    data!("attacks-readtools"),
+    data!("attacks-bash"),
+    data!("attacks-proxmox"),
+    data!("attacks-outages"),
+    data!("attacks-secrets"),
+];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
 const OURS: &[File] = &[
@@ -69,6 +82,8 @@ struct Case {
     line: usize,
     command: String,
     risk: Risk,
+    /// `open:LEVEL`: judged below LEVEL today (a known gap), never read-only.
+    open: bool,
 }
 
 /// The rows of a data file: `risk<TAB>command[<TAB>note]`; `#` starts a comment line.
@@ -82,11 +97,16 @@ fn cases((name, text): File) -> Vec<Case> {
         let (Some(risk), Some(command)) = (columns.next(), columns.next()) else {
             panic!("{name}.tsv:{}: want `risk<TAB>command[<TAB>note]`", i + 1);
         };
+        let (open, risk) = match risk.strip_prefix("open:") {
+            Some(r) => (true, r),
+            None => (false, risk),
+        };
         let risk = risk.parse().unwrap_or_else(|e| panic!("{name}.tsv:{}: {e}", i + 1));
         out.push(Case {
             line: i + 1,
             command: unescape(command).unwrap_or_else(|e| panic!("{name}.tsv:{}: {e}", i + 1)),
             risk,
+            open,
         });
     }
     out
@@ -126,6 +146,34 @@ fn check(file: File) {
         assert!(!got.reasons.is_empty(), "{:?} has no reasons", case.command);
     }
     assert!(failures.is_empty(), "{} misclassified:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// An adversarial file: each command gets at least its level (`read_only` ones exactly); a case
+/// marked `open:` is a known gap, judged below its level but never read-only. Returns how many
+/// cases are open.
+fn check_at_least(file: File) -> usize {
+    let all = cases(file);
+    let mut failures = Vec::new();
+    let mut open = 0;
+    for case in &all {
+        let got = classify(&case.command, None).risk;
+        let ok = match (case.open, case.risk) {
+            (true, want) => {
+                if got >= want {
+                    failures.push(format!("{}.tsv:{}: {:?} is now {got}: drop its `open:`", file.0, case.line, case.command));
+                }
+                open += 1;
+                got > RO
+            }
+            (false, RO) => got == RO,
+            (false, want) => got >= want,
+        };
+        if !ok {
+            failures.push(format!("{}.tsv:{}: {:?}: want {}, got {got}", file.0, case.line, case.command, case.risk));
+        }
+    }
+    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+    open
 }
 
 /// Every case of the original corpus and of ours, for the property tests.
@@ -261,6 +309,32 @@ fn secrets_read_out_are_disclosures() {
 #[test]
 fn outages_by_other_routes_are_rated_alike() {
     check(OUTAGE_ROUTES);
+}
+
+#[test]
+fn adversarial_classes_are_not_read_only_and_mostly_at_their_level() {
+    let mut total = 0;
+    let mut open = 0;
+    for file in ATTACKS {
+        total += cases(*file).len();
+        open += check_at_least(*file);
+    }
+    assert!(total >= 1500, "{total} adversarial cases");
+    // What is still judged below its level is counted, not hidden.
+    eprintln!("{open} of {total} adversarial cases are judged below their level (none read-only)");
+}
+
+/// Everyday inspection runs unasked: at most 2 % of it needs approval.
+#[test]
+fn everyday_reads_are_rarely_held_up() {
+    let all = cases(EVERYDAY);
+    assert!(all.len() >= 500, "{} everyday commands", all.len());
+    let held: Vec<String> = all
+        .iter()
+        .filter(|c| classify(&c.command, None).risk != RO)
+        .map(|c| format!("{}: {}", c.line, c.command))
+        .collect();
+    assert!(held.len() * 50 <= all.len(), "{} of {} held up:\n{}", held.len(), all.len(), held.join("\n"));
 }
 
 #[test]

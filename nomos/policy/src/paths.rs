@@ -96,8 +96,9 @@ pub fn is_raw_storage(path: &str) -> bool {
     IMAGES.iter().chain(BACKUP_DIRS).any(|i| {
         let located = !i.starts_with("**/");
         let theirs = suffix(i.rsplit('/').next().unwrap_or(""));
-        let named = !ours.is_empty() && (theirs.ends_with(&ours) || ours.ends_with(&theirs));
-        (located || named) && matches_pattern(i, &p)
+        let named = !ours.is_empty() && !theirs.is_empty() && (theirs.ends_with(&ours) || ours.ends_with(&theirs));
+        (located && (matches_pattern(i, &p) || (p.starts_with('/') && globs_intersect(&p, i))))
+            || (named && matches_pattern(i, &p))
     })
 }
 

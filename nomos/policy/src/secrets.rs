@@ -543,7 +543,7 @@ const NOT_CREDENTIALS_UNDER: &[&str] =
 const NOT_CREDENTIAL_EXTENSIONS: &[&str] = &[
     "rs", "go", "py", "pyc", "js", "mjs", "ts", "jsx", "tsx", "rb", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs",
     "php", "pl", "pm", "sh", "md", "rst", "html", "htm", "css", "scss", "svg", "png", "jpg", "gif", "ico", "pdf", "1",
-    "8", "service", "timer", "socket", "mo", "po",
+    "8", "service", "timer", "socket", "mo", "po", "pub",
 ];
 
 /// Whether `path` is named like a credential: a component with `secret`, `password`, `passwd`,

@@ -517,10 +517,14 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .or_else(|| path.strip_prefix("if="))
                 .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
                 .unwrap_or(path);
-            if an.is_secret(path) && an.resolve(path).iter().all(|p| crate::secrets::glob_secret_only_by_name(p)) {
-                an.raise(CM, format!("`{base}` reads files matching `{path}`, which could be named like secrets"));
-            } else if an.is_secret(path) {
+            let secret = an.is_secret(path);
+            let only_by_name = secret && an.resolve(path).iter().all(|p| crate::secrets::glob_secret_only_by_name(p));
+            if secret && !only_by_name {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
+            } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {
+                an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
+            } else if only_by_name {
+                an.raise(CM, format!("`{base}` reads files matching `{path}`, which could be named like secrets"));
             } else if reads && crate::secrets::is_secret_location(path) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));
             } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {

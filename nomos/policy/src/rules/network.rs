@@ -615,6 +615,13 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
         }
     }
     let listens = a.flag('l', "--listen");
+    // A range or a list of ports is a scan of the other machine, not a check of a port.
+    let scans = a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).iter().skip(1).any(|p| {
+        p.shown().contains(['-', ',']) || p.as_static().is_none()
+    }) || a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).len() > 2;
+    if scans {
+        an.raise(CM, format!("`{base} -z` over several ports scans another machine"));
+    }
     if base != "socat" && a.short('z') && runs.is_empty() && !listens {
         ro(an, format!("`{base} -z` only checks a port"));
     } else {

@@ -686,11 +686,12 @@ impl Analysis<'_> {
     /// `NAME=value` in a program's environment: only an inert variable leaves it read-only; an
     /// exported function (`BASH_FUNC_name%%=() { … }`) is judged as the code it defines.
     pub(crate) fn environment(&mut self, name: &str, value: Option<&str>) {
+        // A variable on the inert list with a plain value is inert (`SYSTEMD_PAGER=cat`).
         if let Some(reason) = environment_variable(name, value) {
             self.raise(Risk::ConfigMutation, reason);
-        }
-        if let Some(reason) = dangerous_variable(name) {
-            self.raise(Risk::ConfigMutation, reason);
+            if let Some(reason) = dangerous_variable(name) {
+                self.raise(Risk::ConfigMutation, reason);
+            }
         }
         if let (Some(function), Some(body)) = (name.strip_prefix("BASH_FUNC_"), value) {
             if let Some(body) = body.trim_start().strip_prefix("()") {

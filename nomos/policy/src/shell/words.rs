@@ -300,6 +300,8 @@ pub(crate) fn environment_variable(name: &str, value: Option<&str>) -> Option<St
         ) => true,
         ("SYSTEMD_PAGER" | "PAGER" | "GIT_PAGER" | "MANPAGER", Some(v)) => matches!(v, "" | "cat"),
         ("DEBIAN_FRONTEND", Some(v)) => v == "noninteractive",
+        ("PYTHONDONTWRITEBYTECODE" | "PYTHONUNBUFFERED", Some(_)) => true,
+        ("PYTHONIOENCODING", Some(v)) => plain(v, &[':']),
         _ => false,
     };
     (!inert).then(|| match value {
