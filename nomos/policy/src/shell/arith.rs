@@ -45,14 +45,15 @@ impl<'t> Braced<'t> {
             Some(b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => i += 1,
             _ => {}
         }
-        let name = &inner[start..i];
+        // `start` and `i` sit after ASCII bytes (or at the ends): `get` always finds the text.
+        let name = inner.get(start..i).unwrap_or_default();
         let mut subscript = None;
         if b.get(i) == Some(&b'[') {
             let end = closing(b, i, b'[', b']');
             subscript = Some((i + 1, end.saturating_sub(1).max(i + 1)));
             i = end;
         }
-        Braced { indirect, length, name, subscript, rest: &inner[i..], rest_at: i }
+        Braced { indirect, length, name, subscript, rest: inner.get(i..).unwrap_or_default(), rest_at: i }
     }
 
     /// The subscript's text (`@`, `*`, an expression).
@@ -75,7 +76,7 @@ impl<'t> Braced<'t> {
             return !word.contains(['$', '`']);
         }
         // Substrings, pattern removal and case changes keep a part of the value as it was.
-        matches!(r.as_bytes()[0], b':' | b'#' | b'%' | b'^' | b',')
+        matches!(r.as_bytes().first(), Some(b':' | b'#' | b'%' | b'^' | b','))
             || matches!(r, "@Q" | "@U" | "@u" | "@L" | "@a" | "@K" | "@k")
     }
 }
@@ -86,8 +87,7 @@ pub(super) fn closing(b: &[u8], open: usize, open_c: u8, close_c: u8) -> usize {
     let mut depth = 0usize;
     let mut i = open;
     let mut quote: Option<u8> = None;
-    while i < b.len() {
-        let c = b[i];
+    while let Some(&c) = b.get(i) {
         match quote {
             Some(q) if c == q => quote = None,
             Some(_) if c == b'\\' => i += 1,
@@ -137,8 +137,7 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
     let b = text.as_bytes();
     let mut r = ArithRefs::default();
     let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
+    while let Some(&c) = b.get(i) {
         if c == b'$' {
             match b.get(i + 1).copied() {
                 Some(b'(') if b.get(i + 2) == Some(&b'(') => i += 3,
@@ -153,7 +152,7 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
                     let braced = Braced::parse(inner);
                     if braced.indirect || is_positional(braced.name) {
                         r.opaque = true;
-                    } else if !braced.length && !braced.name.is_empty() && is_name_start(braced.name.as_bytes()[0]) {
+                    } else if !braced.length && braced.name.as_bytes().first().is_some_and(|&c| is_name_start(c)) {
                         r.reads.push(braced.name.to_string());
                     }
                     // A default word is evaluated when the variable is unset.
@@ -170,7 +169,8 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
                 }
                 Some(n) if is_name_start(n) => {
                     let end = name_end(b, i + 1);
-                    r.reads.push(text[i + 1..end].to_string());
+                    // From the ASCII name start to the end of the name: `get` always finds it.
+                    r.reads.push(text.get(i + 1..end).unwrap_or_default().to_string());
                     i = end;
                 }
                 Some(n) if n.is_ascii_digit() || n == b'@' || n == b'*' => {
@@ -181,7 +181,7 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
             }
         } else if c == b'`' {
             let mut end = i + 1;
-            while end < b.len() && !(b[end] == b'`' && b[end - 1] != b'\\') {
+            while b.get(end).is_some_and(|&e| !(e == b'`' && b.get(end - 1) != Some(&b'\\'))) {
                 end += 1;
             }
             let end = (end + 1).min(b.len());
@@ -194,7 +194,8 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
             }
         } else if is_name_start(c) {
             let end = name_end(b, i);
-            let name = text[i..end].to_string();
+            // An ASCII name: `get` always finds it.
+            let name = text.get(i..end).unwrap_or_default().to_string();
             // What follows the name (and its subscript): an assignment operator?
             let mut j = end;
             if b.get(j) == Some(&b'[') {
@@ -203,12 +204,13 @@ pub(super) fn arith_refs(text: &str) -> ArithRefs {
             while b.get(j).is_some_and(|c| *c == b' ' || *c == b'\t') {
                 j += 1;
             }
-            let after = &b[j.min(b.len())..];
+            let after = b.get(j..).unwrap_or(&[]);
             let plain = after.first() == Some(&b'=') && after.get(1) != Some(&b'=');
             let compound = ["+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>=", "++", "--"]
                 .iter()
                 .any(|op| after.starts_with(op.as_bytes()));
-            let before = text[..i].trim_end();
+            // `i` is at the name's first (ASCII) byte: `get` always finds the text before it.
+            let before = text.get(..i).unwrap_or_default().trim_end();
             let prefixed = before.ends_with("++") || before.ends_with("--");
             if plain {
                 r.assigns.push(name);

@@ -56,14 +56,18 @@ impl Analysis<'_> {
             "ERROR",
         ];
         let bytes = text.as_bytes();
-        let separators: Vec<usize> = (0..bytes.len())
-            .filter(|&i| matches!(bytes[i], b'\n' | b';' | b'&' | b'|') && !(i > 0 && bytes[i - 1] == b'\\'))
+        let escaped = |i: usize| i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'\\');
+        let separators: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(i, c)| matches!(c, b'\n' | b';' | b'&' | b'|') && !escaped(i))
+            .map(|(i, _)| i)
             .collect();
         let mut glued = Vec::new();
         for_each_innermost(root, text, &separators, |chain, i| {
             let Some(kind) = chain.last().map(|f| f.kind) else { return };
-            let is_glued = match bytes[i] {
-                b'\n' => !NEWLINE_HOMES.contains(&kind),
+            let is_glued = match bytes.get(i) {
+                Some(b'\n') => !NEWLINE_HOMES.contains(&kind),
                 _ => matches!(kind, "word" | "command" | "concatenation" | "command_name"),
             };
             if is_glued {
@@ -77,8 +81,10 @@ impl Analysis<'_> {
         // Judge each stretch between such separators on its own (each once: no overlapping re-reads).
         glued.push(bytes.len());
         for pair in glued.windows(2) {
-            if let Some(segment) = text.get(pair[0] + 1..pair[1]) {
-                self.script(segment);
+            if let [start, end] = *pair {
+                if let Some(segment) = text.get(start + 1..end) {
+                    self.script(segment);
+                }
             }
         }
     }
@@ -89,15 +95,19 @@ impl Analysis<'_> {
     /// it, so it is never read-only, and a destructive command in it counts as destructive.
     pub(super) fn check_substitutions(&mut self, root: Node<'_>, text: &str) {
         let bytes = text.as_bytes();
-        let openers: Vec<usize> = (0..bytes.len())
-            .filter(|&i| bytes[i] == b'`' || (bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'(')))
+        let openers: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(i, &c)| c == b'`' || (c == b'$' && bytes.get(i + 1) == Some(&b'(')))
+            .map(|(i, _)| i)
             .collect();
         if openers.is_empty() {
             return;
         }
         let mut unwalked = Vec::new();
         for_each_innermost(root, text, &openers, |chain, i| {
-            let escaped_backtick = bytes[i] == b'`' && i > 0 && bytes[i - 1] == b'\\';
+            let escaped_backtick =
+                bytes.get(i) == Some(&b'`') && i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'\\');
             // `$((` opening an arithmetic expansion the grammar read as one (bash reads `$((…))`
             // as arithmetic when it closes with `))`); what it evaluates is judged by the walk.
             let arithmetic = bytes.get(i + 2) == Some(&b'(')
@@ -115,10 +125,10 @@ impl Analysis<'_> {
         }
         self.raise(Risk::ConfigMutation, "holds command substitution text that bash may evaluate");
         for &i in unwalked.iter().take(16) {
-            let start = if bytes[i] == b'`' { i + 1 } else { i + 2 };
+            let start = if bytes.get(i) == Some(&b'`') { i + 1 } else { i + 2 };
             if let Some(rest) = text.get(start..) {
-                let end = rest.find(['`', ')']).unwrap_or(rest.len());
-                let inner = rest[..end].to_string();
+                // Up to the first closing character, or all of it.
+                let inner = rest.split(['`', ')']).next().unwrap_or(rest).to_string();
                 self.probe_destructive(&inner, "substitution text that bash may evaluate holds a destructive command");
             }
         }
@@ -162,8 +172,8 @@ impl Analysis<'_> {
 fn for_each_innermost<'t>(root: Node<'t>, text: &str, positions: &[usize], mut f: impl FnMut(&[Frame<'t>], usize)) {
     let mut next = 0;
     let mut take = |chain: &[Frame<'t>], below: usize, next: &mut usize| {
-        while *next < positions.len() && positions[*next] < below {
-            f(chain, positions[*next]);
+        while let Some(&position) = positions.get(*next).filter(|&&p| p < below) {
+            f(chain, position);
             *next += 1;
         }
     };

@@ -380,7 +380,7 @@ impl<'p> Analysis<'p> {
             self.raise(Risk::Destructive, "commands wrapped too deeply to analyse");
             return;
         }
-        let Some(first) = argv.first() else { return };
+        let Some((first, args)) = argv.split_first() else { return };
         if let Arg::Dynamic { candidates, complete: true, .. } = first {
             if candidates.is_empty() {
                 return;
@@ -425,11 +425,11 @@ impl<'p> Analysis<'p> {
             Arg::Static(name) if self.runners.contains(name) => {
                 // A function that runs its arguments: what it is given is what runs.
                 self.raise(Risk::ReadOnly, format!("`{name}` runs its arguments"));
-                self.run(&argv[1..], stdin);
+                self.run(args, stdin);
             }
             Arg::Static(name) => {
                 let name = name.clone();
-                rules::program(self, &name, &argv[1..], stdin);
+                rules::program(self, &name, args, stdin);
             }
         }
         self.wrappers -= 1;

@@ -144,7 +144,7 @@ fn decode_prompt(value: &str) -> String {
 fn expands(value: &str) -> bool {
     let b = value.as_bytes();
     b.contains(&b'`')
-        || b.windows(2).any(|w| w[0] == b'$' && (w[1].is_ascii_alphanumeric() || b"({[_@*#?-$!".contains(&w[1])))
+        || b.windows(2).any(|w| matches!(w, [b'$', n] if n.is_ascii_alphanumeric() || b"({[_@*#?-$!".contains(n)))
 }
 
 /// `text` as the body of a here-document, which bash expands like a prompt string.
@@ -371,10 +371,8 @@ impl Analysis<'_> {
             }
         }
         // `${x:offset:length}` (not `${x:-…}` and the like): both are arithmetic.
-        let rest = braced.rest.as_bytes();
-        if rest.first() == Some(&b':') && !matches!(rest.get(1), Some(b'-' | b'=' | b'+' | b'?')) {
+        if let Some(body) = braced.rest.strip_prefix(':').filter(|body| !body.starts_with(['-', '=', '+', '?'])) {
             let start = base + braced.rest_at + 1;
-            let body = &braced.rest[1..];
             let split = top_level_colon(body);
             let offset = (start, start + split.unwrap_or(body.len()));
             self.arith_range(node, src, offset, "a substring offset", None);
@@ -426,8 +424,8 @@ impl Analysis<'_> {
         let Some(word) = src.get(range.0..range.1) else { return };
         let b = word.as_bytes();
         let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'[' {
+        while let Some(&c) = b.get(i) {
+            if c == b'[' {
                 let end = closing(b, i, b'[', b']');
                 let close = if b.get(end.wrapping_sub(1)) == Some(&b']') { end - 1 } else { end };
                 self.arith_range(node, src, (range.0 + i + 1, range.0 + close), context, None);

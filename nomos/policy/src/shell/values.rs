@@ -248,7 +248,9 @@ impl Analysis<'_> {
         let mut words: Vec<Node<'_>> =
             name.into_iter().chain(node.children_by_field_name("argument", &mut cursor)).collect();
         // `builtin let …`, `command read …`.
-        while words.len() > 1 && matches!(self.word(words[0], src).as_static(), Some("builtin" | "command")) {
+        while words.len() > 1
+            && words.first().is_some_and(|w| matches!(self.word(*w, src).as_static(), Some("builtin" | "command")))
+        {
             words.remove(0);
         }
         let Some((first, args)) = words.split_first() else { return };
@@ -336,19 +338,21 @@ impl Analysis<'_> {
     /// `printf -v NAME FORMAT ARGS…`: NAME's subscript is evaluated; its value is what printf makes.
     fn printf_values(&mut self, args: &[Node<'_>], statics: &[Option<String>], src: &str) {
         let Some(k) = statics.iter().position(|s| s.as_deref().is_some_and(|s| s.starts_with("-v"))) else { return };
-        let attached = statics[k].as_deref().is_some_and(|s| s.len() > 2);
+        let attached = statics.get(k).and_then(|s| s.as_deref()).is_some_and(|s| s.len() > 2);
         let (target, rest) = if attached { (k, k + 1) } else { (k + 1, k + 2) };
         let Some(node) = args.get(target) else { return };
         let start = node.start_byte() + if attached { 2 } else { 0 };
         self.name_sinks(*node, src, (start, node.end_byte()), "`printf -v`");
-        let name = match &statics[target] {
-            Some(s) if attached => s[2..].to_string(),
-            Some(s) => s.clone(),
-            None => return,
+        let name = match statics.get(target) {
+            // After `-v`.
+            Some(Some(s)) if attached => s.get(2..),
+            Some(Some(s)) => Some(s.as_str()),
+            _ => None,
         };
+        let Some(name) = name.map(str::to_string) else { return };
         let mut rest = args.get(rest..).unwrap_or(&[]);
-        if rest.first().is_some_and(|n| self.word(*n, src).as_static() == Some("--")) {
-            rest = &rest[1..];
+        if let Some((_, after)) = rest.split_first().filter(|(n, _)| self.word(**n, src).as_static() == Some("--")) {
+            rest = after;
         }
         let mut known = Some(Vec::new());
         let mut choices: Vec<Vec<String>> = Vec::new();
@@ -383,19 +387,21 @@ impl Analysis<'_> {
         let mut names: Vec<(Node<'_>, usize, Option<String>)> = Vec::new();
         let mut raw = false;
         let mut k = 0;
-        while k < args.len() {
-            let word = statics[k].as_deref();
+        while let Some(&node) = args.get(k) {
+            let word = statics.get(k).and_then(|s| s.as_deref());
             match word {
                 Some(w) if w.starts_with('-') && w.len() > 1 && w != "--" => {
-                    for (i, c) in w[1..].char_indices() {
+                    let mut letters = w.chars();
+                    letters.next(); // The `-`.
+                    while let Some(c) = letters.next() {
                         raw |= c == 'r';
                         if valued.contains(&c) {
-                            let attached = &w[i + 2..];
+                            let attached = letters.as_str();
                             let value = if attached.is_empty() {
                                 k += 1;
-                                args.get(k).map(|n| (*n, 0, statics[k].clone()))
+                                args.get(k).map(|n| (*n, 0, statics.get(k).cloned().flatten()))
                             } else {
-                                Some((args[k], i + 2, Some(attached.to_string())))
+                                Some((node, w.len() - attached.len(), Some(attached.to_string())))
                             };
                             if c == 'a' {
                                 names.extend(value);
@@ -405,7 +411,7 @@ impl Analysis<'_> {
                     }
                 }
                 Some("--") => {}
-                _ => names.push((args[k], 0, word.map(str::to_string))),
+                _ => names.push((node, 0, word.map(str::to_string))),
             }
             k += 1;
         }

@@ -172,7 +172,7 @@ impl Analysis<'_> {
         let passes_through = node.child_by_field_name("body").is_some_and(|b| {
             b.kind() == "command" && {
                 let words = self.words(b, src);
-                words.len() == 1 && words[0].as_static() == Some("cat")
+                matches!(words.as_slice(), [only] if only.as_static() == Some("cat"))
             }
         });
         for tail in tails {
@@ -224,11 +224,10 @@ impl Analysis<'_> {
         // Evaluated once: words nest through `$(…)`, and evaluating them twice per level would
         // double the work at every level.
         let words = self.words_at(cmd, src, depth);
-        let Some(Arg::Static(name)) = words.first() else { return unseen };
+        let Some((Arg::Static(name), args)) = words.split_first() else { return unseen };
         match name.as_str() {
-            "echo" | "printf" if outer.is_none() && words[1..].iter().all(|w| w.as_static().is_some()) => {
-                let text: Vec<&str> =
-                    words[1..].iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
+            "echo" | "printf" if outer.is_none() && args.iter().all(|w| w.as_static().is_some()) => {
+                let text: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
                 let joined = text.join(" ");
                 // Both as written and with its escapes decoded (`echo -e`, `sh`'s echo, `printf`).
                 let mut texts = vec![unescape_echo(&joined)];

@@ -151,17 +151,17 @@ pub(crate) fn as_glob(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b'\'' | b'"' => i += 1,
             b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
-                let (open, close) = if b[i + 1] == b'(' { (b'(', b')') } else { (b'{', b'}') };
+                let (open, close) = if b.get(i + 1) == Some(&b'(') { (b'(', b')') } else { (b'{', b'}') };
                 let mut depth = 0usize;
                 let mut j = i + 1;
-                while j < b.len() {
-                    if b[j] == open {
+                while let Some(&d) = b.get(j) {
+                    if d == open {
                         depth += 1;
-                    } else if b[j] == close {
+                    } else if d == close {
                         depth -= 1;
                         if depth == 0 {
                             break;
@@ -174,8 +174,8 @@ pub(crate) fn as_glob(text: &str) -> String {
             }
             b'$' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric() || b"_@*#?-$!".contains(c)) => {
                 let mut j = i + 2;
-                if b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'_' {
-                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                if b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic() || *n == b'_') {
+                    while b.get(j).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_') {
                         j += 1;
                     }
                 }
@@ -183,12 +183,13 @@ pub(crate) fn as_glob(text: &str) -> String {
                 i = j;
             }
             b'`' => {
-                let end = text[i + 1..].find('`').map_or(b.len(), |e| i + 1 + e + 1);
+                // Through the closing backtick, or to the end without one.
+                let end = text.get(i + 1..).and_then(|r| r.find('`')).map_or(b.len(), |e| i + 1 + e + 1);
                 out.push('*');
                 i = end;
             }
             _ => {
-                let ch = text[i..].chars().next().unwrap_or(' ');
+                let ch = text.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
                 out.push(ch);
                 i += ch.len_utf8();
             }
@@ -445,10 +446,15 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
         }
     }
     let Some(close) = close else { return vec![word.to_string()] };
+    // `open`, `close` and the commas are offsets of ASCII bytes: the pieces are always there.
+    let (Some(prefix), Some(through_close), Some(suffix)) =
+        (word.get(..open), word.get(..=close), word.get(close + 1..))
+    else {
+        return vec![word.to_string()];
+    };
     if commas.is_empty() {
         // A range `{a..e}` / `{1..3}` expands; `{x}` stays as written.
-        let inner = &word[open + 1..close];
-        if let Some((a, b)) = inner.split_once("..") {
+        if let Some((a, b)) = word.get(open + 1..close).and_then(|inner| inner.split_once("..")) {
             let items: Option<Vec<String>> =
                 match (a.parse::<i64>(), b.parse::<i64>(), a.chars().count(), b.chars().count()) {
                     (Ok(x), Ok(y), _, _) if (x - y).abs() < MAX_CANDIDATES as i64 => {
@@ -464,7 +470,6 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
                     _ => None,
                 };
             if let Some(items) = items {
-                let (prefix, suffix) = (&word[..open], &word[close + 1..]);
                 return items
                     .iter()
                     .flat_map(|i| expand_braces(&format!("{prefix}{i}{suffix}")))
@@ -472,16 +477,20 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
                     .collect();
             }
         }
-        let rest = expand_braces(&word[close + 1..]);
-        return rest.into_iter().map(|r| format!("{}{r}", &word[..=close])).collect();
+        let rest = expand_braces(suffix);
+        return rest.into_iter().map(|r| format!("{through_close}{r}")).collect();
     }
-    let (prefix, suffix) = (&word[..open], &word[close + 1..]);
     let mut bounds = vec![open];
     bounds.extend(&commas);
     bounds.push(close);
     let mut out = Vec::new();
     for w in bounds.windows(2) {
-        let item = &word[w[0] + 1..w[1]];
+        let Some(item) = (match *w {
+            [from, to] => word.get(from + 1..to),
+            _ => None,
+        }) else {
+            continue;
+        };
         for expanded in expand_braces(&format!("{prefix}{item}{suffix}")) {
             if out.len() >= MAX_CANDIDATES {
                 return out;
