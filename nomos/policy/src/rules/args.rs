@@ -16,8 +16,11 @@ impl<'a> Args<'a> {
     /// Option words before `--`. A word computed at run time does not end the options (getopt keeps
     /// reading after it), and its known values that look like options count as options.
     pub(crate) fn options(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let end = self.all.iter().position(|a| a.as_static() == Some("--")).unwrap_or(self.all.len());
-        self.all[..end].iter().flat_map(|a| a.values()).filter(|s| s.starts_with('-') && *s != "--")
+        self.all
+            .iter()
+            .take_while(|a| a.as_static() != Some("--"))
+            .flat_map(|a| a.values())
+            .filter(|s| s.starts_with('-') && *s != "--")
     }
 
     /// A short option, alone or in a cluster (`-r`, `-rf`, `-fR`).
@@ -25,8 +28,8 @@ impl<'a> Args<'a> {
         self.options().any(|o| {
             !o.starts_with("--")
                 && o.len() > 1
-                && o[1..].chars().all(|x| x.is_ascii_alphanumeric())
-                && o[1..].contains(c)
+                && o.get(1..)
+                    .is_some_and(|letters| letters.chars().all(|x| x.is_ascii_alphanumeric()) && letters.contains(c))
         })
     }
 
@@ -36,8 +39,7 @@ impl<'a> Args<'a> {
     pub(crate) fn short_options(&self, required: &str, optional: &str) -> Vec<(char, Option<&'a str>)> {
         let mut out = Vec::new();
         let mut i = 0;
-        while i < self.all.len() {
-            let arg = &self.all[i];
+        while let Some(arg) = self.all.get(i) {
             i += 1;
             let Some(word) = arg.as_static() else { continue };
             if word == "--" {
@@ -46,8 +48,10 @@ impl<'a> Args<'a> {
             if !word.starts_with('-') || word.starts_with("--") || word.len() < 2 {
                 continue;
             }
-            for (k, c) in word.char_indices().skip(1) {
-                let rest = &word[k + c.len_utf8()..];
+            let mut letters = word.chars();
+            letters.next(); // The `-`.
+            while let Some(c) = letters.next() {
+                let rest = letters.as_str();
                 if required.contains(c) {
                     let value = if rest.is_empty() {
                         i += 1;
@@ -99,8 +103,7 @@ impl<'a> Args<'a> {
         let mut out = Vec::new();
         let mut i = 0;
         let mut after_dashes = false;
-        while i < self.all.len() {
-            let arg = &self.all[i];
+        while let Some(arg) = self.all.get(i) {
             i += 1;
             if after_dashes {
                 out.push(arg);
@@ -152,22 +155,18 @@ impl<'a> Args<'a> {
                 } else if n.len() == 2 && s.starts_with('-') && !s.starts_with("--") && s.len() > 2 {
                     // A short option in a cluster takes the rest of the word, or the next word if
                     // it comes last: `-oFILE`, `-so FILE`, `-fsSLo FILE`, `-Fa=@FILE`.
-                    let flag = n.as_bytes()[1] as char;
-                    if let Some(pos) = s[1..].find(flag).map(|p| p + 1) {
-                        let rest = &s[pos + 1..];
+                    let flag = n.as_bytes().get(1).map(|&b| b as char);
+                    if let Some((_, rest)) = flag.and_then(|flag| s.get(1..)?.split_once(flag)) {
                         if rest.is_empty() {
                             out.extend(next(i));
                         } else {
                             out.push(Arg::Static(rest.to_string()));
                         }
                     }
-                } else if s.len() > n.len()
-                    && s.starts_with(n)
-                    && !n.starts_with("--")
-                    && n.len() > 2
-                    && s.as_bytes()[n.len()] == b'='
+                } else if let Some(value) =
+                    s.strip_prefix(*n).and_then(|r| r.strip_prefix('=')).filter(|_| !n.starts_with("--") && n.len() > 2)
                 {
-                    out.push(Arg::Static(s[n.len() + 1..].to_string()));
+                    out.push(Arg::Static(value.to_string()));
                 }
             }
         }
@@ -176,6 +175,11 @@ impl<'a> Args<'a> {
 
     pub(crate) fn tail_from(&self, index: usize) -> &'a [Arg] {
         self.all.get(index..).unwrap_or(&[])
+    }
+
+    /// The arguments before `index` (all of them when it is past the end).
+    pub(crate) fn head_to(&self, index: usize) -> &'a [Arg] {
+        self.all.get(..index).unwrap_or(self.all)
     }
 }
 

@@ -494,10 +494,8 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
                 Some(f) => an.write_target(f, &format!("`{base} {name}`")),
                 None => an.raise(CM, format!("`{base} {name}` writes a file in the working directory")),
             },
-            "--assign" => {
-                if !value.as_ref().is_some_and(|v| v.as_static().is_some_and(|s| s.contains('='))) {
-                    an.raise(CM, format!("`{base} -v` assigns something that cannot be read ({shown})"));
-                }
+            "--assign" if !value.as_ref().is_some_and(|v| v.as_static().is_some_and(|s| s.contains('='))) => {
+                an.raise(CM, format!("`{base} -v` assigns something that cannot be read ({shown})"));
             }
             _ => {}
         }

@@ -35,7 +35,7 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
     };
     let rest = Args::new(a.tail_from(i + 1));
     // Another configuration directory brings its own CLI plugins (programs) and credential helpers.
-    if Args::new(&a.all[..i]).value(&["--config"]).is_some() {
+    if Args::new(a.head_to(i)).value(&["--config"]).is_some() {
         an.raise(CM, format!("`{base} --config` uses a configuration whose plugins and helpers run"));
     }
     // `buildx inspect --bootstrap` starts a builder container.

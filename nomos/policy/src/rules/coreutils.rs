@@ -41,7 +41,7 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     // A recursive copy of a tree that holds secrets reads them.
     if base == "cp" && (a.flag('r', "--recursive") || a.short('R') || a.flag('a', "--archive")) {
         let ops = a.operands(&["-t", "--target-directory", "-S", "--suffix"]);
-        recursive_read(an, base, &ops[..ops.len().saturating_sub(1)]);
+        recursive_read(an, base, ops.split_last().map_or(&[][..], |(_, sources)| sources));
     }
     let ops =
         a.operands(&["-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"]);
@@ -147,8 +147,8 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
     let broad = starts.is_empty() || starts.iter().flat_map(|s| s.values()).any(is_broad);
     let mut i = 0;
     let mut acted = false;
-    while i < a.all.len() {
-        match a.all[i].as_static() {
+    while let Some(arg) = a.all.get(i) {
+        match arg.as_static() {
             Some("-delete") => {
                 acted = true;
                 if broad {
@@ -159,12 +159,10 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
             }
             Some(action @ ("-exec" | "-execdir" | "-ok" | "-okdir")) => {
                 acted = true;
-                let end = a.all[i + 1..]
-                    .iter()
-                    .position(|x| matches!(x.as_static(), Some(";" | "+" | "\\;")))
-                    .map(|p| i + 1 + p)
-                    .unwrap_or(a.all.len());
-                let inner = &a.all[i + 1..end];
+                // The command's words: up to the terminator, or to the end without one.
+                let after = a.all.get(i + 1..).unwrap_or(&[]);
+                let inner = after.split(|x| matches!(x.as_static(), Some(";" | "+" | "\\;"))).next().unwrap_or(after);
+                let end = i + 1 + inner.len();
                 let inner_name = inner.first().and_then(Arg::as_static).map(|n| identity(n).0).unwrap_or("");
                 let runs_rm = inner_name == "rm";
                 // What the command does with each file it is given: reading files under a tree that

@@ -131,7 +131,7 @@ fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&
         .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\\' && c != '.')
         .filter(|w| !w.is_empty())
         .collect();
-    let has = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+    let has = |a: &str, b: &str| words.windows(2).any(|w| matches!(w, [x, y] if *x == a && *y == b));
     // Text the parser could not read is searched for what destroys.
     if !judged.parsed
         && (has("drop", "table")
@@ -148,8 +148,10 @@ fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&
     }
     // `COPY … TO/FROM PROGRAM 'cmd'` (server side and psql's \copy) runs a shell command.
     let lowered_original = sql.to_lowercase();
-    for (k, _) in lowered_original.match_indices("program") {
-        if let Some(command) = quoted_literals(&sql[k..]).into_iter().next() {
+    // Only ASCII letters are folded, so a match's offset is the same in `sql`.
+    let folded = sql.to_ascii_lowercase();
+    for (k, _) in folded.match_indices("program") {
+        if let Some(command) = sql.get(k..).and_then(|from| quoted_literals(from).into_iter().next()) {
             an.raise(CM, format!("`{base}` copies to or from a program"));
             an.script(&command);
         }
@@ -162,8 +164,8 @@ fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&
         }
     }
     // sqlite3's edit(TEXT, EDITOR) starts EDITOR.
-    for (k, _) in lowered_original.match_indices("edit(") {
-        if let Some(editor) = quoted_literals(&sql[k..]).into_iter().take(2).nth(1) {
+    for (k, _) in folded.match_indices("edit(") {
+        if let Some(editor) = sql.get(k..).and_then(|from| quoted_literals(from).into_iter().take(2).nth(1)) {
             an.raise(CM, format!("`{base}` edit() starts a program"));
             an.script(&editor);
         }
@@ -354,7 +356,7 @@ fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
     for part in line.split(';') {
         let t = part.trim();
         // The mysql client's own commands are read in any case (`SYSTEM`, `Pager`).
-        let word = |w: &str| t.get(..w.len()).filter(|p| p.eq_ignore_ascii_case(w)).map(|_| &t[w.len()..]);
+        let word = |w: &str| t.get(..w.len()).filter(|p| p.eq_ignore_ascii_case(w)).and_then(|_| t.get(w.len()..));
         let escape = t
             .strip_prefix("\\!")
             .or_else(|| t.strip_prefix(".shell "))
@@ -484,12 +486,13 @@ fn unbounded_delete(lower: &str) -> bool {
         for (k, (level, token)) in tokens.iter().enumerate() {
             // The statement, not a word used as a name: `DELETE FROM`, or first at its level
             // (`WITH x AS (DELETE t …`).
-            let statement_start = k == 0 || tokens[k - 1].0 < *level;
+            let statement_start = k.checked_sub(1).and_then(|p| tokens.get(p)).is_none_or(|(d, _)| d < level);
             if token != "delete" || !(statement_start || tokens.get(k + 1).is_some_and(|(_, t)| t == "from")) {
                 continue;
             }
-            let bounded = tokens[k + 1..]
+            let bounded = tokens
                 .iter()
+                .skip(k + 1)
                 .take_while(|(d, _)| d >= level)
                 .any(|(d, t)| d == level && (t == "where" || t == "limit"));
             if !bounded {

@@ -133,24 +133,26 @@ fn nft_cuts_ssh(text: &str) -> bool {
     t.split([';', '\n', '{', '}']).any(|statement| {
         let words: Vec<&str> = statement.split_whitespace().collect();
         let verdict = words.last().is_some_and(|w| matches!(*w, "drop" | "reject"))
-            || words.windows(2).any(|w| w[0] == "reject" && w[1] == "with");
+            || words.windows(2).any(|w| matches!(w, ["reject", "with"]));
         if !verdict {
             return false;
         }
-        let narrowed_port = words
-            .windows(2)
-            .any(|w| matches!(w[0], "dport" | "sport") && !includes_ssh_port(w[1].trim_matches(['{', '}', ','])));
+        let narrowed_port = words.windows(2).any(|w| match w {
+            [key, port] if matches!(*key, "dport" | "sport") => !includes_ssh_port(port.trim_matches(['{', '}', ','])),
+            _ => false,
+        });
         let narrowed = narrowed_port
             || statement.contains("saddr")
             || statement.contains("invalid")
             || statement.contains("icmp")
             || statement.contains("udp")
             || statement.contains("limit rate")
-            || words.windows(2).any(|w| {
-                matches!(w[0], "iifname" | "iif" | "oifname" | "oif") && {
-                    let dev = w[1].trim_matches('"');
+            || words.windows(2).any(|w| match w {
+                [key, dev] if matches!(*key, "iifname" | "iif" | "oifname" | "oif") => {
+                    let dev = dev.trim_matches('"');
                     dev == "lo" || guest_interface(dev)
                 }
+                _ => false,
             });
         !narrowed
     })
@@ -212,12 +214,12 @@ pub(super) fn ufw(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mentions_ssh = |rest: &[&str]| {
         rest.iter().any(|w| matches!(*w, "ssh" | "openssh") || includes_ssh_port(w))
-            || rest.windows(2).any(|w| w[0] == "port" && includes_ssh_port(w[1]))
+            || rest.windows(2).any(|w| matches!(w, ["port", port] if includes_ssh_port(port)))
     };
     // A deny with no source, port or application named covers everything, SSH included.
     let covers_everything = |rest: &[&str]| {
-        let narrowed = rest.windows(2).any(|w| w[0] == "from" && w[1] != "any")
-            || rest.windows(2).any(|w| w[0] == "on" && (w[1] == "lo" || guest_interface(w[1])))
+        let narrowed = rest.windows(2).any(|w| matches!(w, ["from", source] if *source != "any"))
+            || rest.windows(2).any(|w| matches!(w, ["on", dev] if *dev == "lo" || guest_interface(dev)))
             || rest.contains(&"port")
             || rest.contains(&"out")
             || rest.first().is_some_and(|w| !matches!(*w, "in" | "from" | "to" | "on" | "proto" | "log" | "log-all"));

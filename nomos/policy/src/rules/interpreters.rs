@@ -38,10 +38,10 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     let mut interactive = false;
     let mut first_operand = None;
     let mut i = 0;
-    while i < a.all.len() {
-        match a.all[i].as_static() {
+    while let Some(arg) = a.all.get(i) {
+        match arg.as_static() {
             Some("--") | Some("-") => {
-                first_operand = Some(i + 1).filter(|j| *j < a.all.len());
+                first_operand = a.all.get(i + 1);
                 break;
             }
             Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") => i += 2,
@@ -57,7 +57,7 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
                 i += if takes_name { 2 } else { 1 };
             }
             _ => {
-                first_operand = Some(i);
+                first_operand = Some(arg);
                 break;
             }
         }
@@ -65,9 +65,9 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     if noexec && !interactive && base != "fish" {
         ro(an, format!("`{base} -n` reads the script without running it"));
     } else if has_c {
-        script_arg(an, base, first_operand.map(|j| &a.all[j]));
-    } else if let (Some(j), false) = (first_operand, reads_stdin) {
-        an.raise(CM, format!("`{base}` runs the script `{}`", a.all[j].shown()));
+        script_arg(an, base, first_operand);
+    } else if let (Some(script), false) = (first_operand, reads_stdin) {
+        an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
     } else {
         script_from_stdin(an, base, stdin);
     }

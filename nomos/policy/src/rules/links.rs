@@ -36,8 +36,8 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
             return Some(format!("`ip link set {dev}` takes the interface down or out of its bridge"));
         }
         // No ARP, or a packet size no TCP session fits in, is an outage too.
-        let tiny_mtu = words.windows(2).any(|w| w[0] == "mtu" && w[1].parse::<u32>().is_ok_and(|m| m < 576));
-        let no_arp = words.windows(2).any(|w| w[0] == "arp" && w[1] == "off");
+        let tiny_mtu = words.windows(2).any(|w| matches!(w, ["mtu", m] if m.parse::<u32>().is_ok_and(|m| m < 576)));
+        let no_arp = words.windows(2).any(|w| matches!(w, ["arp", "off"]));
         if (is("set") || is("change")) && (tiny_mtu || no_arp) {
             return Some(format!("`ip link set {dev}` leaves the interface unable to carry this session"));
         }
@@ -51,7 +51,7 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
     if o("route", 1) {
         let default = words.iter().skip(2).any(|w| matches!(*w, "default" | "0.0.0.0/0" | "::/0" | "0/0"));
         let all = words.len() == 2
-            || words.windows(2).any(|w| w[0] == "table" && matches!(w[1], "main" | "all" | "default" | "254"))
+            || words.windows(2).any(|w| matches!(w, ["table", "main" | "all" | "default" | "254"]))
             || words.contains(&"all");
         let black = words.iter().any(|w| matches!(*w, "blackhole" | "unreachable" | "prohibit"));
         if (is("delete") || is("change") || is("replace") || is("flush")) && default
@@ -66,16 +66,21 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
     }
     if o("rule", 2) {
         let main = words.windows(2).any(|w| {
-            matches!(w[0], "lookup" | "table") && matches!(w[1], "main" | "254")
-                || matches!(w[0], "priority" | "pref" | "preference" | "order") && matches!(w[1], "32766" | "0")
+            matches!(
+                w,
+                ["lookup" | "table", "main" | "254"] | ["priority" | "pref" | "preference" | "order", "32766" | "0"]
+            )
         });
         // A rule that drops lookups for all traffic, before the main table is consulted.
         let black = words.iter().any(|w| matches!(*w, "blackhole" | "unreachable" | "prohibit"));
-        let narrowed = words.windows(2).any(|w| {
-            matches!(
-                w[0],
-                "to" | "iif" | "oif" | "fwmark" | "dport" | "sport" | "ipproto" | "uidrange" | "tos" | "dsfield"
-            ) || w[0] == "from" && !matches!(w[1], "all" | "0/0" | "0.0.0.0/0" | "::/0")
+        let narrowed = words.windows(2).any(|w| match w {
+            [key, value] => {
+                matches!(
+                    *key,
+                    "to" | "iif" | "oif" | "fwmark" | "dport" | "sport" | "ipproto" | "uidrange" | "tos" | "dsfield"
+                ) || *key == "from" && !matches!(*value, "all" | "0/0" | "0.0.0.0/0" | "::/0")
+            }
+            _ => false,
         });
         if is("delete") && main {
             return Some("`ip rule del` removes the rule that looks up the main routing table".into());
@@ -91,10 +96,14 @@ pub(super) fn ip_outage(object: &str, words: &[&str]) -> Option<String> {
 pub(super) fn ifconfig(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     // Its own options come before the interface; after it, `-flag` words clear flags (`-arp`).
     let words: Vec<&str> = a.all.iter().map(|o| o.shown()).collect();
-    let start = words.iter().position(|w| !matches!(*w, "-a" | "-v" | "-s" | "--")).unwrap_or(words.len());
+    let operands = words
+        .iter()
+        .position(|w| !matches!(*w, "-a" | "-v" | "-s" | "--"))
+        .and_then(|start| words.get(start..))
+        .unwrap_or(&[]);
     // Taking the link down, turning ARP off or removing the address cuts the host off.
     let cuts = |w: &&str| matches!(*w, "down" | "-arp" | "0.0.0.0" | "0");
-    match &words[start..] {
+    match operands {
         [] | [_] => ro(an, "`ifconfig` only reports"),
         [dev, rest @ ..] if uplink(dev) && rest.iter().any(cuts) => {
             an.raise(DE, format!("`ifconfig {dev}` takes the interface down, its address away or ARP off"))
@@ -148,7 +157,7 @@ pub(super) fn tc_outage(words: &[&str]) -> bool {
     };
     let lossy = after("loss").into_iter().chain(after("corrupt")).any(percent);
     let starved = after("rate").into_iter().flatten().any(|r| bits_per_second(r).is_some_and(|b| b < 10_000.0));
-    let drops = words.windows(2).any(|w| w[0] == "action" && matches!(w[1], "drop" | "shot"))
+    let drops = words.windows(2).any(|w| matches!(w, ["action", "drop" | "shot"]))
         || words.last().is_some_and(|w| matches!(*w, "drop" | "shot"));
     let ports: Vec<&&str> =
         ["dport", "dst_port", "sport", "src_port"].iter().flat_map(|k| after(k)).flatten().collect();
@@ -185,8 +194,15 @@ pub(super) fn bridge_outage(base: &str, words: &[&str]) -> Option<String> {
         ("brctl", ["delif", _, dev, ..]) if uplink(dev) => Some(format!("`brctl delif` pulls {dev} out of its bridge")),
         ("brctl", ["delbr", dev, ..]) if uplink(dev) => Some(format!("`brctl delbr` removes the bridge {dev}")),
         ("bridge", ["link" | "l", "set" | "s", ..]) => {
-            let dev = words.windows(2).find(|w| w[0] == "dev").map(|w| w[1]).unwrap_or_default();
-            let state = words.windows(2).find(|w| w[0] == "state").map(|w| w[1]);
+            let dev = words.windows(2).find_map(|w| match w {
+                ["dev", dev] => Some(*dev),
+                _ => None,
+            });
+            let dev = dev.unwrap_or_default();
+            let state = words.windows(2).find_map(|w| match w {
+                ["state", state] => Some(*state),
+                _ => None,
+            });
             let stops = state.is_some_and(|s| {
                 matches!(s, "0" | "1" | "2" | "4" | "disabled" | "listening" | "learning" | "blocking")
             });

@@ -427,11 +427,10 @@ const NOT_READING: &[&str] = &[
 /// The quoted paths an expression passes to a function: `load("/etc/shadow")`, `f('~/.aws/x')`.
 fn called_with_paths(value: &str) -> impl Iterator<Item = &str> {
     value.match_indices(['(', ',']).filter_map(move |(i, _)| {
-        let rest = value[i + 1..].trim_start();
+        // After the one-byte `(` or `,`.
+        let rest = value.get(i + 1..)?.trim_start();
         let quote = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
-        let body = &rest[1..];
-        let end = body.find(quote)?;
-        let path = &body[..end];
+        let (path, _) = rest.strip_prefix(quote)?.split_once(quote)?;
         path.starts_with(['/', '~']).then_some(path)
     })
 }
@@ -495,7 +494,7 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             let value = url_path.as_deref().unwrap_or(value);
             // `-f/etc/shadow`: a value glued to a short option.
             let value = if value.starts_with('-') && !value.starts_with("--") {
-                value.find(['/', '~']).map_or(value, |i| &value[i..])
+                value.find(['/', '~']).and_then(|i| value.get(i..)).unwrap_or(value)
             } else {
                 value
             };

@@ -18,9 +18,12 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
         an.raise(CM, "`ip -batch` runs commands from a file");
         // `ip -batch -` with input known in advance: each line is an `ip` command.
-        let from_stdin = a.all.windows(2).any(|w| {
-            w[0].as_static().is_some_and(|o| o.starts_with("-b") && !o.starts_with("-br"))
-                && w[1].as_static() == Some("-")
+        let from_stdin = a.all.windows(2).any(|w| match w {
+            [option, file] => {
+                option.as_static().is_some_and(|o| o.starts_with("-b") && !o.starts_with("-br"))
+                    && file.as_static() == Some("-")
+            }
+            _ => false,
         });
         if from_stdin {
             for line in stdin.texts.iter().flat_map(|t| t.lines()).filter(|l| !l.trim().is_empty()) {
@@ -49,7 +52,11 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
                 // With `-all` (any prefix of it) there is no namespace name: the command comes
                 // right after `exec` and runs in every namespace.
                 let every = a.options().any(|o| o.len() >= 2 && "-all".starts_with(o));
-                let at = |k: usize| a.all.iter().position(|x| std::ptr::eq(x, ops[k.min(ops.len() - 1)]));
+                // The operand at `k`, or the last one when there are fewer.
+                let at = |k: usize| {
+                    let op = ops.get(k).or(ops.last())?;
+                    a.all.iter().position(|x| std::ptr::eq(x, *op))
+                };
                 let index = if every { at(2) } else { at(2).map(|i| i + 1) };
                 return wrapped(an, "ip netns exec", a, index, stdin);
             }
@@ -393,20 +400,22 @@ fn ssh_operands<'a>(a: &Args<'a>) -> (Vec<char>, Vec<&'a Arg>) {
     const VALUED: &str = "bceilmopBDEFIJLOPQRSwW";
     let mut letters = Vec::new();
     let mut out: Vec<&'a Arg> = Vec::new();
-    let mut i = 0;
+    let mut rest = a.all;
     let mut terminated = false;
-    while i < a.all.len() {
-        let arg = &a.all[i];
-        i += 1;
+    while let Some((arg, tail)) = rest.split_first() {
+        rest = tail;
         let word = arg.as_static().filter(|w| !terminated && w.starts_with('-') && w.len() > 1);
         match word {
             Some("--") => terminated = true,
             Some(w) => {
-                for (k, c) in w.char_indices().skip(1) {
+                let mut cluster = w.chars();
+                cluster.next(); // The `-`.
+                while let Some(c) = cluster.next() {
                     letters.push(c);
                     if VALUED.contains(c) {
-                        if k + c.len_utf8() == w.len() {
-                            i += 1;
+                        // Last in its word, it takes the next word as its value.
+                        if cluster.as_str().is_empty() {
+                            rest = rest.split_first().map_or(&[][..], |(_, after)| after);
                         }
                         break;
                     }
@@ -415,7 +424,8 @@ fn ssh_operands<'a>(a: &Args<'a>) -> (Vec<char>, Vec<&'a Arg>) {
             None if out.is_empty() => out.push(arg),
             // The command: every word from here on.
             None => {
-                out.extend(&a.all[i - 1..]);
+                out.push(arg);
+                out.extend(rest);
                 break;
             }
         }
@@ -709,7 +719,7 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
         "--password-file",
         "--port",
     ]);
-    recursive_read(an, "rsync", &ops[..ops.len().saturating_sub(1)]);
+    recursive_read(an, "rsync", ops.split_last().map_or(&[][..], |(_, sources)| sources));
     // Files it writes on this machine even in a dry run.
     for out in a.values(&["--log-file", "--write-batch", "--only-write-batch"]) {
         an.write_target(&out, "`rsync`");

@@ -75,7 +75,7 @@ fn words(args: &[Arg]) -> (Vec<&str>, Vec<&str>) {
 /// Raises destructive for what `base` does by its effect (see the module's description).
 pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     let (all, operands) = words(args);
-    let has = |w: &str| all.iter().any(|x| *x == w);
+    let has = |w: &str| all.contains(&w);
     let has_short = |c: char| all.iter().any(|x| x.starts_with('-') && !x.starts_with("--") && x.contains(c));
     let why: Option<String> = match base {
         "mount" => {
@@ -86,8 +86,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             });
             let options: Vec<&str> = all
                 .windows(2)
-                .filter(|w| w[0] == "-o" || w[0] == "--options")
-                .map(|w| w[1])
+                .filter_map(|w| match w {
+                    ["-o" | "--options", value] => Some(*value),
+                    _ => None,
+                })
                 .chain(all.iter().filter_map(|w| w.strip_prefix("-o").filter(|r| !r.is_empty())))
                 .collect();
             let read_only_root = options.iter().any(|o| o.contains("remount") && o.split(',').any(|x| x == "ro"))
@@ -114,12 +116,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         }
         "fsfreeze" | "xfs_freeze" => (has("-f") || has("--freeze"))
             .then(|| "freezes a filesystem: everything writing to it hangs, this session too".into()),
-        "chage" => (all.iter().any(|w| *w == "root")
-            && all.windows(2).any(|w| matches!(w[0], "-d" | "--lastday") && w[1] == "0"))
-        .then(|| "forces root to change its password at the next login, which non-interactive logins fail".into()),
-        "pam-auth-update" => (has("--remove") || has("--disable")).then(|| {
-            "removes an authentication module from PAM, which logins depend on".into()
-        }),
+        "chage" => (all.contains(&"root") && all.windows(2).any(|w| matches!(w, ["-d" | "--lastday", "0"])))
+            .then(|| "forces root to change its password at the next login, which non-interactive logins fail".into()),
+        "pam-auth-update" => (has("--remove") || has("--disable"))
+            .then(|| "removes an authentication module from PAM, which logins depend on".into()),
         "chmod" | "chown" | "chattr" | "ln" | "mv" | "cp" | "install" | "truncate" | "setfacl" => operands
             .iter()
             .find(|p| LIFELINE_BINARIES.contains(&normalise(p).as_str()))
@@ -193,8 +193,12 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             .then(|| "drops or deletes data".into()),
         "tar" | "bsdtar" | "cpio" | "zstd" | "gzip" | "xz" | "pigz" | "7z" => all
             .windows(2)
-            .find(|w| matches!(w[0], "-f" | "--file" | "-o" | "--output" | "-F") && is_block_device(w[1]))
-            .map(|w| format!("writes an archive onto the device {}", w[1]))
+            .find_map(|w| match w {
+                ["-f" | "--file" | "-o" | "--output" | "-F", device] if is_block_device(device) => {
+                    Some(format!("writes an archive onto the device {device}"))
+                }
+                _ => None,
+            })
             .or_else(|| {
                 all.iter()
                     .find_map(|w| w.strip_prefix("--file=").filter(|d| is_block_device(d)))

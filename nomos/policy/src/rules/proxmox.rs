@@ -113,16 +113,15 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
 /// Options take a value (`--timeout 5`, `-timeout=5`); a boolean takes one only if it reads as one.
 fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str], booleans: &[&str], stdin: &Stdin) {
     let mut command: Vec<Arg> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
+    let mut rest = args;
+    while let Some((arg, after)) = rest.split_first() {
+        rest = after;
         let Some(word) = arg.as_static().filter(|w| w.starts_with('-') && w.len() > 1) else {
             command.push(arg.clone());
             continue;
         };
         if word == "--" {
-            command.extend_from_slice(&args[i..]);
+            command.extend_from_slice(rest);
             break;
         }
         let (name, inline) = match word.trim_start_matches('-').split_once('=') {
@@ -133,11 +132,12 @@ fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str]
             continue;
         }
         if valued.contains(&name) {
-            i += 1;
+            // Past its value (nothing is left when there is none).
+            rest = rest.get(1..).unwrap_or(&[]);
         } else if booleans.contains(&name) {
-            let next = args.get(i).and_then(Arg::as_static).map(str::to_ascii_lowercase);
+            let next = rest.first().and_then(Arg::as_static).map(str::to_ascii_lowercase);
             if next.is_some_and(|n| matches!(n.as_str(), "0" | "1" | "yes" | "no" | "true" | "false" | "on" | "off")) {
-                i += 1;
+                rest = rest.get(1..).unwrap_or(&[]);
             }
         } else {
             an.raise(CM, format!("`{who} {word}` is not an option known to be safe"));
@@ -206,8 +206,7 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
                         | ("trash", "ls" | "list")
                         | ("pool", "stats")
                         | ("mirror", "pool" | "image")
-                )
-                    && !(w(0) == "mirror" && !matches!(w(2), "info" | "status"))
+                ) && (w(0) != "mirror" || matches!(w(2), "info" | "status"))
         }
     };
     let destroys = match base {

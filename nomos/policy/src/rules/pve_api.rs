@@ -23,8 +23,8 @@ pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
     let mut positional: Vec<String> = Vec::new();
     let mut params = Params::new();
     let mut i = 0;
-    while i < a.all.len() {
-        let word = a.all[i].shown();
+    while let Some(arg) = a.all.get(i) {
+        let word = arg.shown();
         i += 1;
         // PVE's option parser (Getopt::Long) takes long options after one dash as after two.
         let Some(option) = word.strip_prefix("--").or_else(|| single_dash_option(word)) else {
@@ -59,7 +59,7 @@ fn single_dash_option(word: &str) -> Option<&str> {
 /// The API behind an HTTP URL, if it is one: `https://pve:8006/api2/json/nodes/…?k=v`.
 pub(super) fn api_url(url: &str) -> Option<(String, Params)> {
     let at = url.find("/api2/json/").or_else(|| url.find("/api2/extjs/"))?;
-    let rest = &url[at..];
+    let rest = url.get(at..)?;
     let rest = rest.trim_start_matches("/api2/json").trim_start_matches("/api2/extjs");
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     Some((path.to_string(), form_params(query)))
@@ -195,8 +195,8 @@ fn outage(s: &[&str], params: &Params) -> Option<String> {
 /// The calls of a batch (`/nodes/N/execute --commands '[{"method":"DELETE","path":…}]'`).
 fn batch_calls(json: &str) -> Vec<(String, String, Params)> {
     let field = |object: &str, key: &str| -> Option<String> {
-        let at = object.find(&format!("\"{key}\""))?;
-        let rest = object[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+        let (_, rest) = object.split_once(&format!("\"{key}\""))?;
+        let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
         rest.split('"').next().map(str::to_string)
     };
     // The call objects: the array's elements, found by brace depth.
@@ -212,8 +212,9 @@ fn batch_calls(json: &str) -> Vec<(String, String, Params)> {
             }
             '}' if depth > 0 => {
                 depth -= 1;
-                if depth == 0 {
-                    objects.push(&json[start..=i]);
+                // `start` and `i` are the braces' offsets: `get` always finds the object.
+                if let Some(object) = json.get(start..=i).filter(|_| depth == 0) {
+                    objects.push(object);
                 }
             }
             _ => {}
@@ -224,9 +225,9 @@ fn batch_calls(json: &str) -> Vec<(String, String, Params)> {
         .filter_map(|object| {
             let path = field(object, "path")?;
             // The call's `args`, read as flat string fields.
-            let args = object.find("\"args\"").map_or_else(Params::new, |at| {
+            let args = object.split_once("\"args\"").map_or_else(Params::new, |(_, after)| {
                 let mut out = Params::new();
-                let mut rest = object[at + 6..].split('"').skip(1);
+                let mut rest = after.split('"').skip(1);
                 while let (Some(k), Some(sep), Some(v)) = (rest.next(), rest.next(), rest.next()) {
                     if sep.trim() == ":" {
                         out.push((k.to_string(), v.to_string()));

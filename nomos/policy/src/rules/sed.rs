@@ -260,7 +260,7 @@ impl Parser {
     }
 
     /// A filename or command: blanks skipped, then everything to the end of the line.
-    fn to_end_of_line(&mut self) -> String {
+    fn rest_of_line(&mut self) -> String {
         let mut out = String::new();
         let mut ch = self.nonblank();
         while let Some(c) = ch {
@@ -369,14 +369,14 @@ impl Parser {
                 self.end_of_command()?;
             }
             'r' | 'R' => {
-                let file = self.to_end_of_line();
+                let file = self.rest_of_line();
                 if file.is_empty() {
                     return Err("`r` lacks a file name".into());
                 }
                 self.effects.push(Effect::Reads(file));
             }
             'w' | 'W' => {
-                let file = self.to_end_of_line();
+                let file = self.rest_of_line();
                 self.effects.push(Effect::Writes(file));
             }
             's' => self.substitute()?,
@@ -407,7 +407,7 @@ impl Parser {
                 Some(c) if c.is_ascii_digit() => {}
                 Some('e') => self.effects.push(Effect::RunsPatternSpace),
                 Some('w') => {
-                    let file = self.to_end_of_line();
+                    let file = self.rest_of_line();
                     self.effects.push(Effect::Writes(file));
                     return Ok(());
                 }

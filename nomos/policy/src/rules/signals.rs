@@ -39,7 +39,8 @@ fn is_signal(spec: &str) -> bool {
     let base = name.split(['+', '-']).next().unwrap_or(name);
     (!spec.is_empty() && spec.bytes().all(|b| b.is_ascii_digit()))
         || SIGNALS.contains(&name)
-        || (matches!(base, "RTMIN" | "RTMAX") && name[base.len()..].get(1..).is_some_and(|n| n.parse::<u8>().is_ok()))
+        || (matches!(base, "RTMIN" | "RTMAX")
+            && name.strip_prefix(base).and_then(|r| r.get(1..)).is_some_and(|n| n.parse::<u8>().is_ok()))
 }
 
 /// Signal 0 checks that a process exists; nothing is sent.
@@ -71,44 +72,47 @@ pub(super) fn kill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     let first = words.first().and_then(Arg::as_static);
     // Listing: the list option first, then only signal names or numbers to translate.
     if first.is_some_and(|f| matches!(f, "-l" | "-L" | "--list" | "--table") || f.starts_with("--list="))
-        && words[1..].iter().all(|w| w.as_static().is_some_and(|s| !s.starts_with('-') && is_signal(s)))
+        && words.iter().skip(1).all(|w| w.as_static().is_some_and(|s| !s.starts_with('-') && is_signal(s)))
     {
         return an.raise(RO, format!("`{base} -l` only lists signal names"));
     }
     let mut signal: Option<String> = None;
     let mut i = 0;
     let mut unknown = false;
-    while i < words.len() {
-        let Some(w) = words[i].as_static() else { break };
-        match w {
-            "--" => {
+    while let Some(word) = words.get(i) {
+        let Some(w) = word.as_static() else { break };
+        // The word after its `-`, when there is something after it.
+        let dashless = w.strip_prefix('-').filter(|r| !r.is_empty());
+        match (w, w.strip_prefix("--signal="), dashless) {
+            ("--", ..) => {
                 i += 1;
                 break;
             }
-            "-s" | "-n" | "--signal" => {
+            ("-s" | "-n" | "--signal", ..) => {
                 signal = Some(words.get(i + 1).map_or(String::new(), |s| s.shown().to_string()));
                 i += 2;
             }
-            "-q" | "--queue" => i += 2,
-            "--timeout" => i += 3,
-            "-a" | "--all" | "--verbose" | "-p" | "--pid" | "-r" | "--require-handler" => i += 1,
-            _ if w.starts_with("--signal=") => {
-                signal = Some(w["--signal=".len()..].to_string());
+            ("-q" | "--queue", ..) => i += 2,
+            ("--timeout", ..) => i += 3,
+            ("-a" | "--all" | "--verbose" | "-p" | "--pid" | "-r" | "--require-handler", ..) => i += 1,
+            (_, Some(value), _) => {
+                signal = Some(value.to_string());
                 i += 1;
             }
             // The first `-SIG` is the signal; after it, `-N` is a process group.
-            _ if w.starts_with('-') && w.len() > 1 && signal.is_none() && is_signal(&w[1..]) => {
-                signal = Some(w[1..].to_string());
+            (_, _, Some(spec)) if signal.is_none() && is_signal(spec) => {
+                signal = Some(spec.to_string());
                 i += 1;
             }
-            _ if w.starts_with('-') && w.len() > 1 && !w[1..].bytes().all(|b| b.is_ascii_digit()) => {
+            (_, _, Some(spec)) if !spec.bytes().all(|b| b.is_ascii_digit()) => {
                 unknown = true;
                 i += 1;
             }
             _ => break,
         }
     }
-    let pids = &words[i.min(words.len())..];
+    // Past the end (an option without its value), there are none.
+    let pids = words.get(i..).unwrap_or(&[]);
     if unknown {
         an.raise(CM, format!("`{base}` has an option that is not known to be safe"));
     }
@@ -301,10 +305,11 @@ pub(super) fn pkill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
     let mut unknown = false;
     let mut i = 0;
     let mut after_dashes = false;
-    while i < words.len() {
-        let arg = &words[i];
+    while let Some(arg) = words.get(i) {
         i += 1;
-        let Some(w) = arg.as_static().filter(|w| !after_dashes && w.starts_with('-') && w.len() > 1) else {
+        // An option, and what follows its `-`.
+        let option = arg.as_static().filter(|_| !after_dashes).and_then(|w| Some((w, w.strip_prefix('-')?)));
+        let Some((w, dashless)) = option.filter(|(_, dashless)| !dashless.is_empty()) else {
             patterns.push(arg);
             continue;
         };
@@ -324,14 +329,16 @@ pub(super) fn pkill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
             given.push((name.to_string(), value));
         } else if flags.contains(&name) {
             given.push((name.to_string(), None));
-        } else if is_signal(&w[1..]) {
-            given.push(("--signal".into(), Some(Arg::Static(w[1..].to_string()))));
-        } else if !w.starts_with("--") && w[1..].chars().all(|c| flags.contains(&format!("-{c}").as_str())) {
+        } else if is_signal(dashless) {
+            given.push(("--signal".into(), Some(Arg::Static(dashless.to_string()))));
+        } else if !w.starts_with("--") && dashless.chars().all(|c| flags.contains(&format!("-{c}").as_str())) {
             // A cluster of flags (`-fx`).
-            given.extend(w[1..].chars().map(|c| (format!("-{c}"), None)));
-        } else if let Some(short) = w.get(..2).filter(|s| !w.starts_with("--") && w.len() > 2 && valued.contains(s)) {
+            given.extend(dashless.chars().map(|c| (format!("-{c}"), None)));
+        } else if let Some((short, value)) =
+            w.split_at_checked(2).filter(|(s, _)| !w.starts_with("--") && w.len() > 2 && valued.contains(s))
+        {
             // A value attached to a short option (`-uroot`).
-            given.push((short.to_string(), Some(Arg::Static(w[2..].to_string()))));
+            given.push((short.to_string(), Some(Arg::Static(value.to_string()))));
         } else {
             unknown = true;
         }
@@ -472,9 +479,14 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
                 if run.is_empty() {
                     continue;
                 }
-                let found = if k == 0 && anchored_start { rest.starts_with(run).then_some(0) } else { rest.find(run) };
+                // What follows the run's first match.
+                let found = if k == 0 && anchored_start {
+                    rest.strip_prefix(*run)
+                } else {
+                    rest.split_once(*run).map(|(_, after)| after)
+                };
                 match found {
-                    Some(p) => rest = &rest[p + run.len()..],
+                    Some(after) => rest = after,
                     None => {
                         ok = false;
                         break;

@@ -87,7 +87,7 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
     let isolating = a.values(&["--job-mode"]).iter().any(|m| m.shown() == "isolate");
     let now = a.long("--now");
     if verb == "set-property" {
-        if let Some(unit) = units.first().filter(|u| starves(u, &units[1..])) {
+        if let Some((unit, _)) = units.split_first().filter(|(u, properties)| starves(u, properties)) {
             an.raise(DE, format!("`systemctl set-property {unit}` limits a lifeline or every service to death"));
         }
         // Denying a lifeline its network, or its devices, cuts it off as stopping it does.

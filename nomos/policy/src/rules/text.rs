@@ -67,8 +67,10 @@ pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: 
             || a.options().any(|o| {
                 o.starts_with("--context")
                     || (!o.starts_with("--")
-                        && o[1..]
-                            .contains(|c: char| c.is_ascii_digit() || c == 'z' || c == 'A' || c == 'B' || c == 'C'))
+                        && o.get(1..).is_some_and(|letters| {
+                            letters
+                                .contains(|c: char| c.is_ascii_digit() || c == 'z' || c == 'A' || c == 'B' || c == 'C')
+                        }))
             })
             || a.long("--null-data")
             || a.long("--pre-glob")

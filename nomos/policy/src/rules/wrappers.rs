@@ -40,16 +40,20 @@ pub(super) fn source(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
 pub(super) fn parallel(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     an.raise(CM, format!("`{base}` runs commands built from its input"));
     let words = a.all;
-    let end = words
-        .iter()
-        .position(|w| matches!(w.as_static(), Some(":::" | "::::" | ":::+" | "::::+" | "--")))
-        .unwrap_or(words.len());
-    for start in 0..end {
-        if words[start].as_static().is_some_and(|w| w.starts_with('-')) {
-            continue;
+    // The words before the first separator (all of them without one).
+    let command = words
+        .split(|w| matches!(w.as_static(), Some(":::" | "::::" | ":::+" | "::::+" | "--")))
+        .next()
+        .unwrap_or(words);
+    let end = command.len();
+    // The command may start at any word that is not an option.
+    let mut from = command;
+    while let Some((first, after)) = from.split_first() {
+        if !first.as_static().is_some_and(|w| w.starts_with('-')) {
+            let text: Vec<&str> = from.iter().map(Arg::shown).collect();
+            an.script(&text.join(" "));
         }
-        let text: Vec<&str> = words[start..end].iter().map(Arg::shown).collect();
-        an.script(&text.join(" "));
+        from = after;
     }
     for w in words.get(end + 1..).unwrap_or(&[]) {
         if !matches!(w.as_static(), Some(":::" | "::::" | ":::+" | "::::+")) {
@@ -130,7 +134,7 @@ pub(super) fn tmux(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     // Commands are separated by `;` words.
     for command in a.tail_from(start).split(|w| matches!(w.as_static(), Some(";" | "\\;"))) {
         let Some(name) = command.first().and_then(Arg::as_static) else { continue };
-        let words: Vec<&str> = command[1..].iter().map(Arg::shown).filter(|w| !w.starts_with('-')).collect();
+        let words: Vec<&str> = command.iter().skip(1).map(Arg::shown).filter(|w| !w.starts_with('-')).collect();
         if READS.contains(&name) {
             an.raise(RO, format!("`{base} {name}` only reports"));
         } else if SHELL.contains(&name) {
@@ -160,8 +164,8 @@ pub(super) fn perf(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdi
         return ro(an, "`perf` without a command prints help");
     };
     let rest = a.tail_from(i + 1);
-    let entry = match (sub, rest.first().and_then(Arg::as_static)) {
-        (_, Some("record")) => Some(("perf record", &rest[1..])),
+    let entry = match (sub, rest.split_first()) {
+        (_, Some((first, after))) if first.as_static() == Some("record") => Some(("perf record", after)),
         ("record", _) => Some(("perf record", rest)),
         ("stat", _) => Some(("perf stat", rest)),
         ("trace", _) => Some(("perf trace", rest)),
@@ -192,10 +196,12 @@ pub(super) fn perf(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdi
         "ftrace" => {
             // `perf ftrace [options] [command]`: what it runs is judged wherever it may start.
             an.raise(CM, "`perf ftrace` changes kernel tracing while it runs");
-            for start in 0..rest.len() {
-                if rest[start].as_static().is_some_and(|w| !w.starts_with('-')) {
-                    an.run(&rest[start..], stdin);
+            let mut from = rest;
+            while let Some((first, after)) = from.split_first() {
+                if first.as_static().is_some_and(|w| !w.starts_with('-')) {
+                    an.run(from, stdin);
                 }
+                from = after;
             }
         }
         _ => an.raise(CM, format!("`perf {sub}` changes probes, caches or files")),
@@ -214,8 +220,8 @@ pub(super) fn wrapped(an: &mut Analysis<'_>, wrapper: &str, a: &Args<'_>, index:
 /// options.
 pub(super) fn command_start(a: &Args<'_>, valued: &[&str]) -> Option<usize> {
     let mut i = 0;
-    while i < a.all.len() {
-        match a.all[i].as_static() {
+    while let Some(arg) = a.all.get(i) {
+        match arg.as_static() {
             Some("--") => return Some(i + 1),
             Some(s) if s.starts_with('-') && s.len() > 1 => {
                 i += if valued.contains(&s) { 2 } else { 1 };
