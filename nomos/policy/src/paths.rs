@@ -249,25 +249,23 @@ pub fn is_precious(path: &str) -> bool {
 /// The local path a `file:` URL names (`file:///etc/shadow`, `FILE://localhost/etc/sha%64ow`,
 /// `file:/etc/shadow`), if it is one.
 pub fn file_url_path(value: &str) -> Option<String> {
-    let lower = value.to_ascii_lowercase();
-    let rest = lower.strip_prefix("file:").map(|_| &value[5..])?;
+    let rest = value.get(5..).filter(|_| value.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("file:")))?;
     let rest = rest.strip_prefix("//localhost").or_else(|| rest.strip_prefix("//")).unwrap_or(rest);
     // Percent-decoding.
-    let bytes = rest.as_bytes();
+    let mut bytes = rest.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        // Bytes, not a `str` slice: the two after `%` may be half of a multi-byte character.
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+    // Bytes, not a `str` slice: the two after `%` may be half of a multi-byte character.
+    let hex = |b: u8| (b as char).to_digit(16);
+    while let Some((&b, tail)) = bytes.split_first() {
+        if let (b'%', [h, l, after @ ..]) = (b, tail) {
+            if let (Some(h), Some(l)) = (hex(*h), hex(*l)) {
                 out.push((h * 16 + l) as u8);
-                i += 3;
+                bytes = after;
                 continue;
             }
         }
-        out.push(bytes[i]);
-        i += 1;
+        out.push(b);
+        bytes = tail;
     }
     Some(String::from_utf8_lossy(&out).into_owned())
 }
@@ -292,12 +290,12 @@ pub fn normalise(path: &str) -> String {
         ("~", r)
     } else if let Some(r) = path.strip_prefix('~') {
         // `~` or `~user`: some home directory.
-        let r = r.find('/').map_or("", |i| &r[i..]);
+        let r = r.find('/').and_then(|i| r.get(i..)).unwrap_or("");
         ("~", r)
     } else if let Some(r) = path.strip_prefix("/root").filter(|r| r.is_empty() || r.starts_with('/')) {
         ("~", r)
     } else if let Some(r) = path.strip_prefix("/home/") {
-        ("~", r.find('/').map_or("", |i| &r[i..]))
+        ("~", r.find('/').and_then(|i| r.get(i..)).unwrap_or(""))
     } else {
         ("", path)
     };
@@ -333,12 +331,14 @@ pub(crate) fn components(p: &str) -> Vec<&str> {
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
 pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
     fn go(p: &[&str], q: &[&str], literal: bool) -> bool {
-        match (p.first(), q.first()) {
+        match (p.split_first(), q.split_first()) {
             (None, None) => true,
-            (_, Some(&"**")) => go(p, &q[1..], literal) || (!p.is_empty() && go(&p[1..], q, literal)),
-            (Some(a), Some(b)) => {
+            (_, Some((&"**", q_rest))) => {
+                go(p, q_rest, literal) || p.split_first().is_some_and(|(_, p_rest)| go(p_rest, q, literal))
+            }
+            (Some((a, p_rest)), Some((b, q_rest))) => {
                 let fits = if literal { globs_intersect(&escape_glob(a), b) } else { globs_intersect(a, b) };
-                fits && go(&p[1..], &q[1..], literal)
+                fits && go(p_rest, q_rest, literal)
             }
             _ => false,
         }
@@ -365,7 +365,7 @@ pub fn globs_intersect(a: &str, b: &str) -> bool {
 }
 
 fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Option<bool>>>) -> bool {
-    if let Some(v) = memo[i][j] {
+    if let Some(v) = memo.get(i).and_then(|row| row.get(j)).copied().flatten() {
         return v;
     }
     let single = |p: &[char], k: usize| -> Option<usize> {
@@ -380,14 +380,14 @@ fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Opti
                 if p.get(j) == Some(&']') {
                     j += 1;
                 }
-                while j < p.len() {
-                    if p[j] == '[' && p.get(j + 1) == Some(&':') {
-                        if let Some(e) = p[j + 2..].windows(2).position(|w| w == [':', ']']) {
+                while let Some(&c) = p.get(j) {
+                    if c == '[' && p.get(j + 1) == Some(&':') {
+                        if let Some(e) = p.get(j + 2..).and_then(|t| t.windows(2).position(|w| w == [':', ']'])) {
                             j += e + 4;
                             continue;
                         }
                     }
-                    if p[j] == ']' {
+                    if c == ']' {
                         return Some(j - k + 1);
                     }
                     j += 1;
@@ -413,7 +413,9 @@ fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Opti
         }
         _ => false,
     };
-    memo[i][j] = Some(result);
+    if let Some(slot) = memo.get_mut(i).and_then(|row| row.get_mut(j)) {
+        *slot = Some(result);
+    }
     result
 }
 

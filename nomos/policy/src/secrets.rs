@@ -341,8 +341,15 @@ struct Index {
 
 const TRIGRAM_BITS: usize = 1 << 15;
 
-fn trigram(w: &[u8]) -> usize {
-    (usize::from(w[0]) * 961 + usize::from(w[1]) * 31 + usize::from(w[2])) % TRIGRAM_BITS
+fn trigram(a: u8, b: u8, c: u8) -> usize {
+    (usize::from(a) * 961 + usize::from(b) * 31 + usize::from(c)) % TRIGRAM_BITS
+}
+
+/// Sets bit `t` of the table.
+fn set_bit(bits: &mut [u64], t: usize) {
+    if let Some(word) = bits.get_mut(t / 64) {
+        *word |= 1 << (t % 64);
+    }
 }
 
 fn index() -> &'static Index {
@@ -364,10 +371,9 @@ fn index() -> &'static Index {
         // Every pattern has a literal piece of three bytes or more (a test checks).
         for (_, hint) in &patterns {
             let b = hint.as_bytes();
-            if b.len() >= 3 {
-                let (s, e) = (trigram(&b[..3]), trigram(&b[b.len() - 3..]));
-                starts[s / 64] |= 1 << (s % 64);
-                ends[e / 64] |= 1 << (e % 64);
+            if let ([s0, s1, s2, ..], [.., e0, e1, e2]) = (b, b) {
+                set_bit(&mut starts, trigram(*s0, *s1, *s2));
+                set_bit(&mut ends, trigram(*e0, *e1, *e2));
             }
         }
         Index { patterns, starts, ends }
@@ -378,9 +384,13 @@ fn index() -> &'static Index {
 fn relevant_patterns(lower: &str) -> Vec<&'static str> {
     let index = index();
     let seen = |bits: &[u64]| {
-        lower.as_bytes().windows(3).any(|w| {
-            let t = trigram(w);
-            bits[t / 64] & (1 << (t % 64)) != 0
+        lower.as_bytes().windows(3).any(|w| match *w {
+            [a, b, c] => {
+                let t = trigram(a, b, c);
+                // A bit past the table (there is none) counts as set.
+                bits.get(t / 64).is_none_or(|word| word & (1 << (t % 64)) != 0)
+            }
+            _ => false,
         })
     };
     let maybe = seen(&index.starts) && seen(&index.ends);
@@ -437,16 +447,19 @@ pub fn glob_secret_only_by_name(path: &str) -> bool {
 fn views(p: &str) -> Vec<String> {
     let mut out = vec![p.to_string()];
     let parts = components(p);
-    if p.starts_with("/proc/") && parts.get(2) == Some(&"cwd") {
-        let rest = parts[3..].join("/");
+    if let (true, [_, _, "cwd", rest @ ..]) = (p.starts_with("/proc/"), parts.as_slice()) {
+        let rest = rest.join("/");
         out.push(format!("/{rest}"));
         out.push(format!("~/{rest}"));
         out.extend(SECRET_DIRS.iter().map(|d| format!("{d}/{rest}")));
     }
-    for (k, c) in parts.iter().enumerate().skip(1) {
+    // The path from each root-like component on.
+    let mut from = parts.get(1..).unwrap_or(&[]);
+    while let Some((c, after)) = from.split_first() {
         if ROOT_COMPONENTS.contains(c) {
-            out.push(normalise(&format!("/{}", parts[k..].join("/"))));
+            out.push(normalise(&format!("/{}", from.join("/"))));
         }
+        from = after;
     }
     out
 }
@@ -476,7 +489,7 @@ fn secret_at(p: &str, patterns: &[&str]) -> bool {
         return false;
     }
     // ~/.ssh: everything but the public files (a glob in there may match a key).
-    if let Some(rest) = p.strip_prefix("~/.ssh/").or_else(|| p.find("/.ssh/").map(|i| &p[i + 6..])) {
+    if let Some(rest) = p.strip_prefix("~/.ssh/").or_else(|| p.split_once("/.ssh/").map(|(_, rest)| rest)) {
         if !rest.contains('/') && SSH_PUBLIC.contains(&rest) && !has_glob(rest) {
             return false;
         }

@@ -55,7 +55,7 @@ fn take(args: &[Arg], i: &mut usize) -> Option<Arg> {
 
 /// A word that is a number (`-5` for `head`, `-1` for `journalctl -b`): not an option anyone lists.
 fn numeric(word: &str) -> bool {
-    word.len() > 1 && word[1..].bytes().all(|b| b.is_ascii_digit())
+    word.len() > 1 && word.as_bytes().get(1..).is_some_and(|rest| rest.iter().all(u8::is_ascii_digit))
 }
 
 /// The kind of the operand at position `k` (the last kind applies to the rest).
@@ -100,9 +100,8 @@ impl Entry {
         let mut kinds = self.operands.clone();
         let mut i = 0;
         let mut after_dashes = false;
-        while i < args.len() {
+        while let Some(arg) = args.get(i) {
             let at = i;
-            let arg = &args[i];
             i += 1;
             let options_over = after_dashes || (ordered && !parsed.operands.is_empty());
             let word = match arg.as_static() {
@@ -114,7 +113,7 @@ impl Entry {
                     }
                     let kind = kind_at(&kinds, parsed.operands.len());
                     if matches!(kind, Operand::Command | Operand::Script) {
-                        parsed.payload = Some((kind, args[at..].to_vec()));
+                        parsed.payload = Some((kind, args.iter().skip(at).cloned().collect()));
                         break;
                     }
                     parsed.operands.push(arg);
@@ -173,10 +172,13 @@ impl Entry {
                 // A count or a number given as an option (`head -20`); nothing to judge.
             } else if word.starts_with('-') && word.len() > 1 && word != "==" {
                 // A cluster: `-rf`, `-uo FILE`, `-oFILE`, `-n10`.
-                for (k, c) in word.char_indices().skip(1) {
+                let mut letters = word.char_indices();
+                letters.next(); // The `-`.
+                while let Some((k, c)) = letters.next() {
                     let short = format!("-{c}");
-                    let prefix = &word[..k];
-                    let rest = &word[k + c.len_utf8()..];
+                    // `k` is where `c` starts: `get` always finds what comes before it.
+                    let prefix = word.get(..k).unwrap_or_default();
+                    let rest = letters.as_str();
                     let Some(spec) = self.exact_option(&short) else {
                         if wrapper && rest.is_empty() && i < args.len() {
                             parsed.unsure.push(i);
@@ -199,13 +201,13 @@ impl Entry {
             } else {
                 let kind = kind_at(&kinds, parsed.operands.len());
                 if matches!(kind, Operand::Command | Operand::Script) {
-                    parsed.payload = Some((kind, args[at..].to_vec()));
+                    parsed.payload = Some((kind, args.iter().skip(at).cloned().collect()));
                     break;
                 }
                 parsed.operands.push(arg);
             }
             // An option that changes what the operands are (`watch -x`, `command -v`).
-            for g in &parsed.options[before..] {
+            for g in parsed.options.iter().skip(before) {
                 for e in g.specs.iter().flat_map(|s| s.effects.iter()) {
                     if let Effect::Operands(kind) = e {
                         kinds = vec![*kind];
@@ -213,7 +215,7 @@ impl Entry {
                 }
             }
             // An option whose value starts a command takes every word after it too.
-            if let Some(given) = parsed.options[before..].last_mut().filter(|g| g.has(Effect::Command)) {
+            if let Some(given) = parsed.options.iter_mut().skip(before).last().filter(|g| g.has(Effect::Command)) {
                 parsed.command.extend(given.value.take());
                 parsed.command.extend(args.get(i..).unwrap_or(&[]).iter().cloned());
                 break;
@@ -256,8 +258,9 @@ impl Entry {
             .filter_map(|s| {
                 match s.path.iter().position(|w| w == ANY_LATER) {
                     None => starts(&s.path).then_some(s.path.len()),
-                    Some(k) => (starts(&s.path[..k])
-                        && s.path.last().is_some_and(|last| words[k..].iter().any(|w| word_matches(last, w))))
+                    // `k` is the index of `...` in the path: the words before it always exist.
+                    Some(k) => (s.path.get(..k).is_some_and(starts)
+                        && s.path.last().is_some_and(|last| words.iter().skip(k).any(|w| word_matches(last, w))))
                     .then_some(words.len()),
                 }
                 .map(|len| (len, s.risk, s.secret))
@@ -303,7 +306,7 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         let words = g.value.as_ref().and_then(Arg::as_static).and_then(split_words);
         match words {
             Some(words) => {
-                let mut again: Vec<Arg> = args[..g.at].to_vec();
+                let mut again: Vec<Arg> = args.iter().take(g.at).cloned().collect();
                 if g.prefix.len() > 1 {
                     again.push(Arg::Static(g.prefix.clone()));
                 }
@@ -433,9 +436,10 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         let mut words = words.as_slice();
         if entry.assignments && *kind == Operand::Command {
             // `env NAME=value … cmd`, `sudo NAME=value cmd`.
-            while let Some(w) = words.first().and_then(Arg::as_static).filter(|w| is_assignment(w)) {
+            while let Some((w, after)) = words.split_first() {
+                let Some(w) = w.as_static().filter(|w| is_assignment(w)) else { break };
                 assignment(an, &format!("`{base}`"), w);
-                words = &words[1..];
+                words = after;
             }
         }
         if !words.is_empty() {

@@ -217,8 +217,8 @@ impl Entry {
     /// unique prefixes) every long option it is a prefix of, or a glob it matches. Treating every
     /// prefix as a match never misses the option that takes effect.
     pub(crate) fn long_options(&self, key: &str) -> Vec<&OptionSpec> {
-        if let Some(&i) = self.index.get(key) {
-            return vec![&self.options[i]];
+        if let Some(exact) = self.exact_option(key) {
+            return vec![exact];
         }
         self.options
             .iter()
@@ -241,7 +241,7 @@ impl Entry {
 
     /// An option spelled exactly so (`-o`, `-dump`).
     pub(crate) fn exact_option(&self, word: &str) -> Option<&OptionSpec> {
-        self.index.get(word).map(|&i| &self.options[i])
+        self.index.get(word).and_then(|&i| self.options.get(i))
     }
 
     /// Whether it runs a command of its own (a wrapper): then where that command starts matters.
@@ -392,11 +392,11 @@ pub(crate) fn glob_matches(glob: &str, text: &str) -> bool {
     fn go(g: &[u8], t: &[u8]) -> bool {
         match g.split_first() {
             None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((b'?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            Some((b'*', rest)) => (0..=t.len()).filter_map(|i| t.get(i..)).any(|tail| go(rest, tail)),
+            Some((b'?', rest)) => t.split_first().is_some_and(|(_, tail)| go(rest, tail)),
             // `\*` is a literal `*` (a word that is itself a pattern, `CONFIG GET *`).
-            Some((b'\\', [c, rest @ ..])) => t.first() == Some(c) && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+            Some((b'\\', [c, rest @ ..])) => matches!(t.split_first(), Some((d, tail)) if d == c && go(rest, tail)),
+            Some((c, rest)) => matches!(t.split_first(), Some((d, tail)) if d == c && go(rest, tail)),
         }
     }
     go(glob.as_bytes(), text.as_bytes())
@@ -621,7 +621,7 @@ fn parse_option_name(written: &str, effect: Effect) -> Result<(String, Arity), S
     // `-` (`su -`, `env -`) and `==` (`capsh ==`) are options of their own.
     let valid = matches!(name, "-" | "==")
         || (name.starts_with("--") && name.len() > 2)
-        || (name.starts_with('-') && name.len() > 1 && !name[1..].starts_with('-'))
+        || (name.starts_with('-') && name.len() > 1 && !name.starts_with("--"))
         || (name.starts_with('+') && name.len() > 1);
     if !valid || name.contains(char::is_whitespace) || (name.contains('*') && !name.ends_with('*')) {
         return Err(format!("`{written}` is not an option name"));
