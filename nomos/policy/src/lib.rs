@@ -11,6 +11,8 @@
 //! read-only at their site, and patterns that are destructive there. Additions never lower a
 //! built-in verdict.
 
+#![cfg_attr(not(test), deny(clippy::string_slice, clippy::indexing_slicing))]
+
 pub mod assent;
 mod finding;
 mod paths;
@@ -193,8 +195,10 @@ impl Policy {
             .filter(|d| {
                 // Anywhere among the operands: options' values sit between them
                 // (`ipmitool -I lanplus -H bmc chassis power off`).
-                let rest = &d.words[1..];
-                d.words[0] == program
+                let Some((first, rest)) = d.words.split_first() else {
+                    return false;
+                };
+                first == program
                     && (rest.is_empty()
                         || operands.windows(rest.len()).any(|w| w.iter().zip(rest).all(|(o, p)| p == "*" || p == o)))
             })

@@ -1,3 +1,4 @@
+#![allow(clippy::string_slice, clippy::indexing_slicing)] // Reworked separately.
 //! Chat assent: whether an operator's message approves what Nomos just proposed.
 //!
 //! Deliberately a fixed vocabulary and a fixed form, not a model's judgement, so it is predictable
