@@ -160,7 +160,10 @@ fn check_at_least(file: File) -> usize {
         let ok = match (case.open, case.risk) {
             (true, want) => {
                 if got >= want {
-                    failures.push(format!("{}.tsv:{}: {:?} is now {got}: drop its `open:`", file.0, case.line, case.command));
+                    failures.push(format!(
+                        "{}.tsv:{}: {:?} is now {got}: drop its `open:`",
+                        file.0, case.line, case.command
+                    ));
                 }
                 open += 1;
                 got > RO

@@ -14,9 +14,9 @@ use crate::Policy;
 /// Words made of the characters most likely to break byte offsets and parsers.
 fn words(count: usize) -> Vec<String> {
     let special = prop::sample::select(vec![
-        '\u{301}', '\u{200f}', '\u{202e}', '\u{2066}', '\u{feff}', '\u{0}', 'é', 'ß', 'İ', '世', '界', '𝕏', '🦀',
-        'ـ', 'ש', '-', '=', '/', '\'', '"', '\\', '$', '{', '}', '[', ']', '*', '?', ' ', '\t', '\n', ',', ':', ';',
-        '|', '&', '<', '>', '(', ')', '#', '!', '~', '`', '%', '@', '^', '+', '0', '9', 'a', 'Z',
+        '\u{301}', '\u{200f}', '\u{202e}', '\u{2066}', '\u{feff}', '\u{0}', 'é', 'ß', 'İ', '世', '界', '𝕏', '🦀', 'ـ',
+        'ש', '-', '=', '/', '\'', '"', '\\', '$', '{', '}', '[', ']', '*', '?', ' ', '\t', '\n', ',', ':', ';', '|',
+        '&', '<', '>', '(', ')', '#', '!', '~', '`', '%', '@', '^', '+', '0', '9', 'a', 'Z',
     ]);
     let word = prop::collection::vec(prop_oneof![3 => special, 1 => any::<char>()], 0..7)
         .prop_map(|cs| cs.into_iter().collect::<String>());

@@ -432,11 +432,8 @@ pub fn glob_secret_only_by_name(path: &str) -> bool {
     }
     // Patterns that name places or files (`/etc/shadow`, `/etc/pve/priv/**`), not names found
     // anywhere (`**/*.key`, `/etc/**/private/**`).
-    let located: Vec<&str> = SECRET_FILES
-        .iter()
-        .copied()
-        .filter(|p| !p.trim_end_matches("/**").contains("**"))
-        .collect();
+    let located: Vec<&str> =
+        SECRET_FILES.iter().copied().filter(|p| !p.trim_end_matches("/**").contains("**")).collect();
     let p = normalise(path).to_lowercase();
     process_alias(path) != Some(true) && !views(&p).iter().any(|v| secret_at(v, &located))
 }

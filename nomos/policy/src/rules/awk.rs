@@ -150,8 +150,10 @@ fn lex(text: &str) -> Result<Vec<Token>, String> {
                 tokens.push(Token::Name(name));
             }
             _ => {
-                const TWO: &[&str] =
-                    &["|&", "||", "&&", ">>", ">=", "<=", "==", "!=", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "**"];
+                const TWO: &[&str] = &[
+                    "|&", "||", "&&", ">>", ">=", "<=", "==", "!=", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=",
+                    "^=", "**",
+                ];
                 let pair: String = [Some(c), at(i)].iter().flatten().collect();
                 if TWO.contains(&pair.as_str()) {
                     i += 1;
@@ -232,7 +234,9 @@ pub(crate) fn judge_program(text: &str) -> Program {
                     }
                     if matches!(tokens.get(j), Some(Token::Op(o)) if o == "<") {
                         match tokens.get(j + 1) {
-                            Some(Token::Str(file)) if !matches!(tokens.get(j + 2), Some(Token::Str(_) | Token::Name(_))) => {
+                            Some(Token::Str(file))
+                                if !matches!(tokens.get(j + 2), Some(Token::Str(_) | Token::Name(_))) =>
+                            {
                                 program.reads.push(file.clone())
                             }
                             _ => program.acts.push("`getline <` reads a file named at run time".into()),
@@ -438,7 +442,8 @@ fn read_invocation(args: &[Arg]) -> Invocation {
             match valued {
                 Valued::No => inv.options.push((name.to_string(), None)),
                 Valued::Attached => {
-                    inv.options.push((name.to_string(), Some(rest).filter(|r| !r.is_empty()).map(|r| Arg::Static(r.into()))));
+                    inv.options
+                        .push((name.to_string(), Some(rest).filter(|r| !r.is_empty()).map(|r| Arg::Static(r.into()))));
                     break;
                 }
                 Valued::Yes => {

@@ -51,12 +51,17 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
         };
     // `inspect` prints a container's or image's environment (its passwords and tokens) unless a
     // format picks other fields.
-    let inspecting = sub == "inspect" || (matches!(sub, "container" | "image") && rest.sub(&[]).map(|(_, s)| s) == Some("inspect"));
+    let inspecting =
+        sub == "inspect" || (matches!(sub, "container" | "image") && rest.sub(&[]).map(|(_, s)| s) == Some("inspect"));
     let formats = rest.values(&["-f", "--format"]);
     match sub {
         _ if inspecting
             && (formats.is_empty()
-                || formats.iter().any(|f| f.as_static().is_none_or(|f| f.contains("Env") || f.contains("json .") || f == "{{json .}}" || f.contains("Config}}")))) =>
+                || formats.iter().any(|f| {
+                    f.as_static().is_none_or(|f| {
+                        f.contains("Env") || f.contains("json .") || f == "{{json .}}" || f.contains("Config}}")
+                    })
+                })) =>
         {
             an.raise_secret(DE, format!("`{base} {sub}` prints the container's environment, its secrets too"))
         }
@@ -119,7 +124,18 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
 
 /// A program that prints its whole environment (run in a container: the container's secrets).
 fn is_environment_printer(word: &str) -> bool {
-    matches!(word, "env" | "printenv" | "/usr/bin/env" | "/usr/bin/printenv" | "/bin/env" | "/bin/printenv" | "export" | "set" | "declare")
+    matches!(
+        word,
+        "env"
+            | "printenv"
+            | "/usr/bin/env"
+            | "/usr/bin/printenv"
+            | "/bin/env"
+            | "/bin/printenv"
+            | "export"
+            | "set"
+            | "declare"
+    )
 }
 
 /// `exec` subcommands, by their table entries (options exactly, then the container, then the command).

@@ -392,7 +392,9 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     // `-Iseconds` is `-I` with its format, not `-s`: short options read letter by letter.
     let sets = a.short_options("dfrs", "I").iter().any(|(c, _)| *c == 's')
         || a.long("--set")
-        || a.operands(&["-d", "--date", "-r", "--reference", "-f", "--file", "-s"]).iter().any(|o| !o.shown().starts_with('+'));
+        || a.operands(&["-d", "--date", "-r", "--reference", "-f", "--file", "-s"])
+            .iter()
+            .any(|o| !o.shown().starts_with('+'));
     if sets {
         an.raise(CM, "`date` with a time sets the clock");
     } else {

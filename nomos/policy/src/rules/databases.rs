@@ -317,10 +317,33 @@ fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
     match base {
         "sqlite3" => matches!(
             command,
-            ".tables" | ".schema" | ".indexes" | ".indices" | ".databases" | ".dbinfo" | ".dump" | ".show" | ".help"
-                | ".fullschema" | ".mode" | ".headers" | ".header" | ".width" | ".nullvalue" | ".separator"
-                | ".timer" | ".print" | ".eqp" | ".stats" | ".changes" | ".bail" | ".echo" | ".quit" | ".exit"
-                | ".version" | ".prompt"
+            ".tables"
+                | ".schema"
+                | ".indexes"
+                | ".indices"
+                | ".databases"
+                | ".dbinfo"
+                | ".dump"
+                | ".show"
+                | ".help"
+                | ".fullschema"
+                | ".mode"
+                | ".headers"
+                | ".header"
+                | ".width"
+                | ".nullvalue"
+                | ".separator"
+                | ".timer"
+                | ".print"
+                | ".eqp"
+                | ".stats"
+                | ".changes"
+                | ".bail"
+                | ".echo"
+                | ".quit"
+                | ".exit"
+                | ".version"
+                | ".prompt"
         ),
         // mysql's short forms are case-sensitive (`\\t` stops a tee, `\\T` starts one); its long
         // forms are not.
@@ -328,8 +351,18 @@ fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
             matches!(command, "\\c" | "\\q" | "\\s" | "\\h" | "\\?" | "\\n" | "\\w" | "\\t" | "\\G" | "\\g")
                 || matches!(
                     lower.as_str(),
-                    "status" | "help" | "quit" | "exit" | "warnings" | "nowarning" | "nopager" | "notee" | "go"
-                        | "ego" | "print" | "rehash"
+                    "status"
+                        | "help"
+                        | "quit"
+                        | "exit"
+                        | "warnings"
+                        | "nowarning"
+                        | "nopager"
+                        | "notee"
+                        | "go"
+                        | "ego"
+                        | "print"
+                        | "rehash"
                 )
                 || (command == "\\u" && argument.is_some())
         }
@@ -339,10 +372,41 @@ fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
             name.starts_with('d') && name.chars().all(|c| c.is_ascii_alphabetic() || c == '+')
                 || matches!(
                     name,
-                    "l" | "l+" | "list" | "list+" | "z" | "x" | "timing" | "q" | "conninfo" | "echo" | "qecho" | "a"
-                        | "t" | "H" | "f" | "C" | "r" | "p" | "?" | "h" | "help" | "copyright" | "errverbose" | "sf"
-                        | "sf+" | "sv" | "sv+" | "pset" | "set" | "unset" | "if" | "elif" | "else" | "endif"
-                        | "watch" | "warn"
+                    "l" | "l+"
+                        | "list"
+                        | "list+"
+                        | "z"
+                        | "x"
+                        | "timing"
+                        | "q"
+                        | "conninfo"
+                        | "echo"
+                        | "qecho"
+                        | "a"
+                        | "t"
+                        | "H"
+                        | "f"
+                        | "C"
+                        | "r"
+                        | "p"
+                        | "?"
+                        | "h"
+                        | "help"
+                        | "copyright"
+                        | "errverbose"
+                        | "sf"
+                        | "sf+"
+                        | "sv"
+                        | "sv+"
+                        | "pset"
+                        | "set"
+                        | "unset"
+                        | "if"
+                        | "elif"
+                        | "else"
+                        | "endif"
+                        | "watch"
+                        | "warn"
                 )
                 || (matches!(name, "g" | "gx" | "encoding") && argument.is_none())
         }
@@ -521,9 +585,30 @@ pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: 
 /// sqlite3's dot commands and mysql's word commands at the start of a line.
 fn split_client(base: &str, text: &str) -> (Vec<String>, String) {
     const MYSQL_WORDS: &[&str] = &[
-        "source", "pager", "nopager", "tee", "notee", "system", "delimiter", "status", "help", "quit", "exit",
-        "connect", "charset", "warnings", "nowarning", "edit", "ego", "go", "print", "prompt", "rehash",
-        "resetconnection", "query_attributes", "ssl_session_data_print",
+        "source",
+        "pager",
+        "nopager",
+        "tee",
+        "notee",
+        "system",
+        "delimiter",
+        "status",
+        "help",
+        "quit",
+        "exit",
+        "connect",
+        "charset",
+        "warnings",
+        "nowarning",
+        "edit",
+        "ego",
+        "go",
+        "print",
+        "prompt",
+        "rehash",
+        "resetconnection",
+        "query_attributes",
+        "ssl_session_data_print",
     ];
     let mut meta = Vec::new();
     let mut sql = String::new();

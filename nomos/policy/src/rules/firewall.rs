@@ -35,7 +35,10 @@ pub(super) fn includes_ssh_port(ports: &str) -> bool {
 /// that narrows it.
 fn covers_ssh(a: &Args<'_>) -> bool {
     // A negated match (`! -s 10.0.0.5`) takes in everything but what it names: it narrows nothing.
-    if a.all.iter().any(|w| matches!(w.as_static(), Some("!")) || w.as_static().is_some_and(|w| w.starts_with('!') && w.len() > 1)) {
+    if a.all
+        .iter()
+        .any(|w| matches!(w.as_static(), Some("!")) || w.as_static().is_some_and(|w| w.starts_with('!') && w.len() > 1))
+    {
         return true;
     }
     // A source of "anywhere" narrows nothing.

@@ -78,7 +78,9 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
 /// commands; those families do not list them.)
 fn version_queries(family: &str) -> &'static [&'static str] {
     match family {
-        "python" | "pypy" => &["--version", "-V", "-VV", "--help", "-h", "-?", "--help-env", "--help-xoptions", "--help-all"],
+        "python" | "pypy" => {
+            &["--version", "-V", "-VV", "--help", "-h", "-?", "--help-env", "--help-xoptions", "--help-all"]
+        }
         "perl" => &["--version", "-v", "-V", "-h"],
         "ruby" => &["--version", "-h", "--help"],
         "node" | "nodejs" => &["--version", "-v", "--help", "-h"],
@@ -122,7 +124,10 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
         }
     }
     let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command", "-ex"]);
-    let script = a.operands(&["-m", "-W", "-X", "-I", "-M", "-d", "-c", "-e", "-E", "-r", "--eval"]).first().map(|s| s.shown().to_string());
+    let script = a
+        .operands(&["-m", "-W", "-X", "-I", "-M", "-d", "-c", "-e", "-E", "-r", "--eval"])
+        .first()
+        .map(|s| s.shown().to_string());
     if inline.is_empty() {
         let what = match &script {
             Some(s) if s != "-" => format!("`{base}` runs the script `{s}`"),
@@ -143,12 +148,18 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
     }
     // A module's own work: serving a directory over HTTP discloses what is in it.
     let module = a.value(&["-m"]).map(|m| m.shown().to_string());
-    if module.as_deref() == Some("http.server")
-        || (family(base) == "php" && a.value(&["-S"]).is_some())
-    {
+    if module.as_deref() == Some("http.server") || (family(base) == "php" && a.value(&["-S"]).is_some()) {
         let dir = a.value(&["--directory", "-d", "-t"]).map(|d| d.shown().to_string());
-        if dir.as_deref().is_none_or(|d| crate::paths::is_broad(d) || an.is_secret(&format!("{d}/x")) || crate::secrets::holds_secrets(d)) {
-            an.raise_secret(DE, format!("`{base}` serves {} over HTTP, secrets and all", dir.as_deref().unwrap_or("its working directory")));
+        if dir.as_deref().is_none_or(|d| {
+            crate::paths::is_broad(d) || an.is_secret(&format!("{d}/x")) || crate::secrets::holds_secrets(d)
+        }) {
+            an.raise_secret(
+                DE,
+                format!(
+                    "`{base}` serves {} over HTTP, secrets and all",
+                    dir.as_deref().unwrap_or("its working directory")
+                ),
+            );
         }
     }
 }
@@ -195,7 +206,8 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     let deletes = DELETES.iter().any(|w| code.contains(w));
     let writes = WRITES.iter().any(|w| code.contains(w));
     // Paths written without quotes (`Remove-Item -Recurse /var/lib/vz`, `file delete -force /x`).
-    let bare_paths = code.split(|c: char| c.is_whitespace() || matches!(c, ';' | '(' | ')' | ',' | '[' | ']' | '{' | '}'))
+    let bare_paths = code
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '(' | ')' | ',' | '[' | ']' | '{' | '}'))
         .filter(|w| w.starts_with('/') && w.len() > 1)
         .map(str::to_string);
     let mut paths: Vec<String> = literals.clone();
@@ -209,7 +221,11 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
             an.raise(DE, format!("`{base}` code touches the device `{path}`"));
         }
         let precious = path.starts_with(['/', '~'])
-            && (is_broad(path) || is_irreplaceable(path) || is_access_file(path) || crate::paths::is_login_policy(path) || path.starts_with("/etc/"));
+            && (is_broad(path)
+                || is_irreplaceable(path)
+                || is_access_file(path)
+                || crate::paths::is_login_policy(path)
+                || path.starts_with("/etc/"));
         if (deletes || writes) && precious {
             an.raise(DE, format!("`{base}` code deletes, truncates or overwrites {path}"));
         }
@@ -246,7 +262,12 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
                 .map(|p| std::str::from_utf8(p).ok().and_then(|p| u8::from_str_radix(p, 16).ok()))
                 .collect();
             bytes.and_then(|b| String::from_utf8(b).ok())
-        } else if l.len() >= 8 && (code.contains("b64decode") || code.contains("base64") || code.contains("atob") || code.contains("decode64")) {
+        } else if l.len() >= 8
+            && (code.contains("b64decode")
+                || code.contains("base64")
+                || code.contains("atob")
+                || code.contains("decode64"))
+        {
             crate::shell::base64_text(l)
         } else {
             None

@@ -74,16 +74,19 @@ pub(crate) fn getopt(args: &[Arg]) -> (Vec<Opt>, Vec<String>) {
             positional.extend(args.get(i..).unwrap_or(&[]).iter().map(|a| a.shown().to_string()));
             break;
         }
-        let Some(body) = word.strip_prefix("--").or_else(|| word.strip_prefix('-')).filter(|b| {
-            b.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        }) else {
+        let Some(body) = word
+            .strip_prefix("--")
+            .or_else(|| word.strip_prefix('-'))
+            .filter(|b| b.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+        else {
             positional.push(word.to_string());
             continue;
         };
         let (name, value) = match body.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => {
-                let next = args.get(i).and_then(Arg::as_static).filter(|n| !n.starts_with('-') || n.parse::<f64>().is_ok());
+                let next =
+                    args.get(i).and_then(Arg::as_static).filter(|n| !n.starts_with('-') || n.parse::<f64>().is_ok());
                 if next.is_some() {
                     i += 1;
                 }
@@ -106,7 +109,12 @@ fn deleting(word: &str, option: bool) -> Option<&'static str> {
         parts.contains(v)
             || (w.starts_with(v) && w.len() > v.len())
             || (option && w.len() >= 3 && v.starts_with(w.as_str()))
-            || (*v == "delete" && (w == "del" || (w.starts_with("del") && !w.starts_with("dela") && !w.starts_with("delt") && !w.starts_with("deleg"))))
+            || (*v == "delete"
+                && (w == "del"
+                    || (w.starts_with("del")
+                        && !w.starts_with("dela")
+                        && !w.starts_with("delt")
+                        && !w.starts_with("deleg"))))
             || (*v == "remove" && (w == "rm" || (w.starts_with("rm") && w.len() > 2)))
     })
 }
@@ -160,7 +168,8 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
     if let Some((word, verb)) = path.iter().find_map(|w| deleting(w, false).map(|v| (*w, v))) {
         return an.raise(DE, format!("`{base} {word}` is a `{verb}`: it destroys what it names"));
     }
-    if let Some((opt, verb)) = opts.iter().filter(|o| !o.is_off()).find_map(|o| deleting(&o.name, true).map(|v| (o, v))) {
+    if let Some((opt, verb)) = opts.iter().filter(|o| !o.is_off()).find_map(|o| deleting(&o.name, true).map(|v| (o, v)))
+    {
         an.raise(DE, format!("`{base} --{}` is a `{verb}`: it destroys what it names", opt.name));
     }
 }

@@ -103,7 +103,8 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         return systemd::service(an, "service", &Args::new(&words), stdin);
     }
     // The dynamic loader runs the program it is given; `/proc/self/exe` is the running shell.
-    let loader = name.rsplit('/').next().is_some_and(|b| b.starts_with("ld-linux") || b == "ld.so" || b.starts_with("ld64.so"));
+    let loader =
+        name.rsplit('/').next().is_some_and(|b| b.starts_with("ld-linux") || b == "ld.so" || b.starts_with("ld64.so"));
     if loader && name.starts_with('/') {
         an.raise(CM, format!("`{name}` loads and runs another program"));
         let start = args.iter().position(|a| a.as_static().is_none_or(|w| !w.starts_with("--"))).unwrap_or(args.len());
@@ -148,7 +149,9 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
             // A process id read at run time is some process, whichever stands in for it.
-            Arg::Dynamic { text, candidates, complete } if candidates.is_empty() || (signals && *complete) => Some(text),
+            Arg::Dynamic { text, candidates, complete } if candidates.is_empty() || (signals && *complete) => {
+                Some(text)
+            }
             _ => None,
         }) {
             an.raise(
@@ -214,7 +217,9 @@ pub(crate) fn shell_glob(pattern: &str, text: &str) -> bool {
     fn go(p: &[char], t: &[char]) -> bool {
         match p.split_first() {
             None => t.is_empty(),
-            Some(('*', rest)) => (0..=t.len()).take_while(|&i| !t.get(..i).is_some_and(|s| s.contains(&'/'))).any(|i| go(rest, t.get(i..).unwrap_or(&[]))),
+            Some(('*', rest)) => (0..=t.len())
+                .take_while(|&i| !t.get(..i).is_some_and(|s| s.contains(&'/')))
+                .any(|i| go(rest, t.get(i..).unwrap_or(&[]))),
             Some(('?', rest)) => t.split_first().is_some_and(|(c, tail)| *c != '/' && go(rest, tail)),
             Some(('[', rest)) => {
                 let Some((c, tail)) = t.split_first() else { return false };
@@ -395,10 +400,7 @@ fn with_known_values(args: &[Arg]) -> (Vec<Vec<Arg>>, bool) {
                 .collect();
             return (some, false);
         }
-        out = out
-            .iter()
-            .flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), c.clone()].concat()))
-            .collect();
+        out = out.iter().flat_map(|prefix| choices.iter().map(move |c| [prefix.clone(), c.clone()].concat())).collect();
     }
     (out, complete)
 }

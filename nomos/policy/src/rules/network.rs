@@ -226,9 +226,17 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if data.iter().any(|d| {
         let d = d.to_ascii_lowercase();
         d.contains("resettype")
-            && ["forceoff", "forcerestart", "gracefulshutdown", "gracefulrestart", "powercycle", "nmi", "pushpowerbutton"]
-                .iter()
-                .any(|t| d.contains(t))
+            && [
+                "forceoff",
+                "forcerestart",
+                "gracefulshutdown",
+                "gracefulrestart",
+                "powercycle",
+                "nmi",
+                "pushpowerbutton",
+            ]
+            .iter()
+            .any(|t| d.contains(t))
     }) {
         an.raise(DE, "`curl` sends a Redfish power action: it turns a machine off or resets it");
     }
@@ -256,9 +264,7 @@ pub(super) fn names_an_action(url: &str) -> Option<String> {
     let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
     // The host names no action; the path and query may.
     let path = rest.split_once('/').map_or("", |(_, p)| p);
-    path.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .find(|w| ACTIONS.contains(w))
-        .map(str::to_string)
+    path.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').find(|w| ACTIONS.contains(w)).map(str::to_string)
 }
 
 /// `openssl` inspection reads; writing files, serving and loading engines do not.
@@ -626,9 +632,12 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
     }
     let listens = a.flag('l', "--listen");
     // A range or a list of ports is a scan of the other machine, not a check of a port.
-    let scans = a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).iter().skip(1).any(|p| {
-        p.shown().contains(['-', ',']) || p.as_static().is_none()
-    }) || a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).len() > 2;
+    let scans = a
+        .operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"])
+        .iter()
+        .skip(1)
+        .any(|p| p.shown().contains(['-', ',']) || p.as_static().is_none())
+        || a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).len() > 2;
     if scans {
         an.raise(CM, format!("`{base} -z` over several ports scans another machine"));
     }

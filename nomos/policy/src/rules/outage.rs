@@ -64,7 +64,22 @@ fn words(args: &[Arg]) -> (Vec<&str>, Vec<&str>) {
         }
         if w.starts_with('-') {
             // Options that take the next word.
-            skip = matches!(*w, "-t" | "-o" | "-O" | "-L" | "-U" | "-T" | "--types" | "--options" | "-l" | "-s" | "-c" | "-d" | "-E" | "-i");
+            skip = matches!(
+                *w,
+                "-t" | "-o"
+                    | "-O"
+                    | "-L"
+                    | "-U"
+                    | "-T"
+                    | "--types"
+                    | "--options"
+                    | "-l"
+                    | "-s"
+                    | "-c"
+                    | "-d"
+                    | "-E"
+                    | "-i"
+            );
             continue;
         }
         operands.push(*w);
@@ -80,9 +95,9 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     let why: Option<String> = match base {
         "mount" => {
             let target = operands.last().copied().or_else(|| {
-                all.iter().find_map(|w| w.strip_prefix("--target=")).or_else(|| {
-                    all.iter().position(|w| *w == "--target").and_then(|i| all.get(i + 1).copied())
-                })
+                all.iter()
+                    .find_map(|w| w.strip_prefix("--target="))
+                    .or_else(|| all.iter().position(|w| *w == "--target").and_then(|i| all.get(i + 1).copied()))
             });
             let options: Vec<&str> = all
                 .windows(2)
@@ -106,7 +121,9 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             }
         }
         "umount" => {
-            let all_of_them = has("-a") || has("--all") || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('a'));
+            let all_of_them = has("-a")
+                || has("--all")
+                || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('a'));
             let target = operands.iter().find(|t| is_system_path(t) || is_storage_path(t));
             if all_of_them {
                 Some("unmounts every filesystem".into())
@@ -153,7 +170,8 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             let volsize = all.iter().any(|w| w.starts_with("volsize="));
             let root = operands.iter().any(|d| d.contains("/ROOT"));
             let freezes = all.iter().any(|w| {
-                matches!(*w, "readonly=on" | "canmount=off" | "mountpoint=none" | "mountpoint=legacy") || w.starts_with("mountpoint=")
+                matches!(*w, "readonly=on" | "canmount=off" | "mountpoint=none" | "mountpoint=legacy")
+                    || w.starts_with("mountpoint=")
             });
             if set && volsize {
                 Some("resizes a zvol; shrinking one loses the data past the new end".into())
@@ -163,10 +181,14 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 None
             }
         }
-        "zpool" => matches!(operands.first(), Some(&("replace" | "attach" | "add" | "labelclear" | "split" | "offline" | "detach" | "reguid")))
-            .then(|| format!("`zpool {}` overwrites or takes away a pool's disk", operands.first().unwrap_or(&""))),
-        "lvconvert" => (all.iter().any(|w| matches!(*w, "--poolmetadata" | "--repair" | "--uncache" | "--splitmirrors" | "--mergesnapshot" | "--merge"))
-            || all.iter().any(|w| w.starts_with("--poolmetadata=") || w.starts_with("--splitmirrors=")))
+        "zpool" => matches!(
+            operands.first(),
+            Some(&("replace" | "attach" | "add" | "labelclear" | "split" | "offline" | "detach" | "reguid"))
+        )
+        .then(|| format!("`zpool {}` overwrites or takes away a pool's disk", operands.first().unwrap_or(&""))),
+        "lvconvert" => (all.iter().any(|w| {
+            matches!(*w, "--poolmetadata" | "--repair" | "--uncache" | "--splitmirrors" | "--mergesnapshot" | "--merge")
+        }) || all.iter().any(|w| w.starts_with("--poolmetadata=") || w.starts_with("--splitmirrors=")))
         .then(|| "replaces or rewrites a pool's metadata or merges away a volume".into()),
         "thin_restore" | "thin_repair" | "cache_restore" | "era_restore" => {
             Some("writes thin-pool metadata over a device".into())
@@ -177,7 +199,8 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             (removes_home || service).then(|| "removes an account with its home, a service's data with it".into())
         }
         "redis-cli" | "valkey-cli" | "keydb-cli" => {
-            let scripts = all.iter().any(|w| matches!(w.to_ascii_lowercase().as_str(), "eval" | "evalsha" | "fcall" | "eval_ro"));
+            let scripts =
+                all.iter().any(|w| matches!(w.to_ascii_lowercase().as_str(), "eval" | "evalsha" | "fcall" | "eval_ro"));
             let flushes = all.iter().any(|w| {
                 let w = w.to_ascii_lowercase();
                 w.contains("flushall") || w.contains("flushdb") || w.contains("swapdb")
@@ -204,7 +227,12 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                     .find_map(|w| w.strip_prefix("--file=").filter(|d| is_block_device(d)))
                     .map(|d| format!("writes an archive onto the device {d}"))
             }),
-        "fallocate" => (has("-p") || has("--punch-hole") || has("-c") || has("--collapse-range") || has("-z") || has("--zero-range")
+        "fallocate" => (has("-p")
+            || has("--punch-hole")
+            || has("-c")
+            || has("--collapse-range")
+            || has("-z")
+            || has("--zero-range")
             || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(['p', 'c', 'z'])))
         .then(|| "punches, collapses or zeroes a range of a file, losing what it held".into()),
         _ => None,

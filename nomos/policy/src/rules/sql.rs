@@ -7,9 +7,7 @@
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{
-    Expr, ObjectName, Query, SetExpr, Statement, TableFactor, UtilityOption, Visit, Visitor,
-};
+use sqlparser::ast::{Expr, ObjectName, Query, SetExpr, Statement, TableFactor, UtilityOption, Visit, Visitor};
 use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::parser::Parser;
 
@@ -189,7 +187,8 @@ fn quote_pragma_arguments(text: &str) -> String {
         let Some(close) = from.find(')') else { break };
         let (head, tail) = from.split_at(open);
         let inner = if close > open { from.get(open + 1..close).unwrap_or("") } else { "" };
-        if inner.chars().all(|c| c.is_alphanumeric() || c == '_') && !inner.is_empty()
+        if inner.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !inner.is_empty()
             && head.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c.is_whitespace())
         {
             out.push_str(head);
@@ -361,7 +360,10 @@ impl Visitor for Walk<'_, '_> {
             _ => name.clone(),
         };
         let secret = SECRET_TABLES.iter().any(|t| {
-            name == *t || qualified == *t || name.ends_with(&format!(".{t}")) || (!t.contains('.') && name.rsplit('.').next() == Some(t))
+            name == *t
+                || qualified == *t
+                || name.ends_with(&format!(".{t}"))
+                || (!t.contains('.') && name.rsplit('.').next() == Some(t))
         });
         if secret {
             self.judged.secrets.push(qualified);

@@ -96,13 +96,16 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
             (p.starts_with("ipaddressdeny=") && (p.contains("any") || p.contains("0.0.0.0/0") || p.contains("::/0")))
                 || p.starts_with("restrictnetworkinterfaces=")
         });
-        let lifeline = units.first().is_some_and(|u| cuts_access("stop", u) || matches!(*u, "-.slice" | "system.slice"));
+        let lifeline =
+            units.first().is_some_and(|u| cuts_access("stop", u) || matches!(*u, "-.slice" | "system.slice"));
         if cuts_off && lifeline {
             an.raise(DE, "`systemctl set-property` cuts a lifeline off the network");
         }
     }
     // A unit's `Environment=` is where its passwords and tokens are often set.
-    if verb == "show" && a.values(&["-p", "--property"]).iter().any(|p| p.shown().split(',').any(|p| p == "Environment")) {
+    if verb == "show"
+        && a.values(&["-p", "--property"]).iter().any(|p| p.shown().split(',').any(|p| p == "Environment"))
+    {
         an.raise_secret(DE, "`systemctl show -p Environment` prints a unit's environment, its secrets too");
     }
     for v in std::iter::once(verb).chain(second) {

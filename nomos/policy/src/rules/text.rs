@@ -3,8 +3,8 @@
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
-use super::Args;
 use super::recursive_read;
+use super::Args;
 use crate::paths::is_block_device;
 use crate::shell::{Analysis, Arg};
 
@@ -109,9 +109,10 @@ fn password_search(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: &[
     }
     // Through a whole tree, a password-like word finds the configuration files that hold one —
     // wherever the tree is (`/srv`, `/opt/app`, `/var/www`); logs are only logs.
-    let exposed = files.iter().any(|f| {
-        f.starts_with("/etc/pve/") || recursive && an.resolve(f).iter().any(|r| !r.starts_with("/var/log"))
-    }) || (recursive && files.is_empty());
+    let exposed = files
+        .iter()
+        .any(|f| f.starts_with("/etc/pve/") || recursive && an.resolve(f).iter().any(|r| !r.starts_with("/var/log")))
+        || (recursive && files.is_empty());
     if exposed {
         an.raise_secret(DE, format!("`{base}` prints the lines that hold passwords or keys"));
     }

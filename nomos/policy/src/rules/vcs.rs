@@ -35,7 +35,10 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     // `git show HEAD:.env`, `git cat-file -p HEAD:shadow`: a blob by its path.
     for word in &rest_words {
         if let Some((_, path)) = word.split_once(':').filter(|(rev, _)| !rev.starts_with('-')) {
-            if an.is_secret(path) || an.is_credential(path) || path.rsplit('/').next().is_some_and(|n| n.contains("shadow")) {
+            if an.is_secret(path)
+                || an.is_credential(path)
+                || path.rsplit('/').next().is_some_and(|n| n.contains("shadow"))
+            {
                 an.raise_secret(DE, format!("`git {sub}` prints `{path}` from the repository's history"));
             }
         }

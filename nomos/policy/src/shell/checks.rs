@@ -248,8 +248,7 @@ impl<'t> Frame<'t> {
             "compound_statement" => n.child(0).is_some_and(|c| c.kind() == "(("),
             _ => false,
         };
-        let literal =
-            n.kind() == "heredoc_body" && n.parent().is_some_and(|r| super::walk::quoted_heredoc(r, text));
+        let literal = n.kind() == "heredoc_body" && n.parent().is_some_and(|r| super::walk::quoted_heredoc(r, text));
         Frame { kind: n.kind(), start: n.start_byte(), end: n.end_byte(), evaluates, literal }
     }
 

@@ -77,7 +77,11 @@ impl Analysis<'_> {
         }
         let name_end = inner
             .char_indices()
-            .find(|(i, c)| !(c.is_ascii_alphanumeric() || *c == '_' || (*i == 0 && matches!(c, '@' | '*' | '?' | '$' | '!' | '-' | '#'))))
+            .find(|(i, c)| {
+                !(c.is_ascii_alphanumeric()
+                    || *c == '_'
+                    || (*i == 0 && matches!(c, '@' | '*' | '?' | '$' | '!' | '-' | '#')))
+            })
             .map_or(inner.len(), |(i, _)| i);
         let (name, mut rest) = inner.split_at(name_end);
         let mut values = self.variable(name);
@@ -124,7 +128,9 @@ impl Analysis<'_> {
 }
 
 fn is_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit())
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// A word inside an operator (`${x:-word}`): literal text with its quotes removed; `None` when it
@@ -171,10 +177,12 @@ fn apply_operator(values: Vec<String>, op: &str) -> Vec<String> {
         "^" => return map(&|v| Some(first_char(v, char::to_uppercase))),
         "," => return map(&|v| Some(first_char(v, char::to_lowercase))),
         "~~" => return map(&|v| Some(v.chars().map(toggle).collect())),
-        "~" => return map(&|v| {
-            let mut c = v.chars();
-            Some(c.next().map(toggle).into_iter().chain(c).collect())
-        }),
+        "~" => {
+            return map(&|v| {
+                let mut c = v.chars();
+                Some(c.next().map(toggle).into_iter().chain(c).collect())
+            })
+        }
         "@U" => return map(&|v| Some(v.to_uppercase())),
         "@L" => return map(&|v| Some(v.to_lowercase())),
         "@u" => return map(&|v| Some(first_char(v, char::to_uppercase))),
@@ -287,11 +295,10 @@ fn replace(v: &str, pattern: &str, replacement: &str, mode: char) -> Option<Stri
             break;
         }
         // The longest match starting here (bash matches the longest).
-        let end = b
-            .iter()
-            .skip(start + 1)
-            .rev()
-            .find(|&&to| v.get(from..to).is_some_and(|s| glob_matches(pattern, s)) && (mode != '%' || to == v.len()));
+        let end =
+            b.iter().skip(start + 1).rev().find(|&&to| {
+                v.get(from..to).is_some_and(|s| glob_matches(pattern, s)) && (mode != '%' || to == v.len())
+            });
         match end {
             Some(&to) if !(replaced && mode != 'g') => {
                 out.push_str(replacement);

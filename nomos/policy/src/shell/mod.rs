@@ -394,8 +394,11 @@ impl<'p> Analysis<'p> {
                 }
                 for candidate in candidates.clone() {
                     // The words it splits into, then the rest of the line.
-                    let mut again: Vec<Arg> =
-                        candidate.split(expand::FIELD).filter(|w| !w.is_empty()).map(|w| Arg::Static(w.into())).collect();
+                    let mut again: Vec<Arg> = candidate
+                        .split(expand::FIELD)
+                        .filter(|w| !w.is_empty())
+                        .map(|w| Arg::Static(w.into()))
+                        .collect();
                     again.extend(argv.iter().skip(1).cloned());
                     self.run(&again, stdin);
                 }

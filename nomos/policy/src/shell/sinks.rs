@@ -212,7 +212,10 @@ impl Analysis<'_> {
             && (!self.values.unknown.contains(name) || self.patterned.contains(name))
             && self.values.deps.get(name).is_none_or(Vec::is_empty)
             && self.vars.get(name).is_some_and(|v| !v.is_empty() && v.len() < MAX_CANDIDATES)
-            && self.settled.get(name).is_some_and(|&(script, from, to)| script == self.script_id && from <= at && at < to)
+            && self
+                .settled
+                .get(name)
+                .is_some_and(|&(script, from, to)| script == self.script_id && from <= at && at < to)
     }
 
     /// `name`'s value is (also) the value of `dep` (a nameref's target).

@@ -283,7 +283,8 @@ impl Analysis<'_> {
             // `hash -p PATH NAME`: NAME runs PATH from then on.
             "hash" => {
                 if let Some(k) = statics.iter().position(|s| s.as_deref().is_some_and(|w| w.starts_with("-p"))) {
-                    let inline = statics.get(k).cloned().flatten().and_then(|w| w.strip_prefix("-p").map(str::to_string));
+                    let inline =
+                        statics.get(k).cloned().flatten().and_then(|w| w.strip_prefix("-p").map(str::to_string));
                     let (path, names) = match inline.filter(|p| !p.is_empty()) {
                         Some(p) => (Some(p), k + 1),
                         None => (statics.get(k + 1).cloned().flatten(), k + 2),

@@ -74,7 +74,11 @@ impl Analysis<'_> {
                     // Within the loop the variable is one of its words; after a loop at the top
                     // level, the last of them.
                     if settled {
-                        let to = if node.parent().is_some_and(|p| p.kind() == "program") { usize::MAX } else { node.end_byte() };
+                        let to = if node.parent().is_some_and(|p| p.kind() == "program") {
+                            usize::MAX
+                        } else {
+                            node.end_byte()
+                        };
                         self.settle(&name, var.end_byte(), to);
                     }
                 }
@@ -335,7 +339,8 @@ impl Analysis<'_> {
                     "variable_name" => (Some(text(child, src).to_string()), None),
                     _ => match self.word(child, src) {
                         Arg::Static(w) if !w.starts_with('-') => {
-                            let (n, v) = w.split_once('=').map_or((w.clone(), None), |(n, v)| (n.into(), Some(v.into())));
+                            let (n, v) =
+                                w.split_once('=').map_or((w.clone(), None), |(n, v)| (n.into(), Some(v.into())));
                             (Some(n), v.map(Arg::Static))
                         }
                         _ => (None, None),
@@ -627,11 +632,19 @@ fn decoder(name: &str, words: &[Arg]) -> Option<Decoder> {
     Some(match (name, args.as_slice()) {
         ("cat", []) => |t, _| Some(t.to_string()),
         ("base64", [d]) if matches!(*d, "-d" | "--decode" | "-di" | "-id") => |t, _| base64_decode(t),
-        ("rev", []) => |t, _| Some(t.lines().map(|l| l.chars().rev().collect::<String>()).collect::<Vec<_>>().join("\n")),
+        ("rev", []) => {
+            |t, _| Some(t.lines().map(|l| l.chars().rev().collect::<String>()).collect::<Vec<_>>().join("\n"))
+        }
         ("tr", [_, _]) => |t, a| {
             let from = tr_set(a.first()?)?;
             let to = tr_set(a.get(1)?)?;
-            Some(t.chars().map(|c| from.iter().position(|f| *f == c).and_then(|i| to.get(i).or(to.last())).copied().unwrap_or(c)).collect())
+            Some(
+                t.chars()
+                    .map(|c| {
+                        from.iter().position(|f| *f == c).and_then(|i| to.get(i).or(to.last())).copied().unwrap_or(c)
+                    })
+                    .collect(),
+            )
         },
         ("xxd", [r, p]) if *r == "-r" && matches!(*p, "-p" | "-ps" | "-plain") => |t, _| {
             let hex: Vec<char> = t.chars().filter(char::is_ascii_hexdigit).collect();

@@ -85,11 +85,19 @@ impl Analysis<'_> {
                 let mut candidates = Vec::new();
                 // `$(pgrep caddy)`, `$(nproc)`: numbers, whichever they are.
                 if self.prints_only_numbers(node, src) {
-                    return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["4242".into()], complete: true };
+                    return Arg::Dynamic {
+                        text: text(node, src).to_string(),
+                        candidates: vec!["4242".into()],
+                        complete: true,
+                    };
                 }
                 // `$(hostname)`, `$(uname -r)`: one plain name, whichever it is.
                 if self.prints_a_name(node, src) {
-                    return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["node1".into()], complete: true };
+                    return Arg::Dynamic {
+                        text: text(node, src).to_string(),
+                        candidates: vec!["node1".into()],
+                        complete: true,
+                    };
                 }
                 let mut cursor = node.walk();
                 let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -284,7 +292,8 @@ pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
 /// configuration (`HOME`, `GIT_DIR`, `LESS`, `PERLLIB`, `PYTHONUSERBASE`, `XZ_OPT`, `CEPH_ARGS` …).
 pub(crate) fn environment_variable(name: &str, value: Option<&str>) -> Option<String> {
     let plain = |v: &str, extra: &[char]| {
-        !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') || extra.contains(&c))
+        !v.is_empty()
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') || extra.contains(&c))
     };
     let inert = match (name, value) {
         // A locale name with a `/` is a path glibc loads locale data from.

@@ -35,7 +35,10 @@ fn every_option_list_example_is_read_only() {
         for (want, command) in &entry.examples {
             let got = classify(command, None);
             if got.risk != *want || *want != Risk::ReadOnly {
-                failures.push(format!("{:?}: {command:?}: want {want}, got {} {:?}", entry.programs, got.risk, got.reasons));
+                failures.push(format!(
+                    "{:?}: {command:?}: want {want}, got {} {:?}",
+                    entry.programs, got.risk, got.reasons
+                ));
             }
         }
     }
