@@ -466,7 +466,10 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
         if let Some((a, b)) = word.get(open + 1..close).and_then(|inner| inner.split_once("..")) {
             let items: Option<Vec<String>> =
                 match (a.parse::<i64>(), b.parse::<i64>(), a.chars().count(), b.chars().count()) {
-                    (Ok(x), Ok(y), _, _) if (x - y).abs() < MAX_CANDIDATES as i64 => {
+                    // A span too wide to count (`{-9223372036854775808..1}`) is not expanded either.
+                    (Ok(x), Ok(y), _, _)
+                        if x.checked_sub(y).and_then(i64::checked_abs).is_some_and(|d| d < MAX_CANDIDATES as i64) =>
+                    {
                         let (lo, hi) = (x.min(y), x.max(y));
                         Some((lo..=hi).map(|n| n.to_string()).collect())
                     }
@@ -541,5 +544,8 @@ mod tests {
         assert_eq!(expand_braces("{x}"), ["{x}"]);
         assert_eq!(expand_braces("${x}"), ["${x}"]);
         assert_eq!(expand_braces("plain"), ["plain"]);
+        // Ranges wider than any count stay as written.
+        assert_eq!(expand_braces("{9223372036854775807..-1}"), ["{9223372036854775807..-1}"]);
+        assert_eq!(expand_braces("{-9223372036854775808..1}"), ["{-9223372036854775808..1}"]);
     }
 }
