@@ -171,8 +171,18 @@ impl Policy {
     /// Everything found about a command, before it is made a verdict.
     pub(crate) fn analyse(&self, command: &str) -> Analysis<'_> {
         let mut analysis = Analysis::new(self);
+        let operators = command.bytes().filter(|b| b"|&;<>()".contains(b)).count();
         if command.trim().is_empty() {
             analysis.raise(Risk::ConfigMutation, "empty command");
+        } else if command.len() > MAX_COMMAND_BYTES {
+            // The shell grammar's parser is superlinear in time and memory on some long texts;
+            // nothing an operator reads before approving is this long either.
+            analysis.raise(
+                Risk::Destructive,
+                format!("the command is longer than {} KiB and is not judged", MAX_COMMAND_BYTES / 1024),
+            );
+        } else if operators > MAX_OPERATORS {
+            analysis.raise(Risk::Destructive, format!("the command has more than {MAX_OPERATORS} shell operators and is not judged"));
         } else {
             analysis.script(command);
             analysis.finish();
@@ -223,6 +233,11 @@ impl Policy {
             .map(|_| format!("`{program}` is read-only at this site"))
     }
 }
+
+/// The longest command judged at all; a longer one is destructive (needs a typed confirmation).
+pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
+/// The most shell operators (`|&;<>()`) in a command judged at all.
+const MAX_OPERATORS: usize = 2_000;
 
 /// Classifies a shell command with the built-in policy. `declared` (what the caller says the command
 /// is) can only raise the result.

@@ -330,25 +330,40 @@ pub(crate) fn components(p: &str) -> Vec<&str> {
 
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
 pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
-    fn go(p: &[&str], q: &[&str], literal: bool) -> bool {
-        match (p.split_first(), q.split_first()) {
-            (None, None) => true,
-            (_, Some((&"**", q_rest))) => {
-                go(p, q_rest, literal) || p.split_first().is_some_and(|(_, p_rest)| go(p_rest, q, literal))
-            }
-            (Some((a, p_rest)), Some((b, q_rest))) => {
-                let fits = if literal { globs_intersect(&escape_glob(a), b) } else { globs_intersect(a, b) };
-                fits && go(p_rest, q_rest, literal)
-            }
-            _ => false,
-        }
-    }
     let p = components(path);
     let q = components(pattern);
     // Patterns that hold anywhere (`**/*.key`) are matched against the path as written: a glob
     // such as `/tmp/*` is not taken to mean "maybe a key". Patterns naming a secret place are
     // matched glob against glob (`/e?c/sha*` is `/etc/shadow`).
-    go(&p, &q, pattern.starts_with("**"))
+    let literal = pattern.starts_with("**");
+    // A walk over (path component, pattern component) states, each visited once: recursion here
+    // was exponential in `**` and deep enough on long paths to overflow the stack.
+    let width = q.len() + 1;
+    let mut seen = vec![false; (p.len() + 1) * width];
+    let mut todo = vec![(0usize, 0usize)];
+    while let Some((i, j)) = todo.pop() {
+        match seen.get_mut(i * width + j) {
+            Some(slot) if !*slot => *slot = true,
+            _ => continue,
+        }
+        match (p.get(i), q.get(j)) {
+            (None, None) => return true,
+            (_, Some(&"**")) => {
+                todo.push((i, j + 1));
+                if i < p.len() {
+                    todo.push((i + 1, j));
+                }
+            }
+            (Some(a), Some(b)) => {
+                let fits = if literal { globs_intersect(&escape_glob(a), b) } else { globs_intersect(a, b) };
+                if fits {
+                    todo.push((i + 1, j + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A path component with its glob characters made literal.
@@ -356,67 +371,82 @@ fn escape_glob(s: &str) -> String {
     s.chars().map(|c| if matches!(c, '*' | '?' | '[') { 'X' } else { c }).collect()
 }
 
+/// Pairs of positions beyond which two globs are not compared but presumed to meet: the answer
+/// is only ever used to raise a verdict, and a word this long is no ordinary path.
+const INTERSECT_STATES: usize = 1 << 22;
+
 /// Whether two glob patterns (literal characters, `?`, `*`, `[…]`) can match a common string.
 pub fn globs_intersect(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut memo = vec![vec![None; b.len() + 1]; a.len() + 1];
-    intersect(&a, &b, 0, 0, &mut memo)
+    let width = b.len() + 1;
+    let Some(states) = (a.len() + 1).checked_mul(width).filter(|n| *n <= INTERSECT_STATES) else {
+        return true;
+    };
+    // Each state (i, j) is visited once, iteratively: long words must neither overflow the stack
+    // nor take time beyond the product of the lengths.
+    let mut seen = vec![false; states];
+    let mut todo = vec![(0usize, 0usize)];
+    while let Some((i, j)) = todo.pop() {
+        match seen.get_mut(i * width + j) {
+            Some(slot) if !*slot => *slot = true,
+            _ => continue,
+        }
+        match (a.get(i), b.get(j)) {
+            (None, None) => return true,
+            (Some('*'), _) => {
+                todo.push((i + 1, j));
+                if j < b.len() {
+                    todo.push((i, j + glob_token(&b, j)));
+                }
+            }
+            (_, Some('*')) => {
+                todo.push((i, j + 1));
+                if i < a.len() {
+                    todo.push((i + glob_token(&a, i), j));
+                }
+            }
+            (Some(x), Some(y)) => {
+                let wild = |c: &char| *c == '?' || *c == '[';
+                if wild(x) || wild(y) || x == y {
+                    todo.push((i + glob_token(&a, i), j + glob_token(&b, j)));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
-fn intersect(a: &[char], b: &[char], i: usize, j: usize, memo: &mut Vec<Vec<Option<bool>>>) -> bool {
-    if let Some(v) = memo.get(i).and_then(|row| row.get(j)).copied().flatten() {
-        return v;
+/// Length of the single-character glob token at k: a literal, `?`, or a `[…]` class (which may
+/// hold `[:lower:]`-style names).
+fn glob_token(p: &[char], k: usize) -> usize {
+    if p.get(k) != Some(&'[') {
+        return 1;
     }
-    let single = |p: &[char], k: usize| -> Option<usize> {
-        // Length of the single-character token at k: a literal, `?`, or a `[…]` class (which may
-        // hold `[:lower:]`-style names).
-        match p.get(k) {
-            Some('[') => {
-                let mut j = k + 1;
-                if matches!(p.get(j), Some('!' | '^')) {
-                    j += 1;
-                }
-                if p.get(j) == Some(&']') {
-                    j += 1;
-                }
-                while let Some(&c) = p.get(j) {
-                    if c == '[' && p.get(j + 1) == Some(&':') {
-                        if let Some(e) = p.get(j + 2..).and_then(|t| t.windows(2).position(|w| w == [':', ']'])) {
-                            j += e + 4;
-                            continue;
-                        }
-                    }
-                    if c == ']' {
-                        return Some(j - k + 1);
-                    }
-                    j += 1;
-                }
-                Some(1)
+    let mut j = k + 1;
+    if matches!(p.get(j), Some('!' | '^')) {
+        j += 1;
+    }
+    if p.get(j) == Some(&']') {
+        j += 1;
+    }
+    while let Some(&c) = p.get(j) {
+        if c == '[' && p.get(j + 1) == Some(&':') {
+            if let Some(e) = p.get(j + 2..).and_then(|t| t.windows(2).position(|w| w == [':', ']'])) {
+                j += e + 4;
+                continue;
             }
-            Some(_) => Some(1),
-            None => None,
         }
-    };
-    let result = match (a.get(i), b.get(j)) {
-        (None, None) => true,
-        (Some('*'), _) => {
-            intersect(a, b, i + 1, j, memo) || (j < b.len() && intersect(a, b, i, j + single(b, j).unwrap_or(1), memo))
+        if c == ']' {
+            return j - k + 1;
         }
-        (_, Some('*')) => {
-            intersect(a, b, i, j + 1, memo) || (i < a.len() && intersect(a, b, i + single(a, i).unwrap_or(1), j, memo))
-        }
-        (Some(x), Some(y)) => {
-            let (la, lb) = (single(a, i).unwrap_or(1), single(b, j).unwrap_or(1));
-            let wild = |c: &char| *c == '?' || *c == '[';
-            (wild(x) || wild(y) || x == y) && intersect(a, b, i + la, j + lb, memo)
-        }
-        _ => false,
-    };
-    if let Some(slot) = memo.get_mut(i).and_then(|row| row.get_mut(j)) {
-        *slot = Some(result);
+        j += 1;
     }
-    result
+    1
 }
 
 #[cfg(test)]

@@ -158,11 +158,18 @@ proptest! {
 
 #[test]
 fn huge_inputs_are_judged() {
-    let big = "cat /etc/hosts | grep -v '^#' | sort -u; ".repeat(1_048_576 / 40);
-    assert!(big.len() >= 1_000_000);
+    // Up to the limit, every part is judged.
+    let big = "cat /etc/hosts | grep -v '^#' | sort -u; ".repeat(crate::MAX_COMMAND_BYTES / 41 - 1);
+    assert!(big.len() >= 15_000 && big.len() < crate::MAX_COMMAND_BYTES);
     assert_eq!(classify(&big, None).risk, Risk::ReadOnly);
     let with_tail = format!("{big}rm -rf /srv");
     assert_eq!(classify(&with_tail, None).risk, Risk::Destructive);
+    // Beyond it, nothing runs without a typed confirmation.
+    let huge = "cat /etc/hosts; ".repeat(1_048_576 / 16);
+    assert_eq!(classify(&huge, None).risk, Risk::Destructive);
+    let operators = format!("ls {}", "| cat ".repeat(2_500));
+    assert!(operators.len() < crate::MAX_COMMAND_BYTES);
+    assert_eq!(classify(&operators, None).risk, Risk::Destructive);
 }
 
 #[test]
@@ -243,6 +250,21 @@ fn pathological_shapes_finish() {
         format!("{}reboot{}", "bash -c '".repeat(20), "'".repeat(20)),
         "echo $( ( ( ( ls ) ) ) ); ".repeat(1_000),
         "{ a; } | { b; } && ( c ) || d & ".repeat(2_000),
+        // Long words: globs compared with secret paths, option clusters.
+        format!("cat {}", "x".repeat(15_000)),
+        format!("grep -{}", "x".repeat(15_000)),
+        format!("ls -{}", "é".repeat(8_000)),
+        format!("cat /{}", "a/".repeat(7_000)),
+        format!("cat {}", "[a]".repeat(5_000)),
+        // Substitutions folded into values, one inside another, bare and quoted.
+        format!("echo {}ls{}", "$(".repeat(40), ")".repeat(40)),
+        format!("echo \"{}ls{}\"", "$(echo \"".repeat(40), "\")".repeat(40)),
+        format!("{}ls{}", "$(".repeat(40), ")".repeat(40)),
+        // Brace lists that would expand to millions of words.
+        format!("echo {}", "{a,b}".repeat(60)),
+        // Text on which the shell grammar's error recovery is slow.
+        ")".repeat(16_000),
+        format!("grep -e {} x", "a|".repeat(1_990)),
     ];
     for shape in &shapes {
         let v = classify(shape, None);

@@ -112,7 +112,7 @@ impl<'a> Args<'a> {
             match arg.as_static() {
                 Some("--") => after_dashes = true,
                 Some(s) if s.starts_with('-') && s.len() > 1 => {
-                    if valued.contains(&s) {
+                    if valued.contains(&s) || cluster_ends_in_valued(s, valued) {
                         i += 1;
                     }
                 }
@@ -196,6 +196,21 @@ pub(crate) fn long_matches(o: &str, name: &str) -> bool {
     key == name || (key.starts_with("--") && key.len() >= 3 && name.starts_with(key))
 }
 
+/// `-zvw` of `nc -zvw 2 host 80`: in a cluster of short options, the first that takes a value
+/// takes the rest of the word, or the next word when it is last.
+fn cluster_ends_in_valued(word: &str, valued: &[&str]) -> bool {
+    let Some(letters) = word.strip_prefix('-').filter(|l| !l.starts_with('-')) else { return false };
+    let mut chars = letters.chars();
+    while let Some(c) = chars.next() {
+        let mut short = [0u8; 4];
+        let short = format!("-{}", c.encode_utf8(&mut short));
+        if valued.contains(&short.as_str()) {
+            return chars.as_str().is_empty();
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,3 +229,4 @@ mod tests {
         assert_eq!(a.value(&["--lines"]).as_ref().map(Arg::shown), Some("5"));
     }
 }
+

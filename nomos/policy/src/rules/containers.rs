@@ -59,7 +59,7 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
             && (formats.is_empty()
                 || formats.iter().any(|f| {
                     f.as_static().is_none_or(|f| {
-                        f.contains("Env") || f.contains("json .") || f == "{{json .}}" || f.contains("Config}}")
+                        f.contains("Env") || f.contains("json .}") || f.contains("json . ") || f.contains("Config}}")
                     })
                 })) =>
         {

@@ -151,6 +151,7 @@ impl Analysis<'_> {
             return;
         }
         let mut probe = Analysis::new(self.policy);
+        probe.share_deadline(self);
         probe.probing = true;
         probe.scripts = self.scripts + 1;
         probe.vars = self.vars.clone();

@@ -41,6 +41,11 @@ const MAX_READINGS_TOTAL: u32 = 1024;
 const MAX_READING_DEPTH: u32 = 2;
 /// How many static values a word may expand to before it is treated as unknowable.
 const MAX_CANDIDATES: usize = 16;
+/// Wall-clock time for judging one command. Everyday commands take well under a millisecond;
+/// only adversarial text (megabytes of garbage, thousands of nested wrappers) comes near it.
+const ANALYSIS_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// Command substitutions folded into a word's value, one inside another (`$(echo $(hostname))`).
+const MAX_FOLDING: u32 = 3;
 
 /// One word of a command as far as it can be known before running it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +154,14 @@ pub(crate) struct Analysis<'p> {
     values: sinks::Values,
     /// A firewall rule earlier in the text lets SSH in (`ufw allow OpenSSH && ufw enable`).
     ssh_allowed: bool,
+    /// How many command substitutions deep a word's value is being folded: each level reads its
+    /// inner words several ways, so the depth is bounded (beyond it a value is unknown).
+    folding: std::cell::Cell<u32>,
+    /// When the analysis gives up: the shell grammar's error recovery is quadratic on some
+    /// malformed text, and a gate that hangs fails closed only after the operator gave up on it.
+    deadline: std::time::Instant,
+    /// The deadline passed (reported once).
+    overdue: bool,
 }
 
 impl<'p> Analysis<'p> {
@@ -176,7 +189,28 @@ impl<'p> Analysis<'p> {
             runners: Vec::new(),
             values: sinks::Values::default(),
             ssh_allowed: false,
+            folding: std::cell::Cell::new(0),
+            deadline: std::time::Instant::now() + ANALYSIS_BUDGET,
+            overdue: false,
         }
+    }
+
+    /// Whether the time for the analysis is up; the first time, the verdict becomes destructive.
+    pub(crate) fn out_of_time(&mut self) -> bool {
+        if self.overdue {
+            return true;
+        }
+        if std::time::Instant::now() < self.deadline {
+            return false;
+        }
+        self.overdue = true;
+        self.raise(Risk::Destructive, "the command is too large or convoluted to judge in time");
+        true
+    }
+
+    /// A probe of some text inside this one shares its deadline.
+    pub(crate) fn share_deadline(&mut self, outer: &Analysis<'_>) {
+        self.deadline = outer.deadline;
     }
 
     /// Whether a rule earlier in the text lets SSH in.
@@ -350,8 +384,23 @@ impl<'p> Analysis<'p> {
         // offsets are unchanged, non-ASCII text is a run of word characters (as it is to bash,
         // which splits words only on ASCII blanks), and values are read from the original text.
         let ascii: Vec<u8> = text.bytes().map(|b| if b.is_ascii() { b } else { b'a' }).collect();
-        let Some(tree) = parser.parse(&ascii, None) else {
-            self.raise_unparsed("the command could not be parsed");
+        if self.out_of_time() {
+            return;
+        }
+        let deadline = self.deadline;
+        let mut in_time = |_: &tree_sitter::ParseState| {
+            if std::time::Instant::now() < deadline {
+                std::ops::ControlFlow::Continue(())
+            } else {
+                std::ops::ControlFlow::Break(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut in_time);
+        let tree = parser.parse_with_options(&mut |i, _| ascii.get(i..).unwrap_or_default(), None, Some(options));
+        let Some(tree) = tree else {
+            if !self.out_of_time() {
+                self.raise_unparsed("the command could not be parsed");
+            }
             return;
         };
         self.scripts += 1;
@@ -381,6 +430,9 @@ impl<'p> Analysis<'p> {
             return;
         }
         let Some((first, args)) = argv.split_first() else { return };
+        if self.out_of_time() {
+            return;
+        }
         if let Arg::Dynamic { candidates, complete: true, .. } = first {
             if candidates.is_empty() {
                 return;

@@ -15,6 +15,9 @@ impl Analysis<'_> {
             self.raise(Risk::Destructive, "nested too deeply to analyse");
             return;
         }
+        if self.out_of_time() {
+            return;
+        }
         match node.kind() {
             "command" => self.command(node, src, depth, stdin),
             "redirected_statement" => self.redirected(node, src, depth, stdin),

@@ -5,7 +5,7 @@ use tree_sitter::Node;
 
 use super::expand::FIELD;
 use super::walk::text;
-use super::{Analysis, Arg, MAX_CANDIDATES, MAX_TREE_DEPTH};
+use super::{Analysis, Arg, MAX_CANDIDATES, MAX_FOLDING, MAX_TREE_DEPTH};
 
 impl Analysis<'_> {
     /// Evaluates a word node statically where the shell would give it a fixed value.
@@ -46,22 +46,21 @@ impl Analysis<'_> {
             "raw_string" => Arg::Static(strip_quotes(text(node, src), '\'')),
             "ansi_c_string" => Arg::Static(decode_ansi_c(text(node, src))),
             "string" | "translated_string" => {
-                let mut out = String::new();
-                let mut dynamic = false;
+                // Each part is read once: reading a nested substitution again per use was
+                // exponential in its depth.
                 let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    match child.kind() {
-                        "string_content" => out.push_str(&unescape_double(text(child, src))),
-                        _ => match self.word_at(child, src, depth + 1) {
-                            Arg::Static(s) => out.push_str(&s),
-                            Arg::Dynamic { .. } => dynamic = true,
-                        },
-                    }
-                }
-                if dynamic {
-                    self.concat_dynamic(node, src, depth)
+                let parts: Vec<Arg> = node
+                    .named_children(&mut cursor)
+                    .map(|child| match child.kind() {
+                        "string_content" => Arg::Static(unescape_double(text(child, src))),
+                        _ => self.word_at(child, src, depth + 1),
+                    })
+                    .collect();
+                if parts.iter().all(|p| p.as_static().is_some()) {
+                    Arg::Static(parts.iter().filter_map(Arg::as_static).collect())
                 } else {
-                    Arg::Static(out)
+                    // A double-quoted string with expansions: candidates from its parts.
+                    combine(text(node, src), parts.iter().map(|p| (p.values(), p.is_complete())))
                 }
             }
             "concatenation" => {
@@ -81,35 +80,14 @@ impl Analysis<'_> {
                 Arg::Dynamic { text: raw.to_string(), candidates, complete }
             }
             "command_substitution" => {
-                // `$(echo rm)` folds to its literal output, as a candidate.
-                let mut candidates = Vec::new();
-                // `$(pgrep caddy)`, `$(nproc)`: numbers, whichever they are.
-                if self.prints_only_numbers(node, src) {
-                    return Arg::Dynamic {
-                        text: text(node, src).to_string(),
-                        candidates: vec!["4242".into()],
-                        complete: true,
-                    };
+                let level = self.folding.get();
+                if level >= MAX_FOLDING {
+                    return Arg::unknown(text(node, src), Vec::new());
                 }
-                // `$(hostname)`, `$(uname -r)`: one plain name, whichever it is.
-                if self.prints_a_name(node, src) {
-                    return Arg::Dynamic {
-                        text: text(node, src).to_string(),
-                        candidates: vec!["node1".into()],
-                        complete: true,
-                    };
-                }
-                let mut cursor = node.walk();
-                let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                if let [only] = inner.as_slice() {
-                    if only.kind() == "command" {
-                        let out = self.output_of_at(*only, src, depth + 1);
-                        if !out.unknown {
-                            candidates = out.texts.iter().map(|t| t.trim_end_matches('\n').to_string()).collect();
-                        }
-                    }
-                }
-                Arg::unknown(text(node, src), candidates)
+                self.folding.set(level + 1);
+                let value = self.substitution_value(node, src, depth);
+                self.folding.set(level);
+                value
             }
             // A process substitution is a pipe's path (`/dev/fd/63`); what runs in it is walked.
             "process_substitution" => Arg::Static("/dev/fd/63".into()),
@@ -119,20 +97,36 @@ impl Analysis<'_> {
         }
     }
 
-    fn concat_dynamic(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
-        // A double-quoted string with expansions: candidates from its parts, like a concatenation.
+    /// `$(echo rm)` folds to its literal output, as a candidate.
+    fn substitution_value(&self, node: Node<'_>, src: &str, depth: usize) -> Arg {
+        let mut candidates = Vec::new();
+        // `$(pgrep caddy)`, `$(nproc)`: numbers, whichever they are.
+        if self.prints_only_numbers(node, src) {
+            return Arg::Dynamic {
+                text: text(node, src).to_string(),
+                candidates: vec!["4242".into()],
+                complete: true,
+            };
+        }
+        // `$(hostname)`, `$(uname -r)`: one plain name, whichever it is.
+        if self.prints_a_name(node, src) {
+            return Arg::Dynamic {
+                text: text(node, src).to_string(),
+                candidates: vec!["node1".into()],
+                complete: true,
+            };
+        }
         let mut cursor = node.walk();
-        let parts: Vec<(Vec<String>, bool)> = node
-            .named_children(&mut cursor)
-            .map(|child| match child.kind() {
-                "string_content" => (vec![unescape_double(text(child, src))], true),
-                _ => {
-                    let a = self.word_at(child, src, depth + 1);
-                    (a.values().into_iter().map(str::to_string).collect(), a.is_complete())
+        let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        if let [only] = inner.as_slice() {
+            if only.kind() == "command" {
+                let out = self.output_of_at(*only, src, depth + 1);
+                if !out.unknown {
+                    candidates = out.texts.iter().map(|t| t.trim_end_matches('\n').to_string()).collect();
                 }
-            })
-            .collect();
-        combine(text(node, src), parts.iter().map(|(v, c)| (v.iter().map(String::as_str).collect(), *c)))
+            }
+        }
+        Arg::unknown(text(node, src), candidates)
     }
 }
 
@@ -497,6 +491,10 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
     bounds.push(close);
     let mut out = Vec::new();
     for w in bounds.windows(2) {
+        // Full before the next item is expanded: expanding it only to drop it was exponential.
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
         let Some(item) = (match *w {
             [from, to] => word.get(from + 1..to),
             _ => None,

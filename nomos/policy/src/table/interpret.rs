@@ -21,8 +21,9 @@ pub(super) struct Given<'e> {
     pub(super) value: Option<Arg>,
     /// The index of the word it is in.
     at: usize,
-    /// The letters of a cluster before it in that word (`-i` of `-iS'…'`).
-    prefix: String,
+    /// Where in its word it starts: the letters of a cluster before it (`-i` of `-iS'…'`) end
+    /// there. An offset, not a copy, so that a long cluster costs no more than its length.
+    prefix: usize,
     /// The index of the first word after it and its value.
     end: usize,
 }
@@ -121,12 +122,12 @@ impl Entry {
                 }
             };
             let before = parsed.options.len();
-            let given = |word: &str, specs, value, prefix: &str, end| Given {
+            let given = |word: &str, specs, value, prefix: usize, end| Given {
                 word: word.to_string(),
                 specs,
                 value,
                 at,
-                prefix: prefix.to_string(),
+                prefix,
                 end,
             };
             if word == "--" {
@@ -159,15 +160,15 @@ impl Entry {
                         parsed.unsure.push(at);
                     }
                 }
-                parsed.options.push(given(key, specs, value, "", i));
+                parsed.options.push(given(key, specs, value, 0, i));
             } else if let Some(spec) = self.exact_option(word).filter(|_| word.starts_with('-') || word == "==") {
                 // A single short option, or a whole word (`-dump`, `-out`, `-1`, `-`).
                 let value = if spec.arity == Arity::Required { take(args, &mut i) } else { None };
-                parsed.options.push(given(word, vec![spec], value, "", i));
+                parsed.options.push(given(word, vec![spec], value, 0, i));
             } else if let Some((spec, value)) = self.word_option_with_value(word) {
                 // A whole word with its value attached (`-out=plan`, `-chdir=/srv`).
                 let value = Some(Arg::Static(value.to_string()));
-                parsed.options.push(given(&spec.name, vec![spec], value, "", i));
+                parsed.options.push(given(&spec.name, vec![spec], value, 0, i));
             } else if word.starts_with('-') && word.len() > 1 && numeric(word) {
                 // A count or a number given as an option (`head -20`); nothing to judge.
             } else if word.starts_with('-') && word.len() > 1 && word != "==" {
@@ -177,7 +178,7 @@ impl Entry {
                 while let Some((k, c)) = letters.next() {
                     let short = format!("-{c}");
                     // `k` is where `c` starts: `get` always finds what comes before it.
-                    let prefix = word.get(..k).unwrap_or_default();
+                    let prefix = k;
                     let rest = letters.as_str();
                     let Some(spec) = self.exact_option(&short) else {
                         if wrapper && rest.is_empty() && i < args.len() {
@@ -307,8 +308,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         match words {
             Some(words) => {
                 let mut again: Vec<Arg> = args.iter().take(g.at).cloned().collect();
-                if g.prefix.len() > 1 {
-                    again.push(Arg::Static(g.prefix.clone()));
+                let before = args.get(g.at).and_then(Arg::as_static).and_then(|w| w.get(..g.prefix));
+                if let Some(before) = before.filter(|b| b.len() > 1) {
+                    again.push(Arg::Static(before.to_string()));
                 }
                 again.extend(words);
                 again.extend_from_slice(args.get(g.end..).unwrap_or(&[]));
