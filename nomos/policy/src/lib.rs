@@ -182,7 +182,10 @@ impl Policy {
                 format!("the command is longer than {} KiB and is not judged", MAX_COMMAND_BYTES / 1024),
             );
         } else if operators > MAX_OPERATORS {
-            analysis.raise(Risk::Destructive, format!("the command has more than {MAX_OPERATORS} shell operators and is not judged"));
+            analysis.raise(
+                Risk::Destructive,
+                format!("the command has more than {MAX_OPERATORS} shell operators and is not judged"),
+            );
         } else {
             analysis.script(command);
             analysis.finish();

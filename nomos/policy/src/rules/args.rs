@@ -229,4 +229,3 @@ mod tests {
         assert_eq!(a.value(&["--lines"]).as_ref().map(Arg::shown), Some("5"));
     }
 }
-

@@ -102,11 +102,7 @@ impl Analysis<'_> {
         let mut candidates = Vec::new();
         // `$(pgrep caddy)`, `$(nproc)`: numbers, whichever they are.
         if self.prints_only_numbers(node, src) {
-            return Arg::Dynamic {
-                text: text(node, src).to_string(),
-                candidates: vec!["4242".into()],
-                complete: true,
-            };
+            return Arg::Dynamic { text: text(node, src).to_string(), candidates: vec!["4242".into()], complete: true };
         }
         // `$(hostname)`, `$(uname -r)`: one plain name, whichever it is.
         if self.prints_a_name(node, src) {
