@@ -270,6 +270,73 @@ pub fn file_url_path(value: &str) -> Option<String> {
     Some(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Trees and files whose contents are known to hold no secrets: system state, logs, programs,
+/// and the configuration an operator inspects every day. Reading anything else is not proven
+/// inert, and does not run unasked.
+const INERT_TO_READ: &[&str] = &[
+    "/proc/**", "/sys/**", "/dev/fd/*", "/dev/stdin", "/dev/null", "/proc/self/fd/*", "/var/log/**", "/usr/**", "/lib/**", "/lib64/**", "/bin/**", "/sbin/**", "/boot/**",
+    "/run/systemd/**", "/run/udev/**", "/run/*.pid", "/run/**/*.pid", "/var/run/*.pid", "/var/lib/dpkg/**",
+    "/var/lib/apt/**", "/var/lib/dhcp/**", "/var/lib/lxc/*/config", "/var/cache/apt/**", "/var/spool/cron/**",
+    "/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/etc/fstab", "/etc/mtab", "/etc/crypttab",
+    "/etc/os-release", "/etc/debian_version", "/etc/issue", "/etc/issue.net", "/etc/motd", "/etc/timezone",
+    "/etc/locale.gen", "/etc/default/locale", "/etc/default/grub", "/etc/default/grub.d/**",
+    "/etc/default/keyboard", "/etc/default/zfs", "/etc/default/rsyslog", "/etc/default/cron", "/etc/default/ssh",
+    "/etc/default/nfs-common", "/etc/default/nfs-kernel-server", "/etc/default/pve-ha-manager",
+    "/etc/default/useradd", "/etc/default/rcS", "/etc/default/networking", "/etc/default/smartmontools",
+    "/etc/default/chrony", "/etc/default/console-setup", "/etc/default/pveproxy", "/etc/passwd",
+    "/etc/group", "/etc/shells", "/etc/services", "/etc/protocols", "/etc/networks", "/etc/nsswitch.conf",
+    "/etc/host.conf", "/etc/hosts.allow", "/etc/hosts.deny", "/etc/sysctl.conf", "/etc/sysctl.d/**",
+    "/etc/modules", "/etc/modules-load.d/**", "/etc/modprobe.d/**", "/etc/network/**", "/etc/systemd/**",
+    "/etc/apt/sources.list", "/etc/apt/sources.list.d/**", "/etc/apt/preferences", "/etc/apt/preferences.d/**",
+    "/etc/apt/apt.conf.d/**", "/etc/pve/**", "/etc/ssh/sshd_config", "/etc/ssh/sshd_config.d/**",
+    "/etc/ssh/ssh_config", "/etc/ssh/ssh_config.d/**", "/etc/ssh/*.pub", "/etc/nginx/**", "/etc/apache2/**",
+    "/etc/caddy/**", "/etc/cron.d/**", "/etc/crontab", "/etc/cron.daily/**", "/etc/cron.hourly/**",
+    "/etc/cron.weekly/**", "/etc/cron.monthly/**", "/etc/logrotate.conf", "/etc/logrotate.d/**",
+    "/etc/rsyslog.conf", "/etc/rsyslog.d/**", "/etc/security/limits.conf", "/etc/security/limits.d/**",
+    "/etc/sudoers", "/etc/sudoers.d/**", "/etc/pam.d/**", "/etc/login.defs", "/etc/chrony/**", "/etc/ntp.conf",
+    "/etc/ntpsec/**", "/etc/udev/**", "/etc/lvm/**", "/etc/zfs/**", "/etc/mdadm/**", "/etc/exports",
+    "/etc/exports.d/**", "/etc/samba/smb.conf", "/etc/nfs.conf", "/etc/dnsmasq.conf", "/etc/dnsmasq.d/**",
+    "/etc/unbound/unbound.conf", "/etc/corosync/corosync.conf", "/etc/ceph/ceph.conf", "/etc/docker/daemon.json",
+    "/etc/containerd/config.toml", "/etc/fail2ban/**", "/etc/ufw/**", "/etc/iptables/**", "/etc/nftables.conf",
+    "/etc/profile", "/etc/profile.d/**", "/etc/bash.bashrc", "/etc/inputrc", "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d/**", "/etc/init.d/**", "/etc/initramfs-tools/**", "/etc/kernel/**", "/etc/mailname",
+    "/etc/aliases", "/etc/postfix/main.cf", "/etc/postfix/master.cf", "/etc/smartd.conf", "/etc/sensors3.conf",
+    "/etc/hdparm.conf", "/etc/tmpfiles.d/**", "/etc/adduser.conf", "/etc/ca-certificates.conf",
+    "/etc/ssl/openssl.cnf", "/etc/ssl/certs/**", "/etc/vzdump.conf", "/etc/proxmox-backup/datastore.cfg",
+    "/etc/proxmox-backup/user.cfg", "/etc/proxmox-backup/acl.cfg", "/etc/proxmox-backup/sync.cfg",
+    "/etc/proxmox-backup/prune.cfg", "/etc/proxmox-backup/verification.cfg", "/etc/proxmox-backup/node.cfg",
+    "/etc/frr/daemons", "/etc/lxc/default.conf", "/etc/subuid", "/etc/subgid", "/etc/environment.d/**",
+    "/etc/machine-id", "/etc/localtime", "/etc/timezone", "/etc/vim/**", "/etc/alternatives/**",
+    "/var/run/**/*.pid", "/var/lib/vz/template/**", "/tmp/**", "/var/tmp/**", "~/.ssh/authorized_keys",
+    "~/.ssh/known_hosts", "~/.ssh/*.pub", "~/.ssh/config", "~/.bashrc", "~/.profile", "~/.bash_profile", "~/.vimrc", "~/.inputrc",
+    "**/*.log", "**/*.log.[0-9]", "**/*.log.[0-9].gz", "**/README", "**/README.md", "**/CHANGELOG*", "**/*.md",
+];
+
+/// Places under those trees that do keep secrets.
+const NOT_INERT_TO_READ: &[&str] = &[
+    "/etc/pve/priv/**", "/etc/pve/**/*.key", "/etc/pve/**/*.pw", "/etc/pve/**/*.shadow",
+    "/etc/pve/**/*.secret", "/etc/nginx/**/*.key", "/etc/nginx/**/*htpasswd*", "/etc/apache2/**/*.key",
+    "/etc/apache2/**/*htpasswd*", "/etc/caddy/**/*.key", "/etc/systemd/**/*.cred", "/etc/fail2ban/**/*.local",
+    "/proc/*/environ", "/proc/*/mem", "/proc/kcore",
+];
+
+/// Whether every file `path` may name is known to hold no secrets, so that printing it is
+/// inert. `path` is absolute or `~`-based; a glob is inert only if whatever it matches is.
+pub fn inert_to_read(path: &str) -> bool {
+    let path = normalise(path);
+    if path.contains("..") || NOT_INERT_TO_READ.iter().any(|p| matches_pattern(&path, p)) {
+        return false;
+    }
+    if !has_glob(&path) {
+        return INERT_TO_READ.iter().any(|p| matches_pattern(&path, p));
+    }
+    // A glob: the directory it lies in must be inside an inert tree (`/etc/network/*`).
+    let fixed: Vec<&str> = components(&path).into_iter().take_while(|c| !has_glob(c)).collect();
+    let lead = if path.starts_with('~') { "" } else { "/" };
+    let probe = format!("{lead}{}/x/x", fixed.join("/"));
+    INERT_TO_READ.iter().filter(|p| p.ends_with("/**") && !p.starts_with("**")).any(|p| matches_pattern(&probe, p))
+}
+
 pub(crate) fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }

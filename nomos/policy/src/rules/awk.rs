@@ -544,7 +544,9 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
         match f {
             // `NAME=value` operands are assignments, not files.
             Arg::Static(w) if w.split_once('=').is_some_and(|(n, _)| super::is_identifier(n)) => {}
-            Arg::Static(_) => {}
+            Arg::Static(w) => {
+                super::unproven_read(an, base, w);
+            }
             Arg::Dynamic { text, .. } => an.raise(CM, format!("`{base}` reads a file named at run time (`{text}`)")),
         }
     }

@@ -131,6 +131,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
             an.raise(DE, reason);
         }
         check_secrets(an, base, args);
+        check_unproven_reads(an, base, args);
         check_lockout(an, base, args);
         rule(an, base, entry, args, stdin);
     }
@@ -139,6 +140,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
             an.raise(DE, reason);
         }
         check_secrets(an, base, alt);
+        check_unproven_reads(an, base, alt);
         check_lockout(an, base, alt);
         rule(an, base, entry, alt, stdin);
     }
@@ -539,6 +541,99 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             }
         }
     }
+}
+
+/// Programs that print the contents of the files they are given.
+const CONTENT_READERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "less", "more", "most", "nl", "bat", "batcat", "view", "strings", "xxd", "od",
+    "hexdump", "hd", "base64", "base32", "basenc", "zcat", "zstdcat", "xzcat", "lzcat", "bzcat", "lz4cat", "zless",
+    "zmore", "cut", "sort", "uniq", "rev", "fold", "column", "pv", "paste", "expand", "unexpand", "fmt", "pr",
+    "diff", "colordiff", "vimdiff", "sdiff", "jq", "yq", "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep",
+    "zegrep", "zfgrep", "xmllint", "json_pp", "iconv", "dos2unix",
+];
+
+/// Readers whose first operand is a pattern or a filter, not a file, unless one is given by option.
+const PATTERN_FIRST: &[(&str, &[&str])] = &[
+    ("grep", &["-e", "-f", "--regexp", "--file"]), ("egrep", &["-e", "-f", "--regexp", "--file"]),
+    ("fgrep", &["-e", "-f", "--regexp", "--file"]), ("zgrep", &["-e", "-f", "--regexp", "--file"]),
+    ("zegrep", &["-e", "-f"]), ("zfgrep", &["-e", "-f"]), ("rg", &["-e", "-f", "--regexp", "--file"]),
+    ("ag", &[]), ("ack", &[]), ("jq", &["-f", "--from-file"]), ("yq", &["--from-file"]),
+];
+
+/// A file printed is read-only only when it is known to hold no secrets (system state, logs,
+/// everyday configuration): an application's configuration, a database or a key store read out
+/// needs approval even when no rule knows it for a secret.
+fn check_unproven_reads(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    // `du --files0-from=F`, `find -files0-from F`: the names it prints are F's contents.
+    let mut words = args.iter().filter_map(Arg::as_static);
+    while let Some(word) = words.next() {
+        let list = match word.split_once('=') {
+            Some(("--files0-from" | "-files0-from", file)) => Some(file),
+            None if matches!(word, "--files0-from" | "-files0-from") => words.next(),
+            _ => None,
+        };
+        if let Some(file) = list.filter(|f| *f != "-") {
+            if unproven_read(an, base, file) {
+                return;
+            }
+        }
+    }
+    if !CONTENT_READERS.contains(&base) {
+        return;
+    }
+    let pattern_options = PATTERN_FIRST.iter().find(|(p, _)| *p == base).map(|(_, o)| *o);
+    let mut pattern_pending = pattern_options.is_some_and(|opts| {
+        !args.iter().filter_map(Arg::as_static).any(|w| {
+            opts.iter().any(|o| w == *o || w.strip_prefix(o).is_some_and(|r| r.starts_with('=') || !o.starts_with("--")))
+        })
+    });
+    let mut after_dashes = false;
+    for arg in args {
+        let Some(word) = arg.as_static() else { continue };
+        if !after_dashes && word == "--" {
+            after_dashes = true;
+            continue;
+        }
+        if !after_dashes && word.starts_with('-') {
+            continue;
+        }
+        if pattern_pending {
+            pattern_pending = false;
+            continue;
+        }
+        if looks_like_a_file(word) && unproven_read(an, base, word) {
+            return;
+        }
+    }
+}
+
+/// Judges `base` printing the file `word`; says whether it was held up.
+pub(super) fn unproven_read(an: &mut Analysis<'_>, base: &str, word: &str) -> bool {
+    if an.resolve(word).iter().all(|p| super::paths::inert_to_read(p)) {
+        return false;
+    }
+    an.raise(CM, format!("`{base}` prints `{word}`, which is not known to hold no secrets"));
+    true
+}
+
+/// A word that names a file to read: a path, or a name shaped like configuration or data.
+fn looks_like_a_file(word: &str) -> bool {
+    if word.is_empty() || word.contains('\n') {
+        return false;
+    }
+    if word.contains('/') {
+        return word.chars().any(|c| c.is_alphanumeric() || c == '*' || c == '?');
+    }
+    let lower = word.to_ascii_lowercase();
+    let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    lower.starts_with('.')
+        || matches!(
+            ext,
+            "env" | "conf" | "cfg" | "ini" | "php" | "json" | "yml" | "yaml" | "toml" | "xml" | "properties"
+                | "db" | "sqlite" | "sqlite3" | "bolt" | "tfstate" | "tfvars" | "pem" | "key" | "priv" | "p12"
+                | "pfx" | "jks" | "keystore" | "kdbx" | "pw" | "cnf" | "htpasswd" | "ovpn" | "sql" | "bak"
+                | "dump" | "backup" | "secret" | "secrets" | "creds" | "credentials" | "pass" | "netrc"
+        )
 }
 
 /// Account tools aimed at root: deleting, locking or expiring it, or giving it no login shell,

@@ -564,6 +564,11 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
         an.raise(CM, format!("`{base} {word}` is not an option known to be read-only"));
     }
     let files = &inv.operands;
+    for file in files.iter().filter_map(Arg::as_static).filter(|f| *f != "-") {
+        if super::unproven_read(an, base, file) {
+            break;
+        }
+    }
     if inv.in_place {
         for f in files.iter().filter(|f| f.values().iter().any(|p| is_access_file(p) || is_login_policy(p))) {
             an.raise(DE, format!("`{base} -i` edits {}, which logins or access depend on", f.shown()));
