@@ -309,7 +309,7 @@ const INERT_TO_READ: &[&str] = &[
     "/etc/machine-id", "/etc/localtime", "/etc/timezone", "/etc/vim/**", "/etc/alternatives/**",
     "/var/run/**/*.pid", "/var/lib/vz/template/**", "/tmp/**", "/var/tmp/**", "~/.ssh/authorized_keys",
     "~/.ssh/known_hosts", "~/.ssh/*.pub", "~/.ssh/config", "~/.bashrc", "~/.profile", "~/.bash_profile", "~/.vimrc", "~/.inputrc",
-    "**/*.log", "**/*.log.[0-9]", "**/*.log.[0-9].gz", "**/README", "**/README.md", "**/CHANGELOG*", "**/*.md",
+    "**/*.pub", "**/*.log", "**/*.log.[0-9]", "**/*.log.[0-9].gz", "**/README", "**/README.md", "**/CHANGELOG*", "**/*.md",
 ];
 
 /// Places under those trees that do keep secrets.
@@ -320,6 +320,32 @@ const NOT_INERT_TO_READ: &[&str] = &[
     "/proc/*/environ", "/proc/*/mem", "/proc/kcore",
 ];
 
+/// Trees where services keep their configuration and state: a file there that no rule knows
+/// may hold a password or a key.
+const KEEPS_SECRETS: &[&str] = &[
+    "/etc/**", "/opt/**", "/var/lib/**", "/var/www/**", "/usr/local/etc/**", "~/**", "/var/backups/**",
+    "/var/spool/**", "/run/**", "/var/run/**", "/srv/*/config/**", "/srv/*/data/**", "/mnt/**/config/**",
+];
+
+/// Whether `path` may hold a secret no rule names: it lies where services keep configuration
+/// and state, or is named like configuration, a database, a key store or a credential file.
+pub fn keeps_secrets_unnamed(path: &str) -> bool {
+    let path = normalise(path);
+    let name = path.rsplit('/').next().unwrap_or_default().to_lowercase();
+    if [".example", ".sample", ".dist", ".template", ".tmpl"].iter().any(|s| name.ends_with(s)) {
+        return false;
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    let named = name.starts_with(".env")
+        || matches!(
+            ext,
+            "env" | "conf" | "cfg" | "ini" | "php" | "properties" | "db" | "sqlite" | "sqlite3" | "bolt" | "tfstate"
+                | "tfvars" | "pem" | "key" | "priv" | "p12" | "pfx" | "jks" | "keystore" | "kdbx" | "pw" | "cnf"
+                | "htpasswd" | "ovpn" | "secret" | "secrets" | "creds" | "credentials" | "netrc"
+        );
+    named || path.contains("..") || KEEPS_SECRETS.iter().any(|p| matches_pattern(&path, p))
+}
+
 /// Whether every file `path` may name is known to hold no secrets, so that printing it is
 /// inert. `path` is absolute or `~`-based; a glob is inert only if whatever it matches is.
 pub fn inert_to_read(path: &str) -> bool {
@@ -327,8 +353,21 @@ pub fn inert_to_read(path: &str) -> bool {
     if path.contains("..") || NOT_INERT_TO_READ.iter().any(|p| matches_pattern(&path, p)) {
         return false;
     }
+    // A container's root filesystem holds what the host's does (`/var/lib/lxc/101/rootfs/etc/hostname`).
+    for root in ["/var/lib/lxc/", "/var/lib/vz/private/"] {
+        if let Some((_, inside)) = path.strip_prefix(root).and_then(|r| r.split_once("/rootfs/")) {
+            return inert_to_read(&format!("/{inside}"));
+        }
+    }
     if !has_glob(&path) {
         return INERT_TO_READ.iter().any(|p| matches_pattern(&path, p));
+    }
+    // `ssh_host_*_key.pub`: whatever it matches ends as an inert kind of file does.
+    let last = path.rsplit('/').next().unwrap_or_default();
+    if let Some(suffix) = last.rsplit(['*', '?', ']']).next().filter(|s| s.len() > 1 && s.starts_with('.')) {
+        if INERT_TO_READ.contains(&format!("**/*{suffix}").as_str()) {
+            return true;
+        }
     }
     // A glob: the directory it lies in must be inside an inert tree (`/etc/network/*`).
     let fixed: Vec<&str> = components(&path).into_iter().take_while(|c| !has_glob(c)).collect();

@@ -581,7 +581,21 @@ fn check_unproven_reads(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if !CONTENT_READERS.contains(&base) {
         return;
     }
+    // `diff -q`, `cmp`: whether files differ, not what they hold.
+    if base.ends_with("diff") && args.iter().filter_map(Arg::as_static).any(|w| w == "-q" || w == "--brief") {
+        return;
+    }
     let pattern_options = PATTERN_FIRST.iter().find(|(p, _)| *p == base).map(|(_, o)| *o);
+    // A search prints only the lines it matches: what it can disclose is what its pattern finds.
+    if base.contains("grep") || matches!(base, "rg" | "ag" | "ack") {
+        let inverted = args.iter().filter_map(Arg::as_static).any(|w| {
+            w == "--invert-match" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'))
+        });
+        let patterns = search_patterns(args);
+        if !inverted && !patterns.is_empty() && patterns.iter().all(|p| narrow_pattern(p)) {
+            return;
+        }
+    }
     let mut pattern_pending = pattern_options.is_some_and(|opts| {
         !args.iter().filter_map(Arg::as_static).any(|w| {
             opts.iter().any(|o| w == *o || w.strip_prefix(o).is_some_and(|r| r.starts_with('=') || !o.starts_with("--")))
@@ -607,9 +621,53 @@ fn check_unproven_reads(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     }
 }
 
+/// The patterns a search is given: by `-e`/`--regexp`, or its first operand.
+fn search_patterns(args: &[Arg]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut first = None;
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        let Some(w) = arg.as_static() else {
+            // A pattern computed at run time could be anything.
+            if first.is_none() && out.is_empty() {
+                return vec![String::new()];
+            }
+            continue;
+        };
+        if w == "-e" || w == "--regexp" {
+            out.extend(args.get(i).map(|a| a.as_static().unwrap_or_default().to_string()));
+            i += 1;
+        } else if let Some(p) = w.strip_prefix("--regexp=") {
+            out.push(p.to_string());
+        } else if w == "-f" || w == "--file" || w.starts_with("--file=") {
+            // Patterns from a file: unknown.
+            return vec![String::new()];
+        } else if matches!(w, "-A" | "-B" | "-C" | "-m" | "--max-count" | "-d" | "-D" | "--include" | "--exclude") {
+            i += 1;
+        } else if !w.starts_with('-') && first.is_none() {
+            first = Some(w.to_string());
+        }
+    }
+    if out.is_empty() {
+        out.extend(first);
+    }
+    out
+}
+
+/// A pattern that finds particular lines, not everything nor what looks like a credential.
+fn narrow_pattern(pattern: &str) -> bool {
+    let lower = pattern.to_lowercase();
+    let literal = lower.chars().filter(|c| c.is_alphanumeric()).count();
+    let hunts = ["pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "priv", "begin", "api", "login", "user"]
+        .iter()
+        .any(|w| lower.contains(w));
+    literal >= 3 && !hunts && !lower.contains(".*") && !lower.contains('|')
+}
+
 /// Judges `base` printing the file `word`; says whether it was held up.
 pub(super) fn unproven_read(an: &mut Analysis<'_>, base: &str, word: &str) -> bool {
-    if an.resolve(word).iter().all(|p| super::paths::inert_to_read(p)) {
+    if an.resolve(word).iter().all(|p| super::paths::inert_to_read(p) || !super::paths::keeps_secrets_unnamed(p)) {
         return false;
     }
     an.raise(CM, format!("`{base}` prints `{word}`, which is not known to hold no secrets"));
@@ -618,7 +676,7 @@ pub(super) fn unproven_read(an: &mut Analysis<'_>, base: &str, word: &str) -> bo
 
 /// A word that names a file to read: a path, or a name shaped like configuration or data.
 fn looks_like_a_file(word: &str) -> bool {
-    if word.is_empty() || word.contains('\n') {
+    if word.is_empty() || word.contains('\n') || word.starts_with("//") {
         return false;
     }
     if word.contains('/') {
@@ -626,7 +684,7 @@ fn looks_like_a_file(word: &str) -> bool {
     }
     let lower = word.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    lower.starts_with('.')
+    (lower.starts_with('.') && lower.chars().any(char::is_alphanumeric))
         || matches!(
             ext,
             "env" | "conf" | "cfg" | "ini" | "php" | "json" | "yml" | "yaml" | "toml" | "xml" | "properties"
