@@ -555,9 +555,10 @@ pub(super) fn resolvectl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdi
 
 /// `wget` to standard output reads; saving, logging and sending do not.
 pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let to_stdout = a.values(&["-O", "--output-document"]).iter().any(|v| v.shown() == "-")
-        || a.options().any(|o| o == "-qO-" || o == "-O-");
-    if let Some(out) = a.value(&["-O", "--output-document"]).filter(|v| v.shown() != "-") {
+    // Given more than once, the last `-O` is the one wget writes to.
+    let document = last_document(a.all);
+    let to_stdout = document.as_ref().is_some_and(|d| d.shown() == "-");
+    if let Some(out) = document.filter(|v| v.shown() != "-") {
         an.write_target(&out, "`wget -O`");
     }
     for log in a.values(&["-o", "--output-file", "-a", "--append-output"]) {
@@ -591,6 +592,37 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     } else {
         an.raise(CM, "`wget` writes the download to a file");
     }
+}
+
+/// The file wget writes its downloads to: the last `-O FILE`, `-OFILE`, `-qO FILE`,
+/// `--output-document[=]FILE` (`-` is standard output), before any `--`.
+fn last_document(all: &[Arg]) -> Option<Arg> {
+    let mut out = None;
+    let mut words = all.iter().enumerate();
+    while let Some((i, arg)) = words.next() {
+        let Some(w) = arg.as_static() else { continue };
+        if w == "--" {
+            break;
+        }
+        let attached = if let Some(v) = w.strip_prefix("--output-document=") {
+            Some(v)
+        } else if "--output-document".starts_with(w) && w.len() > "--output-d".len() {
+            None
+        } else if w.starts_with('-') && !w.starts_with("--") && w.contains('O') {
+            w.split_once('O').map(|(_, v)| v)
+        } else {
+            continue;
+        };
+        out = match attached {
+            Some(v) if !v.is_empty() => Some(Arg::Static(v.to_string())),
+            _ => {
+                let next = all.get(i + 1).cloned();
+                words.next();
+                next
+            }
+        };
+    }
+    out
 }
 
 /// Raw network clients: a port check reads; anything else can send or serve anything.
