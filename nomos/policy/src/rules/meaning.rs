@@ -36,7 +36,7 @@ const NOT_DESTRUCTIVE: &[(&str, &[&str])] = &[
     ("ceph", &["crash"]), ("ceph", &["config"]), ("ceph", &["health"]), ("ceph", &["progress"]),
     ("ceph", &["orch"]), ("ha-manager", &["remove"]), ("qm", &["reset"]), ("pct", &["reset"]),
     ("qm", &["set"]), ("pct", &["set"]), ("zpool", &["clear"]), ("pvesm", &["prune-backups"]),
-    ("ipmitool", &["sel"]), ("virsh", &["undefine"]),
+    ("ipmitool", &["sel"]), ("virsh", &["undefine"]), ("parted", &["print"]),
 ];
 
 /// One option as Getopt::Long reads it: its name in lower case and its value, if it has one.

@@ -664,12 +664,17 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
     }
     let listens = a.flag('l', "--listen");
     // A range or a list of ports is a scan of the other machine, not a check of a port.
-    let scans = a
-        .operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"])
-        .iter()
-        .skip(1)
-        .any(|p| p.shown().contains(['-', ',']) || p.as_static().is_none())
-        || a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).len() > 2;
+    // A bundle of flags ending in one that takes a value (`-zvw 2`) takes the next word too.
+    let bundles: Vec<&str> = a
+        .options()
+        .filter(|o| !o.starts_with("--") && o.len() > 2 && o.chars().skip(1).all(|c| c.is_ascii_alphabetic()))
+        .filter(|o| o.ends_with(['w', 'i', 'p', 's', 'x', 'X', 'q', 'o']))
+        .collect();
+    let mut valued = vec!["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"];
+    valued.extend(bundles);
+    let operands = a.operands(&valued);
+    let scans = operands.iter().skip(1).any(|p| p.shown().contains(['-', ',']) || p.as_static().is_none())
+        || operands.len() > 2;
     if scans {
         an.raise(CM, format!("`{base} -z` over several ports scans another machine"));
     }

@@ -238,9 +238,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         // Unloading a storage or network driver takes the disks or links it drives away.
         "modprobe" | "rmmod" => {
             let dry_run = has("-n") || has("--dry-run") || has("--show") || has_short('n');
-            let removes = !dry_run && base == "rmmod"
-                || !dry_run && has("--remove")
-                || !dry_run && all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('r'));
+            let removes = !dry_run
+                && (base == "rmmod"
+                    || has("--remove")
+                    || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('r')));
             operands
                 .iter()
                 .find(|m| removes && is_vital_driver(m))

@@ -29,7 +29,7 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
             "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
             // `pct push <vmid> <file> <destination>`: a file written into the container.
-            "push" => match super::meaning::getopt(a.all).1.get(3).filter(|d| guest_system_path(d)) {
+            "push" => match super::meaning::getopt(a.all).1.get(3).filter(guest_system_path) {
                 Some(dest) => an.raise(DE, format!("`pct push` overwrites {dest}, which the container runs from")),
                 None => an.raise(CM, "`pct push` writes a file into a container"),
             },
@@ -68,7 +68,7 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
                 )
             }
             // `qm guest file-write <vmid> <file> <content>`
-            Some("file-write") => match super::meaning::getopt(a.all).1.get(3).filter(|d| guest_system_path(d)) {
+            Some("file-write") => match super::meaning::getopt(a.all).1.get(3).filter(guest_system_path) {
                 Some(file) => {
                     an.raise(DE, format!("`qm guest file-write` overwrites {file}, which the guest runs from"))
                 }
