@@ -52,6 +52,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-proxmox"),
     data!("attacks-outages"),
     data!("attacks-secrets"),
+    data!("attacks-tools"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
@@ -350,4 +351,20 @@ fn corpus_is_large_enough() {
 fn data_files_escape_only_what_they_must() {
     assert_eq!(unescape(r"printf 'reboot\\n' | bash\nEOF\t1").as_deref(), Ok("printf 'reboot\\n' | bash\nEOF\t1"));
     assert!(unescape(r"echo \x").is_err());
+}
+
+/// Prints the verdict of each `risk<TAB>command` row of the file named by `NOMOS_PROBE` (a
+/// developer's aid: `NOMOS_PROBE=f cargo test -p nomos-policy --lib probe -- --ignored --nocapture`).
+#[test]
+#[ignore = "a developer's aid, run by hand"]
+fn probe() {
+    let Ok(path) = std::env::var("NOMOS_PROBE") else { return };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for row in text.lines().filter(|r| !r.trim().is_empty() && !r.starts_with('#')) {
+        let mut columns = row.split('\t');
+        let (want, command) = (columns.next().unwrap_or("?"), columns.next().unwrap_or(""));
+        let got = classify(&unescape(command).unwrap_or_default(), None);
+        let mark = if got.risk.to_string() == want { "ok  " } else { "BAD " };
+        println!("{mark}{want:>16} {:>16} {command}  {:?}", got.risk.to_string(), got.reasons);
+    }
 }

@@ -73,7 +73,6 @@ const SECRET_FILES: &[&str] = &[
     "/etc/proxmox-backup/shadow.json",
     "/etc/proxmox-backup/tape-encryption-keys.json",
     "/etc/proxmox-backup/remote.cfg",
-    "/etc/proxmox-backup/user.cfg",
     "/etc/proxmox-backup/tfa.json",
     "/etc/proxmox-backup/*priv*",
     "/etc/proxmox-backup/acme/**",
@@ -426,6 +425,24 @@ pub fn is_secret(path: &str) -> bool {
 /// like one (`*.key`, `.env`, `shadow` anywhere), rather than because it reaches a place that holds
 /// them (`/etc/pve/priv/*`, `~/.ssh/*`). Such a read is not known to be inert, but it is not a
 /// disclosure either.
+/// Directories of configuration snippets, each file one piece of a service's settings (network
+/// stanzas, sysctl and module settings, udev rules, units): a glob over one of them reads those
+/// pieces, not files named like secrets.
+#[rustfmt::skip]
+const SNIPPET_DIRS: &[&str] = &[
+    "/etc/network/interfaces.d", "/etc/apt/sources.list.d", "/etc/apt/preferences.d", "/etc/sysctl.d",
+    "/etc/modprobe.d", "/etc/modules-load.d", "/etc/udev/rules.d", "/etc/systemd/system", "/etc/systemd/network",
+    "/etc/logrotate.d", "/etc/security/limits.d", "/etc/tmpfiles.d", "/etc/systemd/journald.conf.d",
+    "/etc/systemd/system.conf.d", "/etc/chrony/conf.d", "/etc/chrony/sources.d", "/etc/rsyslog.d", "/etc/lvm/archive",
+    "/etc/lvm/backup", "/usr/lib/systemd/system", "/lib/systemd/system", "/etc/multipath/conf.d",
+];
+
+/// A glob over the files of one configuration snippet directory (`/etc/network/interfaces.d/*`).
+pub fn is_snippet_glob(path: &str) -> bool {
+    let p = normalise(path);
+    p.rsplit_once('/').is_some_and(|(dir, last)| has_glob(last) && !has_glob(dir) && SNIPPET_DIRS.contains(&dir))
+}
+
 pub fn glob_secret_only_by_name(path: &str) -> bool {
     if !has_glob(path) {
         return false;
@@ -683,7 +700,7 @@ mod tests {
             "/etc/restic/password",
             "/root/.config/rclone/rclone.conf",
             "/root/.config/borg/keys/repo",
-            "/etc/proxmox-backup/user.cfg",
+            "/etc/proxmox-backup/token.shadow",
             "/etc/pve/storage/pbs.pw",
             "/root/.vault-token",
             "/var/lib/samba/private/secrets.tdb",
@@ -696,6 +713,8 @@ mod tests {
             assert!(is_secret(p), "{p}");
         }
         for p in [
+            // PBS users and token names; the secrets are in token.shadow and shadow.json.
+            "/etc/proxmox-backup/user.cfg",
             "~/.ssh/id_rsa.pub",
             "~/.ssh/authorized_keys",
             "~/.ssh/known_hosts",

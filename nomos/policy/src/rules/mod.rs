@@ -522,6 +522,9 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .unwrap_or(path);
             let secret = an.is_secret(path);
             let only_by_name = secret && an.resolve(path).iter().all(|p| crate::secrets::glob_secret_only_by_name(p));
+            // A glob over a directory of configuration snippets reads those snippets.
+            let snippets = only_by_name && an.resolve(path).iter().all(|p| crate::secrets::is_snippet_glob(p));
+            let (secret, only_by_name) = if snippets { (false, false) } else { (secret, only_by_name) };
             if secret && !only_by_name {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
             } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {

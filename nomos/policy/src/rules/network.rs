@@ -555,9 +555,10 @@ pub(super) fn resolvectl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdi
 
 /// `wget` to standard output reads; saving, logging and sending do not.
 pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let to_stdout = a.values(&["-O", "--output-document"]).iter().any(|v| v.shown() == "-")
-        || a.options().any(|o| o == "-qO-" || o == "-O-");
-    if let Some(out) = a.value(&["-O", "--output-document"]).filter(|v| v.shown() != "-") {
+    // Given more than once, the last `-O` is the one wget writes to.
+    let document = last_document(a.all);
+    let to_stdout = document.as_ref().is_some_and(|d| d.shown() == "-");
+    if let Some(out) = document.filter(|v| v.shown() != "-") {
         an.write_target(&out, "`wget -O`");
     }
     for log in a.values(&["-o", "--output-file", "-a", "--append-output"]) {
@@ -591,6 +592,37 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     } else {
         an.raise(CM, "`wget` writes the download to a file");
     }
+}
+
+/// The file wget writes its downloads to: the last `-O FILE`, `-OFILE`, `-qO FILE`,
+/// `--output-document[=]FILE` (`-` is standard output), before any `--`.
+fn last_document(all: &[Arg]) -> Option<Arg> {
+    let mut out = None;
+    let mut words = all.iter().enumerate();
+    while let Some((i, arg)) = words.next() {
+        let Some(w) = arg.as_static() else { continue };
+        if w == "--" {
+            break;
+        }
+        let attached = if let Some(v) = w.strip_prefix("--output-document=") {
+            Some(v)
+        } else if "--output-document".starts_with(w) && w.len() > "--output-d".len() {
+            None
+        } else if w.starts_with('-') && !w.starts_with("--") && w.contains('O') {
+            w.split_once('O').map(|(_, v)| v)
+        } else {
+            continue;
+        };
+        out = match attached {
+            Some(v) if !v.is_empty() => Some(Arg::Static(v.to_string())),
+            _ => {
+                let next = all.get(i + 1).cloned();
+                words.next();
+                next
+            }
+        };
+    }
+    out
 }
 
 /// Raw network clients: a port check reads; anything else can send or serve anything.
@@ -632,12 +664,17 @@ pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
     }
     let listens = a.flag('l', "--listen");
     // A range or a list of ports is a scan of the other machine, not a check of a port.
-    let scans = a
-        .operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"])
-        .iter()
-        .skip(1)
-        .any(|p| p.shown().contains(['-', ',']) || p.as_static().is_none())
-        || a.operands(&["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"]).len() > 2;
+    // A bundle of flags ending in one that takes a value (`-zvw 2`) takes the next word too.
+    let bundles: Vec<&str> = a
+        .options()
+        .filter(|o| !o.starts_with("--") && o.len() > 2 && o.chars().skip(1).all(|c| c.is_ascii_alphabetic()))
+        .filter(|o| o.ends_with(['w', 'i', 'p', 's', 'x', 'X', 'q', 'o']))
+        .collect();
+    let mut valued = vec!["-w", "-i", "-p", "-s", "-x", "-X", "-q", "-o"];
+    valued.extend(bundles);
+    let operands = a.operands(&valued);
+    let scans = operands.iter().skip(1).any(|p| p.shown().contains(['-', ',']) || p.as_static().is_none())
+        || operands.len() > 2;
     if scans {
         an.raise(CM, format!("`{base} -z` over several ports scans another machine"));
     }

@@ -235,9 +235,44 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             || has("--zero-range")
             || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(['p', 'c', 'z'])))
         .then(|| "punches, collapses or zeroes a range of a file, losing what it held".into()),
+        // Unloading a storage or network driver takes the disks or links it drives away.
+        "modprobe" | "rmmod" => {
+            let dry_run = has("-n") || has("--dry-run") || has("--show") || has_short('n');
+            let removes = !dry_run
+                && (base == "rmmod"
+                    || has("--remove")
+                    || all.iter().any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('r')));
+            operands
+                .iter()
+                .find(|m| removes && is_vital_driver(m))
+                .map(|m| format!("unloads `{m}`, a storage or network driver, taking its disks or links away"))
+        }
         _ => None,
     };
     if let Some(why) = why {
         an.raise(DE, format!("`{base}` {why}"));
     }
+}
+
+/// Kernel modules that drive disks, filesystems, volumes or network links (by name or family).
+#[rustfmt::skip]
+const VITAL_DRIVERS: &[&str] = &[
+    "zfs", "spl", "nvme", "nvme_core", "ahci", "libahci", "libata", "sd_mod", "scsi_mod", "megaraid_sas", "mpt3sas",
+    "mpt2sas", "hpsa", "smartpqi", "aacraid", "virtio_blk", "virtio_scsi", "virtio_net", "virtio_pci", "dm_mod",
+    "dm_thin_pool", "dm_crypt", "dm_multipath", "md_mod", "btrfs", "ext4", "xfs", "rbd", "ceph", "nfs", "nfsd",
+    "iscsi_tcp", "libiscsi", "e1000", "e1000e", "igb", "igc", "ixgbe", "i40e", "ice", "bnx2", "bnx2x", "bnxt_en", "tg3",
+    "r8169", "r8125", "mlx4_core", "mlx4_en", "mlx5_core", "vmxnet3", "bonding", "bridge", "8021q", "vxlan",
+    "openvswitch", "tun", "vhost_net", "kvm", "kvm_intel", "kvm_amd", "qede", "qla2xxx", "lpfc", "be2net", "sfc",
+    "cxgb4", "atlantic", "tulip", "8139too", "usb_storage", "uas", "xhci_hcd", "xhci_pci", "raid0", "raid1", "raid10",
+    "raid456", "linear", "overlay", "fuse", "wireguard",
+];
+
+/// Whether a module name (`-` and `_` alike, a `.ko` path too) is a storage or network driver.
+fn is_vital_driver(module: &str) -> bool {
+    let name = module.rsplit('/').next().unwrap_or(module);
+    let name = name.split(".ko").next().unwrap_or(name).replace('-', "_");
+    VITAL_DRIVERS.contains(&name.as_str())
+        || ["mlx", "bnx", "ixgb", "i40", "nvme", "megaraid", "mpt", "dm_", "raid", "virtio", "igb", "e1000", "qla"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }

@@ -28,6 +28,11 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             }
             "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
             "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
+            // `pct push <vmid> <file> <destination>`: a file written into the container.
+            "push" => match super::meaning::getopt(a.all).1.get(3).filter(guest_system_path) {
+                Some(dest) => an.raise(DE, format!("`pct push` overwrites {dest}, which the container runs from")),
+                None => an.raise(CM, "`pct push` writes a file into a container"),
+            },
             _ => an.raise(CM, format!("`pct {s}` changes a container")),
         },
         None => ro(an, "`pct` without a command prints help"),
@@ -49,14 +54,26 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
         Some((i, "guest")) => match a.all.get(i + 1).and_then(Arg::as_static) {
             // `qm guest exec <vmid> [<extra-args>] [--pass-stdin <boolean>] [--synchronous <boolean>]
             // [--timeout <integer>]`
-            Some("exec") => guest_command(
-                an,
-                "qm guest exec",
-                a.tail_from(i + 3),
-                &["timeout"],
-                &["pass-stdin", "synchronous"],
-                stdin,
-            ),
+            Some("exec") => {
+                // The guest agent runs it as the guest's administrator, unseen by the guest's own
+                // controls: never routine, whatever it is.
+                an.raise(CM, "`qm guest exec` runs a program inside the guest as its administrator");
+                guest_command(
+                    an,
+                    "qm guest exec",
+                    a.tail_from(i + 3),
+                    &["timeout"],
+                    &["pass-stdin", "synchronous"],
+                    stdin,
+                )
+            }
+            // `qm guest file-write <vmid> <file> <content>`
+            Some("file-write") => match super::meaning::getopt(a.all).1.get(3).filter(guest_system_path) {
+                Some(file) => {
+                    an.raise(DE, format!("`qm guest file-write` overwrites {file}, which the guest runs from"))
+                }
+                None => an.raise(CM, "`qm guest file-write` writes a file in the guest"),
+            },
             Some("exec-status") => ro(an, "`qm guest exec-status` only reports"),
             Some("cmd") => match a.all.get(i + 3).and_then(Arg::as_static) {
                 Some(c)
@@ -86,6 +103,9 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
                 an.raise(RL, format!("`qm {s}` starts or stops a VM"))
             }
             "destroy" | "rollback" | "delsnapshot" | "unlink" => an.raise(DE, format!("`qm {s}` destroys VM data")),
+            "restore" if pve_flag(a, "force") => an.raise(DE, "`qm restore --force` overwrites a VM"),
+            // `qm importovf --dryrun` prints the configuration it would make.
+            "importovf" if pve_flag(a, "dryrun") => ro(an, "`qm importovf --dryrun` only shows what it would do"),
             "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("unlink")) => {
                 an.raise(DE, "`qm disk unlink` deletes a disk")
             }
@@ -150,6 +170,23 @@ fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str]
     }
 }
 
+/// A path inside a guest whose overwriting breaks it: its system directories (`/etc/fstab`,
+/// `C:\\Windows\\…`).
+fn guest_system_path(path: &&String) -> bool {
+    let lower = path.to_ascii_lowercase().replace('\\', "/");
+    matches!(lower.trim_end_matches('/'), "" | "/etc" | "/boot" | "/usr" | "/bin" | "/sbin" | "/lib" | "/lib64")
+        || ["/etc/", "/boot/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/root/.ssh"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        || lower.starts_with("c:/windows")
+}
+
+/// A boolean option as Proxmox's CLIs read it: `--name`, `-name`, `--name 1`, `--name=true`, or
+/// an abbreviation.
+fn pve_flag(a: &Args<'_>, name: &str) -> bool {
+    super::meaning::getopt(a.all).0.iter().any(|o| o.is(name) && !o.is_off())
+}
+
 /// A boolean option given as `--name`, `--name 1`, `--name=true`.
 fn truthy_flag(a: &Args<'_>, name: &str) -> bool {
     a.long(name) && a.value(&[name]).is_none_or(|v| !matches!(v.shown(), "0" | "false" | "no" | "off"))
@@ -195,7 +232,7 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
                     | "listsnaps"
                     | "lssnap"
                     | ""
-            ) || (w(0) == "get" && w(2) == "-")
+            )
         }
         _ => {
             matches!(w(0), "ls" | "list" | "info" | "du" | "disk-usage" | "status" | "showmapped" | "")
@@ -213,19 +250,51 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
         "rados" => {
             matches!(
                 w(0),
-                "rm" | "purge" | "rmpool" | "cleanup" | "rmsnap" | "truncate" | "rmomapkey" | "clearomap" | "rollback"
-            )
+                "rm" | "purge"
+                    | "rmpool"
+                    | "cleanup"
+                    | "rmsnap"
+                    | "truncate"
+                    | "rmomapkey"
+                    | "clearomap"
+                    | "rollback"
+                    | "put"
+                    | "append"
+                    | "setomapval"
+                    | "setomapheader"
+                    | "rmxattr"
+                    | "import"
+                    | "load-gen"
+            ) || (w(0) == "bench" && w(2) == "write" && a.long("--no-cleanup"))
         }
         _ => {
-            matches!(w(0), "rm" | "remove")
+            // Importing a diff or an image over an existing one, and write benchmarks, overwrite
+            // the image's data.
+            matches!(w(0), "rm" | "remove" | "import-diff")
+                || (w(0) == "bench"
+                    && a.all.iter().any(|x| {
+                        matches!(
+                            x.shown(),
+                            "write" | "--io-type=write" | "rw" | "--io-type=rw" | "readwrite" | "--io-type=readwrite"
+                        )
+                    }))
+                || (w(0) == "resize" && a.long("--allow-shrink"))
                 || matches!(
                     (w(0), w(1)),
                     ("snap", "rm" | "remove" | "purge" | "rollback" | "revert") | ("trash", "rm" | "remove" | "purge")
                 )
         }
     };
+    // Reading an object or a disk image out (`rados get obj -`, `rbd export img -`) shows what the
+    // guests stored, their secrets among it; to a file it is written there.
+    let reads_out = match base {
+        "rados" => w(0) == "get",
+        _ => matches!(w(0), "export" | "export-diff"),
+    };
     if destroys {
         an.raise(DE, format!("`{base} {}` deletes data", words.join(" ")));
+    } else if reads_out {
+        an.raise(CM, format!("`{base} {}` reads stored data out", words.join(" ")));
     } else if reads {
         ro(an, format!("`{base} {}` only reports", words.join(" ")));
     } else {
@@ -252,6 +321,9 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
             an.raise(DE, "`ipmitool power off/cycle/reset` takes the machine down")
         }
         ("mc", "reset", _) => an.raise(DE, "`ipmitool mc reset` restarts the management controller"),
+        // The controller's network settings and its accounts are the way in when the host is down.
+        ("lan", "set", _) => an.raise(DE, "`ipmitool lan set` changes the controller's network, cutting the way in"),
+        ("user", "disable", _) => an.raise(DE, "`ipmitool user disable` locks an account out of the controller"),
         ("sensor", "" | "list" | "get", _)
         | ("sdr", "" | "list" | "elist" | "type" | "get" | "info" | "entity", _)
         | ("fru", "" | "print" | "list", _)

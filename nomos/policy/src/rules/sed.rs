@@ -720,7 +720,7 @@ mod oracle {
     ];
 
     /// What GNU sed says of a script: `Some(true)` it refuses e/r/w, `Some(false)` it accepts it, `None`
-    /// another error.
+    /// another error (or sed could not be run).
     fn gnu(script: &str) -> Option<bool> {
         let out = std::process::Command::new("sed")
             .args(["--sandbox", "-n", "-e", script])

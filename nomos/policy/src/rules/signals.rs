@@ -116,10 +116,8 @@ pub(super) fn kill(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     if unknown {
         an.raise(CM, format!("`{base}` has an option that is not known to be safe"));
     }
-    if signal.as_deref().is_some_and(is_null_signal)
-        && !unknown
-        && pids.iter().all(|p| p.as_static().is_some_and(|s| s.parse::<i64>().is_ok()))
-    {
+    // Signal 0 is never delivered: whichever processes the words name, it only asks whether they exist.
+    if signal.as_deref().is_some_and(is_null_signal) && !unknown {
         return an.raise(RO, format!("`{base} -0` only checks that processes exist"));
     }
     judge_targets(an, base, pids);
@@ -526,7 +524,8 @@ pub(super) fn fuser(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
     if cuts {
         return an.raise(DE, "`fuser -k` kills every process using the root filesystem or SSH's port");
     }
-    an.raise(RL, "`fuser -k` kills the processes using a file or port");
+    // Whatever holds a file or mount open (a database, a guest) is killed mid-write.
+    an.raise(DE, "`fuser -k` kills every process using a file or port, whatever it is doing");
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ pub(super) fn zpool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
         return an.raise(CM, "`zpool -c` runs scripts or clears events");
     }
     match a.sub(&["-o", "-O", "-R", "-d", "-T"]) {
-        Some((_, s @ ("list" | "status" | "iostat" | "get" | "history" | "events" | "version" | "help"))) => {
+        Some((_, s @ ("list" | "status" | "iostat" | "get" | "history" | "events" | "version" | "help" | "wait"))) => {
             ro(an, format!("`zpool {s}` only reports"))
         }
         Some((_, "upgrade")) if a.operands(&[]).len() == 1 && !a.short('a') => {
@@ -169,8 +169,18 @@ pub(super) fn qemu_img(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
             for out in outputs {
                 an.write_target(&Arg::Static(out.to_string()), "`qemu-img dd`");
             }
-            an.raise(CM, "`qemu-img dd` writes an image");
+            an.raise(DE, "`qemu-img dd` overwrites its output image with the input's blocks");
         }
+        "bench" if a.short('w') || a.options().any(|o| o == "--pattern" || o.starts_with("--pattern=")) => {
+            an.raise(DE, "`qemu-img bench -w` writes over the image's data")
+        }
+        "bench" => ro(an, "`qemu-img bench` only reads the image"),
+        "rebase" if a.short('u') => an.raise(
+            DE,
+            "`qemu-img rebase -u` swaps the backing file unchecked, which corrupts the image's view of its data",
+        ),
+        // Committing writes the overlay into its backing file, which other images may share.
+        "commit" => an.raise(DE, "`qemu-img commit` writes an overlay into its backing image"),
         s => an.raise(CM, format!("`{base} {s}` changes an image")),
     }
 }

@@ -326,6 +326,7 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     let mut dry_run = false;
     let mut dir: Option<Arg> = None;
     let mut has_command = false;
+    let mut inert_command = false;
     for given in &parsed.options {
         if given.specs.is_empty() {
             // Read-only is proven option by option: one the entry does not list could do anything.
@@ -455,6 +456,13 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                 }
                 _ => {
                     an.run(words, stdin);
+                    // A program no argument can change (`xargs echo`) does the same whatever
+                    // words the input adds.
+                    inert_command = entry.stdin_args
+                        && words.first().and_then(Arg::as_static).is_some_and(|w| {
+                            let (name, trusted) = crate::rules::identity(w);
+                            trusted && super::table().get(name).is_some_and(|e| e.inert)
+                        });
                     if entry.stdin_args {
                         for text in &stdin.texts {
                             let mut argv = words.to_vec();
@@ -543,6 +551,8 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             }
             _ => (risk, format!("`{base} {path}` {}", entry.says_level(risk))),
         }
+    } else if inert_command {
+        (Risk::ReadOnly, format!("`{base}` hands its input to a command that only prints it"))
     } else if let Some(risk) = entry.idle.filter(|_| !has_command) {
         (risk, format!("`{base}` {}", entry.say("idle", "runs no command")))
     } else if let Some(risk) = entry.bare.filter(|_| parsed.operands.is_empty() && !has_command) {

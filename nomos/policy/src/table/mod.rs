@@ -33,6 +33,7 @@ const FILES: &[(&str, &str)] = &[
     ("wrappers.yaml", include_str!("../../rules/wrappers.yaml")),
     ("runners.yaml", include_str!("../../rules/runners.yaml")),
     ("admin.yaml", include_str!("../../rules/admin.yaml")),
+    ("tools.yaml", include_str!("../../rules/tools.yaml")),
 ];
 
 /// The options of the programs judged by code, by program and by mode (`git`, `git log`): a code
