@@ -52,6 +52,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-proxmox"),
     data!("attacks-outages"),
     data!("attacks-secrets"),
+    data!("attacks-sql"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
