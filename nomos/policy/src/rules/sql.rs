@@ -856,4 +856,71 @@ mod tests {
         assert_eq!(judge("USE mysql; SELECT * FROM user", Flavor::MySql, None).secrets, ["mysql.user"]);
         assert!(!pg("SELEC 1").changes.is_empty(), "what does not parse is not read-only");
     }
+
+    #[test]
+    fn statements_are_split_by_the_tokenizer() {
+        assert!(!pg("SELECT ';'; DROP TABLE t").destroys.is_empty());
+        assert!(!pg("SELECT \"a;b\" FROM t; TRUNCATE t").destroys.is_empty());
+        assert!(pg("SELECT ';' AS x; SELECT 2").changes.is_empty());
+    }
+
+    #[test]
+    fn unparsed_read_forms_and_disclosures() {
+        let my = |s: &str| judge(s, Flavor::MySql, None);
+        assert_eq!(my("SHOW FULL PROCESSLIST"), Judged { parsed: true, ..Judged::default() });
+        assert_eq!(my("SHOW ENGINE INNODB STATUS"), Judged { parsed: true, ..Judged::default() });
+        assert!(!my("SHOW GRANTS FOR root").secrets.is_empty());
+        assert!(!my("SHOW CREATE USER root").secrets.is_empty());
+        assert!(!my("PURGE BINARY LOGS BEFORE NOW()").destroys.is_empty());
+        assert!(!my("RESET MASTER").destroys.is_empty());
+        assert!(!my("HANDLER t OPEN").changes.is_empty());
+    }
+
+    #[test]
+    fn password_tables_by_column() {
+        let my = |s: &str| judge(s, Flavor::MySql, None);
+        assert!(my("SELECT user, host FROM mysql.user").secrets.is_empty());
+        assert!(!my("SELECT * FROM mysql.user").secrets.is_empty());
+        assert!(!my("SELECT u.* FROM mysql.user u").secrets.is_empty());
+        assert!(pg("SELECT rolname FROM pg_authid").secrets.is_empty());
+        assert!(!pg("SELECT a FROM pg_authid a").secrets.is_empty());
+        assert!(!pg("SELECT * FROM ONLY pg_authid").secrets.is_empty());
+        assert!(!pg("TABLE pg_authid").secrets.is_empty());
+        assert!(!pg("COPY pg_authid TO STDOUT").secrets.is_empty());
+        assert!(!pg("SELECT * FROM U&\"pg_auth\\0069d\"").secrets.is_empty());
+        assert!(!pg("SELECT * FROM auth_user").secrets.is_empty());
+        assert!(pg("SELECT id, username FROM auth_user").secrets.is_empty());
+        assert!(pg("DELETE FROM users WHERE id = 3").secrets.is_empty());
+    }
+
+    #[test]
+    fn tautologies_code_bodies_and_functions() {
+        for sql in [
+            "DELETE FROM t WHERE 1=1",
+            "DELETE FROM t WHERE id = 2 OR TRUE",
+            "DELETE FROM t WHERE 'a' = 'a'",
+            "DELETE FROM t WHERE (2 > 1)",
+            "EXPLAIN ANALYZE DELETE FROM t",
+            "ALTER TABLE t DROP COLUMN c",
+            "CREATE FUNCTION f() RETURNS void AS $$ DROP TABLE x $$ LANGUAGE sql",
+            "SELECT dblink_exec('dbname=x', 'DROP TABLE t')",
+            "SELECT * FROM dblink('dbname=x', 'DELETE FROM t RETURNING 1') AS t(a int)",
+            "SELECT pg_terminate_backend(1)",
+            "SELECT pg_read_file('/etc/passwd')",
+            "COPY t FROM PROGRAM 'id'",
+        ] {
+            assert!(!pg(sql).destroys.is_empty(), "{sql}");
+        }
+        assert!(pg("DELETE FROM t WHERE id > 5").destroys.is_empty());
+        assert_eq!(pg("EXPLAIN ANALYZE SELECT 1"), Judged { parsed: true, ..Judged::default() });
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_judged_without_panicking(text in "[ -~\\n]{0,80}") {
+            for flavor in [Flavor::Postgres, Flavor::MySql, Flavor::Sqlite] {
+                let _ = judge(&text, flavor, Some("mysql"));
+            }
+        }
+    }
 }
