@@ -1,9 +1,13 @@
-//! SQL as the server of each client reads it, parsed with a real grammar per dialect (PostgreSQL
-//! for `psql` and `cockroach`, MySQL for `mysql`/`mariadb`, SQLite for `sqlite3`), and allowed
-//! statement by statement: queries whose every function only computes, `SHOW`, `EXPLAIN` without
-//! `ANALYZE`, `USE`, SQLite's reading pragmas. A statement the parser cannot read is not
-//! read-only. What a statement destroys (`DROP`, `TRUNCATE`, a `DELETE` or `UPDATE` of every row)
-//! and which password tables it reads are found in the same tree.
+//! SQL as the server of each client reads it, split into statements by the dialect's own tokenizer
+//! and parsed with a real grammar per dialect (PostgreSQL for `psql` and `cockroach`, MySQL for
+//! `mysql`/`mariadb`, SQLite for `sqlite3`), and allowed statement by statement: queries whose
+//! every function only computes, `SHOW`, `EXPLAIN` (with `ANALYZE`, as the statement it runs),
+//! `USE`, SQLite's reading pragmas. A statement the parser cannot read is not read-only, but for a
+//! few `SHOW` forms read by their words. What a statement destroys (`DROP`, `TRUNCATE`, a `DELETE`
+//! of every row, also behind a `WHERE` that always holds, `DROP COLUMN`, functions that kill
+//! sessions, read the server's files or run programs, SQL sent by `dblink` or kept in a function
+//! body) and which password tables it reads (and whether the columns it takes hold secrets) are
+//! found in the same tree.
 
 use std::ops::ControlFlow;
 
@@ -172,14 +176,15 @@ fn judge_tokens(text: &str, dialect: Flavor, database: Option<&str>, judged: &mu
                     judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
                     judged.parsed = false;
                     // Text the grammar does not read still names its tables.
-                    let names: Vec<String> = statement
+                    let names: String = statement
                         .iter()
-                        .filter_map(|t| match t {
-                            Token::Word(w) => Some(unescape_unicode(&w.value)),
-                            _ => None,
+                        .map(|t| match t {
+                            Token::Word(w) => unescape_unicode(&w.value),
+                            Token::Period => ".".to_string(),
+                            _ => " ".to_string(),
                         })
                         .collect();
-                    secret_words(&names.join(" "), judged);
+                    secret_words(&names, judged);
                 }
                 continue;
             }
@@ -300,12 +305,13 @@ fn unescape_unicode(text: &str) -> String {
     out
 }
 
-/// Password tables named in text the grammar did not read.
+/// Password tables named in text the grammar did not read (`mysql.user` only so qualified).
 fn secret_words(text: &str, judged: &mut Judged) {
     let lower = text.to_lowercase();
     for t in SECRET_TABLES {
-        let short = t.rsplit('.').next().unwrap_or(t);
-        if lower.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == short) {
+        let dotted = format!(".{t}");
+        if lower.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').any(|w| w == *t || w.ends_with(&dotted))
+        {
             judged.secrets.push((*t).to_string());
         }
     }
