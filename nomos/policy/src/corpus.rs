@@ -53,6 +53,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-outages"),
     data!("attacks-secrets"),
     data!("attacks-tools"),
+    data!("attacks-sql"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -101,7 +101,12 @@ pub(super) fn judge_sql(an: &mut Analysis<'_>, base: &str, sql: &str) {
 /// own grammar (`sql.rs`): read-only only when every one parses and only reads; the older text
 /// checks below still raise what they find.
 fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&str>) {
-    let (meta, statements) = split_client(base, sql);
+    let (meta, mut statements) = split_client(base, sql);
+    // psql's `\copy` is `COPY` run through the client: what it reads is judged as SQL.
+    for line in meta.iter().filter(|l| base == "psql" && l.starts_with("\\copy")) {
+        statements.push_str(";\n");
+        statements.push_str(line.trim_start_matches('\\'));
+    }
     let judged = super::sql::judge(&statements, super::sql::Flavor::of(base), database);
     for why in &judged.destroys {
         an.raise(DE, format!("`{base}`: {why}"));
@@ -569,12 +574,92 @@ fn unbounded_delete(lower: &str) -> bool {
 
 /// MongoDB shells run code; dropping databases destroys.
 pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let js = a.value(&["--eval"]).map(|v| v.shown().to_lowercase()).unwrap_or_default();
+    let js = a.values(&["--eval"]).iter().map(|v| v.shown().to_lowercase()).collect::<Vec<_>>().join(";");
+    // Script files given as operands run too.
+    let scripts = a
+        .operands(&[
+            "--eval",
+            "-f",
+            "--file",
+            "-u",
+            "--username",
+            "-p",
+            "--password",
+            "--host",
+            "--port",
+            "--authenticationDatabase",
+        ])
+        .iter()
+        .any(|o| o.shown().to_lowercase().ends_with(".js") || o.shown().starts_with('-'));
     if js.contains("showcredentials") || js.contains("system.users") {
         an.raise_secret(DE, "`mongosh` prints users' credentials");
     }
-    if js.contains("dropdatabase") || js.contains(".drop(") || js.contains("deletemany({})") {
+    let compact: String = js.chars().filter(|c| !c.is_whitespace()).collect();
+    let empties = [
+        "deletemany({})",
+        "deletemany()",
+        "remove({})",
+        "remove()",
+        ".drop(",
+        "dropdatabase",
+        "dropuser",
+        "dropallusers",
+        "dropindexes",
+        "dropindex(",
+        "shutdownserver",
+        "fsynclock",
+    ];
+    // Calls that only read: `db.x.find()`, `db.stats()`, `db.serverStatus()`.
+    let reads = !compact.is_empty()
+        && compact.split(';').filter(|s| !s.is_empty()).all(|s| {
+            let call = s.trim_start_matches("printjson(").trim_start_matches("print(");
+            call.starts_with("db.")
+                && [
+                    ".find(",
+                    ".findone(",
+                    ".count(",
+                    ".countdocuments(",
+                    ".estimateddocumentcount(",
+                    "db.stats(",
+                    "db.serverstatus(",
+                    "db.getcollectionnames(",
+                    "db.version(",
+                    "db.hostinfo(",
+                    ".stats(",
+                    "rs.status(",
+                    "db.currentop(",
+                    ".getindexes(",
+                ]
+                .iter()
+                .any(|r| call.contains(&r.to_lowercase()))
+                && ![
+                    "$where",
+                    "$function",
+                    "$accumulator",
+                    "$out",
+                    "$merge",
+                    "mapreduce",
+                    "insert",
+                    "update",
+                    "delete",
+                    "remove",
+                    "drop",
+                    "create",
+                    "eval",
+                    "system.",
+                    "run",
+                    "admin",
+                    "getsiblingdb",
+                    "=",
+                    "`",
+                ]
+                .iter()
+                .any(|w| call.contains(w))
+        });
+    if empties.iter().any(|e| compact.contains(e)) {
         an.raise(DE, "`mongosh` drops data");
+    } else if reads && !scripts && a.value(&["-f", "--file"]).is_none() {
+        ro(an, "`mongosh --eval` only finds and reports");
     } else {
         an.raise(CM, "`mongosh` runs database code");
     }

@@ -1,15 +1,23 @@
-//! SQL as the server of each client reads it, parsed with a real grammar per dialect (PostgreSQL
-//! for `psql` and `cockroach`, MySQL for `mysql`/`mariadb`, SQLite for `sqlite3`), and allowed
-//! statement by statement: queries whose every function only computes, `SHOW`, `EXPLAIN` without
-//! `ANALYZE`, `USE`, SQLite's reading pragmas. A statement the parser cannot read is not
-//! read-only. What a statement destroys (`DROP`, `TRUNCATE`, a `DELETE` or `UPDATE` of every row)
-//! and which password tables it reads are found in the same tree.
+//! SQL as the server of each client reads it, split into statements by the dialect's own tokenizer
+//! and parsed with a real grammar per dialect (PostgreSQL for `psql` and `cockroach`, MySQL for
+//! `mysql`/`mariadb`, SQLite for `sqlite3`), and allowed statement by statement: queries whose
+//! every function only computes, `SHOW`, `EXPLAIN` (with `ANALYZE`, as the statement it runs),
+//! `USE`, SQLite's reading pragmas. A statement the parser cannot read is not read-only, but for a
+//! few `SHOW` forms read by their words. What a statement destroys (`DROP`, `TRUNCATE`, a `DELETE`
+//! of every row, also behind a `WHERE` that always holds, `DROP COLUMN`, functions that kill
+//! sessions, read the server's files or run programs, SQL sent by `dblink` or kept in a function
+//! body) and which password tables it reads (and whether the columns it takes hold secrets) are
+//! found in the same tree.
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, ObjectName, Query, SetExpr, Statement, TableFactor, UtilityOption, Visit, Visitor};
+use sqlparser::ast::{
+    AlterTableOperation, CopySource, CopyTarget, Expr, ObjectName, Query, SetExpr, Statement, TableFactor,
+    UtilityOption, Visit, Visitor,
+};
 use sqlparser::dialect::{Dialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
 use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, Tokenizer};
 
 /// Functions that only compute from their arguments or report the server's state.
 #[rustfmt::skip]
@@ -127,26 +135,317 @@ pub(crate) fn judge(text: &str, dialect: Flavor, database: Option<&str>) -> Judg
         }
         Flavor::Postgres => text,
     };
-    let statements = match Parser::parse_sql(&*dialect.grammar(), text) {
-        Ok(s) => s,
+    judge_tokens(text, dialect, database, &mut judged, 0);
+    judged
+}
+
+/// How deep SQL held in strings (function bodies, `dblink_exec`) is followed.
+const MAX_DEPTH: usize = 3;
+
+/// Splits the text into statements with the dialect's own tokenizer (a `;` in a string, a quoted
+/// name or a comment does not end one) and judges each.
+fn judge_tokens(text: &str, dialect: Flavor, database: Option<&str>, judged: &mut Judged, depth: usize) {
+    let grammar = dialect.grammar();
+    let tokens = match Tokenizer::new(&*grammar, text).tokenize() {
+        Ok(t) => t,
         Err(e) => {
             judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
             judged.parsed = false;
-            return judged;
+            secret_words(text, judged);
+            return;
         }
     };
     let mut database = database.map(str::to_lowercase);
-    for statement in &statements {
-        if let Statement::Use(u) = statement {
-            database = Some(use_name(u));
+    for statement in tokens.split(|t| matches!(t, Token::SemiColon)) {
+        let words: Vec<String> = statement
+            .iter()
+            .filter_map(|t| match t {
+                Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_lowercase()),
+                _ => None,
+            })
+            .collect();
+        if statement.iter().all(|t| matches!(t, Token::Whitespace(_) | Token::EOF)) {
             continue;
         }
-        statement_level(statement, &mut judged);
-        let mut walk = Walk { judged: &mut judged, database: database.as_deref() };
-        let _ = statement.visit(&mut walk);
+        by_tokens(statement, &words, judged, dialect, database.as_deref(), depth);
+        let parsed = Parser::new(&*grammar).with_tokens(statement.to_vec()).parse_statements();
+        let statements = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                if !reads_by_words(&words) {
+                    judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
+                    judged.parsed = false;
+                    // Text the grammar does not read still names its tables.
+                    let names: String = statement
+                        .iter()
+                        .map(|t| match t {
+                            Token::Word(w) => unescape_unicode(&w.value),
+                            Token::Period => ".".to_string(),
+                            _ => " ".to_string(),
+                        })
+                        .collect();
+                    secret_words(&names, judged);
+                }
+                continue;
+            }
+        };
+        for statement_ast in &statements {
+            if let Statement::Use(u) = statement_ast {
+                database = Some(use_name(u));
+                continue;
+            }
+            statement_level(statement_ast, judged);
+            let mut walk = Walk { judged, database: database.as_deref(), secret_hits: Vec::new(), depth, dialect };
+            let _ = statement_ast.visit(&mut walk);
+            let Walk { mut secret_hits, .. } = walk;
+            let query = matches!(statement_ast, Statement::Query(_));
+            let copy = matches!(statement_ast, Statement::Copy { .. });
+            if let Statement::Copy { source: CopySource::Table { table_name, .. }, .. } = statement_ast {
+                secret_hits.extend(secret_table(table_name, database.as_deref()));
+            }
+            let every_column = wildcard(statement);
+            for (table, system) in secret_hits {
+                let discloses = if system {
+                    !query || every_column || !only_plain_columns(statement_ast)
+                } else {
+                    copy || (query && (every_column || names_secret_column(statement_ast)))
+                };
+                if discloses {
+                    judged.secrets.push(table);
+                }
+            }
+        }
     }
+}
+
+/// What the words of a statement say before any grammar: credential disclosure (`SHOW GRANTS`,
+/// `SHOW CREATE USER`), MySQL's log and replica resets, SQL held in strings of function bodies and
+/// `DO` blocks, password tables named in text that does not parse.
+fn by_tokens(
+    tokens: &[Token],
+    words: &[String],
+    judged: &mut Judged,
+    dialect: Flavor,
+    database: Option<&str>,
+    depth: usize,
+) {
+    let first = words.first().map(String::as_str).unwrap_or("");
+    let second = words.get(1).map(String::as_str).unwrap_or("");
+    let third = words.get(2).map(String::as_str).unwrap_or("");
+    if first == "show" && (second == "grants" || (second == "create" && third == "user")) {
+        judged.secrets.push(format!("SHOW {} (privileges and credentials)", second.to_uppercase()));
+    }
+    if first == "show" && matches!(second, "binlog" | "relaylog") {
+        judged.changes.push("the binary log's events hold the data written, not only the server's state".into());
+    }
+    if first == "purge" || (first == "reset" && matches!(second, "master" | "replica" | "slave" | "binary")) {
+        judged.destroys.push(format!(
+            "`{} {}` deletes the binary logs or the replica's state",
+            first.to_uppercase(),
+            second.to_uppercase()
+        ));
+    }
+    // SQL kept in strings: function and procedure bodies, `DO` blocks, `EXECUTE`, `PREPARE`.
+    let holds_sql = matches!(first, "create" | "do" | "execute" | "prepare")
+        && (first != "create"
+            || words.iter().any(|w| matches!(w.as_str(), "function" | "procedure" | "trigger" | "rule")));
+    if holds_sql && depth < MAX_DEPTH {
+        for t in tokens {
+            if let Some(body) = string_of(t) {
+                let inner = judge_depth(&body, dialect, database, depth + 1);
+                judged.destroys.extend(inner.destroys);
+                judged.secrets.extend(inner.secrets);
+            }
+        }
+    }
+}
+
+/// A string token's text.
+fn string_of(t: &Token) -> Option<String> {
+    match t {
+        Token::SingleQuotedString(s) | Token::EscapedStringLiteral(s) | Token::NationalStringLiteral(s) => {
+            Some(s.clone())
+        }
+        Token::DollarQuotedString(d) => Some(d.value.clone()),
+        _ => None,
+    }
+}
+
+/// Judges SQL text held in a string, one level deeper.
+fn judge_depth(text: &str, dialect: Flavor, database: Option<&str>, depth: usize) -> Judged {
+    let mut judged = Judged { parsed: true, ..Judged::default() };
+    judge_tokens(text, dialect, database, &mut judged, depth);
     judged
 }
+
+/// PostgreSQL's `U&"d\0061ta"` escapes (`\XXXX`, `\+XXXXXX`) decoded.
+fn unescape_unicode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let wide = chars.peek() == Some(&'+');
+        if wide {
+            chars.next();
+        }
+        let digits: String = chars.clone().take(if wide { 6 } else { 4 }).collect();
+        match u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32) {
+            Some(d) if digits.len() == if wide { 6 } else { 4 } => {
+                out.push(d);
+                for _ in 0..digits.len() {
+                    chars.next();
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Password tables named in text the grammar did not read (`mysql.user` only so qualified).
+fn secret_words(text: &str, judged: &mut Judged) {
+    let lower = text.to_lowercase();
+    for t in SECRET_TABLES {
+        let dotted = format!(".{t}");
+        if lower.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '.').any(|w| w == *t || w.ends_with(&dotted))
+        {
+            judged.secrets.push((*t).to_string());
+        }
+    }
+}
+
+/// Statements the grammar cannot read that only show the server's state (`SHOW FULL
+/// PROCESSLIST`, `SHOW ENGINE INNODB STATUS`, `SHOW SLAVE STATUS`).
+fn reads_by_words(words: &[String]) -> bool {
+    let mut rest = words.iter().map(String::as_str);
+    if rest.next() != Some("show") {
+        return false;
+    }
+    let mut what = rest.next().unwrap_or("");
+    while matches!(what, "full" | "global" | "session" | "extended" | "all") {
+        what = rest.next().unwrap_or("all");
+    }
+    matches!(
+        what,
+        "tables"
+            | "databases"
+            | "schemas"
+            | "status"
+            | "variables"
+            | "processlist"
+            | "engines"
+            | "engine"
+            | "slave"
+            | "replica"
+            | "replicas"
+            | "master"
+            | "binary"
+            | "plugins"
+            | "warnings"
+            | "errors"
+            | "index"
+            | "indexes"
+            | "keys"
+            | "table"
+            | "triggers"
+            | "events"
+            | "privileges"
+            | "character"
+            | "charset"
+            | "collation"
+            | "open"
+            | "columns"
+            | "fields"
+            | "profiles"
+            | "profile"
+            | "function"
+            | "procedure"
+            | "count"
+            | "storage"
+    ) && !words.iter().any(|w| matches!(w.as_str(), "grants" | "user"))
+}
+
+/// A `*` that stands for every column (`SELECT *`, `t.*`), not `count(*)` or a product; `TABLE t`.
+fn wildcard(tokens: &[Token]) -> bool {
+    let significant: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+    significant.iter().enumerate().any(|(i, t)| {
+        let before = i.checked_sub(1).and_then(|p| significant.get(p));
+        match t {
+            Token::Mul => match before {
+                None => true,
+                Some(Token::Word(w)) => matches!(w.value.to_lowercase().as_str(), "select" | "distinct" | "all"),
+                Some(b) => matches!(b, Token::Comma | Token::Period),
+            },
+            Token::Word(w) => w.quote_style.is_none() && w.value.eq_ignore_ascii_case("table"),
+            _ => false,
+        }
+    })
+}
+
+/// Whether a query names only columns known to hold no secret (`SELECT user, host FROM mysql.user`,
+/// `SELECT rolname FROM pg_authid`): a whole-row reference (`SELECT a FROM pg_authid a`) does not.
+fn only_plain_columns(statement: &Statement) -> bool {
+    struct Columns(bool);
+    impl Visitor for Columns {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            let last = match expr {
+                Expr::Identifier(i) => Some(i.value.to_lowercase()),
+                Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.to_lowercase()),
+                _ => None,
+            };
+            if let Some(column) = last {
+                if !PLAIN_COLUMNS.contains(&column.as_str()) {
+                    self.0 = false;
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut columns = Columns(true);
+    let _ = statement.visit(&mut columns);
+    columns.0
+}
+
+/// Whether a statement names a column that by its name holds a credential (`user_pass`,
+/// `password_hash`, `api_token`).
+fn names_secret_column(statement: &Statement) -> bool {
+    struct Columns(bool);
+    impl Visitor for Columns {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            let last = match expr {
+                Expr::Identifier(i) => Some(i.value.to_lowercase()),
+                Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.to_lowercase()),
+                _ => None,
+            };
+            if last.is_some_and(|c| {
+                ["pass", "hash", "token", "secret", "salt", "otp", "key", "credential"].iter().any(|w| c.contains(w))
+            }) {
+                self.0 = true;
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut columns = Columns(false);
+    let _ = statement.visit(&mut columns);
+    columns.0
+}
+
+/// Columns of the password tables that hold no secret.
+#[rustfmt::skip]
+const PLAIN_COLUMNS: &[&str] = &[
+    "user", "host", "usename", "usesysid", "usecreatedb", "usesuper", "userepl", "usebypassrls", "valuntil",
+    "rolname", "rolsuper", "rolinherit", "rolcreaterole", "rolcreatedb", "rolcanlogin", "rolreplication",
+    "rolbypassrls", "rolconnlimit", "rolvaliduntil", "oid", "account_locked", "password_expired", "plugin",
+    "max_connections", "max_user_connections", "select_priv", "insert_priv", "update_priv", "delete_priv",
+    "create_priv", "drop_priv", "super_priv", "grant_priv", "is_role", "default_role", "ssl_type", "umuser",
+    "srvname", "usename", "subname", "subenabled", "subowner", "subdbid", "username", "id", "is_active",
+    "is_staff", "is_superuser", "last_login", "date_joined", "email", "first_name", "last_name", "name",
+];
 
 /// MySQL's executable comments (`/*! … */`, `/*!50000 … */`, `/*M! … */`) as the SQL they hold.
 fn open_executable_comments(text: &str) -> String {
@@ -229,9 +528,9 @@ fn statement_level(statement: &Statement, judged: &mut Judged) {
         Statement::Explain { analyze, options, statement: inner, .. } => {
             // `EXPLAIN ANALYZE` runs what it explains.
             let analyzes = *analyze || options.as_ref().is_some_and(|o| o.iter().any(analyze_option));
+            // It is judged as the statement it runs.
             if analyzes {
                 statement_level(inner, judged);
-                judged.changes.push("`EXPLAIN ANALYZE` runs the statement".into());
             }
         }
         Statement::ExplainTable { .. }
@@ -263,10 +562,88 @@ fn statement_level(statement: &Statement, judged: &mut Judged) {
         Statement::Drop { .. } | Statement::Truncate { .. } => {
             judged.destroys.push(format!("`{}` drops or empties data", first_words(statement)));
         }
-        Statement::Delete(d) if d.selection.is_none() => {
-            judged.destroys.push("a `DELETE` without `WHERE` removes every row".into());
+        Statement::Delete(d) if d.selection.as_ref().is_none_or(always_true) => {
+            judged.destroys.push("a `DELETE` without a `WHERE` that bounds it removes every row".into());
+        }
+        Statement::AlterTable { operations, .. }
+            if operations.iter().any(|o| matches!(o, AlterTableOperation::DropColumn { .. })) =>
+        {
+            judged.destroys.push("`ALTER TABLE … DROP COLUMN` drops a column's data".into());
+        }
+        Statement::Copy { target: CopyTarget::Program { .. }, .. } => {
+            judged.destroys.push("`COPY … PROGRAM` runs a shell command as the database server".into());
         }
         other => judged.changes.push(format!("`{}` changes the database or its session", first_words(other))),
+    }
+}
+
+/// A `WHERE` that holds for every row: `1=1`, `true`, `x OR true`, `'a'='a'`, `id = id`.
+fn always_true(e: &Expr) -> bool {
+    use sqlparser::ast::{BinaryOperator as B, Value};
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Boolean(b) => *b,
+            Value::Number(n, _) => n.parse::<f64>().is_ok_and(|n| n != 0.0),
+            _ => false,
+        },
+        Expr::Nested(inner) => always_true(inner),
+        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Not, expr } => always_false(expr),
+        Expr::BinaryOp { left, op, right } => match op {
+            B::Or => always_true(left) || always_true(right),
+            B::And => always_true(left) && always_true(right),
+            B::Eq | B::GtEq | B::LtEq | B::Spaceship => {
+                left.to_string() == right.to_string()
+                    || compare(left, right).is_some_and(|o| match op {
+                        B::GtEq => o.is_ge(),
+                        B::LtEq => o.is_le(),
+                        _ => o.is_eq(),
+                    })
+            }
+            B::NotEq | B::Gt | B::Lt => compare(left, right).is_some_and(|o| match op {
+                B::Gt => o.is_gt(),
+                B::Lt => o.is_lt(),
+                _ => o.is_ne(),
+            }),
+            _ => false,
+        },
+        Expr::IsNotNull(inner) => matches!(&**inner, Expr::Value(v) if !matches!(v.value, Value::Null)),
+        Expr::IsNull(inner) => matches!(&**inner, Expr::Value(v) if matches!(v.value, Value::Null)),
+        Expr::IsTrue(inner) | Expr::IsNotFalse(inner) => always_true(inner),
+        Expr::Like { negated: false, pattern, .. } | Expr::ILike { negated: false, pattern, .. } => {
+            matches!(&**pattern, Expr::Value(v) if matches!(&v.value, Value::SingleQuotedString(p) if !p.is_empty() && p.chars().all(|c| c == '%')))
+        }
+        _ => false,
+    }
+}
+
+fn always_false(e: &Expr) -> bool {
+    use sqlparser::ast::Value;
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Boolean(b) => !*b,
+            Value::Number(n, _) => n.parse::<f64>().is_ok_and(|n| n == 0.0),
+            _ => false,
+        },
+        Expr::Nested(inner) => always_false(inner),
+        _ => false,
+    }
+}
+
+/// Two literals compared (numbers as numbers, strings as strings).
+fn compare(left: &Expr, right: &Expr) -> Option<std::cmp::Ordering> {
+    use sqlparser::ast::Value;
+    let literal = |e: &Expr| match e {
+        Expr::Value(v) => Some(v.value.clone()),
+        Expr::Nested(inner) => match &**inner {
+            Expr::Value(v) => Some(v.value.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (literal(left)?, literal(right)?) {
+        (Value::Number(a, _), Value::Number(b, _)) => a.parse::<f64>().ok()?.partial_cmp(&b.parse::<f64>().ok()?),
+        (Value::SingleQuotedString(a), Value::SingleQuotedString(b)) => Some(a.cmp(&b)),
+        _ => None,
     }
 }
 
@@ -316,10 +693,69 @@ fn set_level(body: &SetExpr, judged: &mut Judged) {
     }
 }
 
+/// Functions that destroy, stop sessions or the server's role, read the server's files or run
+/// programs.
+#[rustfmt::skip]
+const DANGEROUS_FUNCTIONS: &[&str] = &[
+    "pg_terminate_backend", "pg_drop_replication_slot", "pg_read_file", "pg_read_binary_file",
+    "lo_import", "load_file", "sys_exec", "sys_eval", "pg_file_unlink",
+    "lo_unlink", "pg_truncate_visibility_map", "pg_replication_origin_drop",
+];
+
+/// A name that is a password table, as the server resolves it, and whether it is a system table
+/// (every column but a few known ones is secret) or an application's (secret in bulk).
+fn secret_table(relation: &ObjectName, database: Option<&str>) -> Option<(String, bool)> {
+    let name = unescape_unicode(&name_of(relation));
+    let qualified = match (database, name.contains('.')) {
+        (Some(db), false) => format!("{db}.{name}"),
+        _ => name.clone(),
+    };
+    let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+    let system = SECRET_TABLES.iter().any(|t| {
+        name == *t || qualified == *t || name.ends_with(&format!(".{t}")) || (!t.contains('.') && short == *t)
+    });
+    if system {
+        return Some((qualified, true));
+    }
+    CREDENTIAL_TABLES.contains(&short.as_str()).then_some((qualified, false))
+}
+
+/// Applications' account and token tables: all their columns read at once include the hashes.
+#[rustfmt::skip]
+const CREDENTIAL_TABLES: &[&str] = &[
+    "auth_user", "users", "user", "accounts", "account", "credentials", "api_keys", "api_tokens", "access_tokens",
+    "personal_access_tokens", "oauth_access_tokens", "oauth2_token", "authtoken_token", "access_token",
+    "two_factor", "webauthn_credential", "oc_users", "wp_users", "user_auth_token", "login_source",
+];
+
 /// Everything inside a statement: functions called, tables read.
 struct Walk<'j, 'd> {
     judged: &'j mut Judged,
     database: Option<&'d str>,
+    /// Password tables the statement names (whether what it reads of them is secret is judged after).
+    secret_hits: Vec<(String, bool)>,
+    depth: usize,
+    dialect: Flavor,
+}
+
+impl Walk<'_, '_> {
+    /// `dblink_exec(conn, sql)`, `dblink(conn, sql)`: the SQL it sends to another server is judged
+    /// as that server would run it.
+    fn remote(&mut self, short: &str, call: &str) {
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        let grammar = self.dialect.grammar();
+        let strings: Vec<String> =
+            Tokenizer::new(&*grammar, call).tokenize().unwrap_or_default().iter().filter_map(string_of).collect();
+        if let Some(sql) = strings.last().filter(|_| strings.len() >= 2 || short == "dblink_exec") {
+            let inner = judge_depth(sql, self.dialect, None, self.depth + 1);
+            if !inner.changes.is_empty() || !inner.destroys.is_empty() || short == "dblink_exec" {
+                self.judged.destroys.push(format!("`{short}` runs a statement that writes on another server"));
+            }
+            self.judged.secrets.extend(inner.secrets);
+        }
+    }
 }
 
 impl Visitor for Walk<'_, '_> {
@@ -329,6 +765,13 @@ impl Visitor for Walk<'_, '_> {
         if let Expr::Function(f) = expr {
             let name = name_of(&f.name);
             let short = name.rsplit('.').next().unwrap_or(&name);
+            if DANGEROUS_FUNCTIONS.contains(&short) {
+                self.judged.destroys.push(format!(
+                    "it calls `{name}`, which stops sessions, reads the server's files or runs programs"
+                ));
+            } else if short.starts_with("dblink") {
+                self.remote(short, &f.to_string());
+            }
             if !INERT_FUNCTIONS.contains(&short) {
                 self.judged.changes.push(format!("it calls `{name}`, which is not a function known to be inert"));
             }
@@ -341,6 +784,9 @@ impl Visitor for Walk<'_, '_> {
             TableFactor::Table { name, args: Some(_), .. } => {
                 let name = name_of(name);
                 let short = name.rsplit('.').next().unwrap_or(&name);
+                if short.starts_with("dblink") {
+                    self.remote(short, &factor.to_string());
+                }
                 if !matches!(short, "generate_series" | "unnest" | "json_each" | "jsonb_each" | "pragma_table_info") {
                     self.judged.changes.push(format!("it reads the table function `{name}`, not known to be inert"));
                 }
@@ -348,26 +794,18 @@ impl Visitor for Walk<'_, '_> {
             TableFactor::Function { .. } | TableFactor::TableFunction { .. } => {
                 self.judged.changes.push("it reads a table function, not known to be inert".into());
             }
+            // PostgreSQL's `FROM ONLY pg_authid` reads as the table `only` named `pg_authid` here.
+            TableFactor::Table { name, alias: Some(alias), .. } if name_of(name) == "only" => {
+                let table = ObjectName::from(vec![alias.name.clone()]);
+                self.secret_hits.extend(secret_table(&table, self.database));
+            }
             _ => {}
         }
         ControlFlow::Continue(())
     }
 
     fn pre_visit_relation(&mut self, relation: &ObjectName) -> ControlFlow<()> {
-        let name = name_of(relation);
-        let qualified = match (self.database, name.contains('.')) {
-            (Some(db), false) => format!("{db}.{name}"),
-            _ => name.clone(),
-        };
-        let secret = SECRET_TABLES.iter().any(|t| {
-            name == *t
-                || qualified == *t
-                || name.ends_with(&format!(".{t}"))
-                || (!t.contains('.') && name.rsplit('.').next() == Some(t))
-        });
-        if secret {
-            self.judged.secrets.push(qualified);
-        }
+        self.secret_hits.extend(secret_table(relation, self.database));
         ControlFlow::Continue(())
     }
 }
@@ -423,5 +861,72 @@ mod tests {
         assert_eq!(pg("SELECT rolpassword FROM \"pg_catalog\".\"pg_authid\"").secrets, ["pg_catalog.pg_authid"]);
         assert_eq!(judge("USE mysql; SELECT * FROM user", Flavor::MySql, None).secrets, ["mysql.user"]);
         assert!(!pg("SELEC 1").changes.is_empty(), "what does not parse is not read-only");
+    }
+
+    #[test]
+    fn statements_are_split_by_the_tokenizer() {
+        assert!(!pg("SELECT ';'; DROP TABLE t").destroys.is_empty());
+        assert!(!pg("SELECT \"a;b\" FROM t; TRUNCATE t").destroys.is_empty());
+        assert!(pg("SELECT ';' AS x; SELECT 2").changes.is_empty());
+    }
+
+    #[test]
+    fn unparsed_read_forms_and_disclosures() {
+        let my = |s: &str| judge(s, Flavor::MySql, None);
+        assert_eq!(my("SHOW FULL PROCESSLIST"), Judged { parsed: true, ..Judged::default() });
+        assert_eq!(my("SHOW ENGINE INNODB STATUS"), Judged { parsed: true, ..Judged::default() });
+        assert!(!my("SHOW GRANTS FOR root").secrets.is_empty());
+        assert!(!my("SHOW CREATE USER root").secrets.is_empty());
+        assert!(!my("PURGE BINARY LOGS BEFORE NOW()").destroys.is_empty());
+        assert!(!my("RESET MASTER").destroys.is_empty());
+        assert!(!my("HANDLER t OPEN").changes.is_empty());
+    }
+
+    #[test]
+    fn password_tables_by_column() {
+        let my = |s: &str| judge(s, Flavor::MySql, None);
+        assert!(my("SELECT user, host FROM mysql.user").secrets.is_empty());
+        assert!(!my("SELECT * FROM mysql.user").secrets.is_empty());
+        assert!(!my("SELECT u.* FROM mysql.user u").secrets.is_empty());
+        assert!(pg("SELECT rolname FROM pg_authid").secrets.is_empty());
+        assert!(!pg("SELECT a FROM pg_authid a").secrets.is_empty());
+        assert!(!pg("SELECT * FROM ONLY pg_authid").secrets.is_empty());
+        assert!(!pg("TABLE pg_authid").secrets.is_empty());
+        assert!(!pg("COPY pg_authid TO STDOUT").secrets.is_empty());
+        assert!(!pg("SELECT * FROM U&\"pg_auth\\0069d\"").secrets.is_empty());
+        assert!(!pg("SELECT * FROM auth_user").secrets.is_empty());
+        assert!(pg("SELECT id, username FROM auth_user").secrets.is_empty());
+        assert!(pg("DELETE FROM users WHERE id = 3").secrets.is_empty());
+    }
+
+    #[test]
+    fn tautologies_code_bodies_and_functions() {
+        for sql in [
+            "DELETE FROM t WHERE 1=1",
+            "DELETE FROM t WHERE id = 2 OR TRUE",
+            "DELETE FROM t WHERE 'a' = 'a'",
+            "DELETE FROM t WHERE (2 > 1)",
+            "EXPLAIN ANALYZE DELETE FROM t",
+            "ALTER TABLE t DROP COLUMN c",
+            "CREATE FUNCTION f() RETURNS void AS $$ DROP TABLE x $$ LANGUAGE sql",
+            "SELECT dblink_exec('dbname=x', 'DROP TABLE t')",
+            "SELECT * FROM dblink('dbname=x', 'DELETE FROM t RETURNING 1') AS t(a int)",
+            "SELECT pg_terminate_backend(1)",
+            "SELECT pg_read_file('/etc/passwd')",
+            "COPY t FROM PROGRAM 'id'",
+        ] {
+            assert!(!pg(sql).destroys.is_empty(), "{sql}");
+        }
+        assert!(pg("DELETE FROM t WHERE id > 5").destroys.is_empty());
+        assert_eq!(pg("EXPLAIN ANALYZE SELECT 1"), Judged { parsed: true, ..Judged::default() });
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_judged_without_panicking(text in "[ -~\\n]{0,80}") {
+            for flavor in [Flavor::Postgres, Flavor::MySql, Flavor::Sqlite] {
+                let _ = judge(&text, flavor, Some("mysql"));
+            }
+        }
     }
 }

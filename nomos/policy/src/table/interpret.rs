@@ -474,6 +474,18 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             });
         }
     }
+    if entry.stdin_commands && parsed.operands.is_empty() {
+        for line in stdin.texts.iter().flat_map(|t| t.lines()) {
+            let words: Vec<Arg> = line.split_whitespace().map(|w| Arg::Static(w.to_string())).collect();
+            if words.is_empty() {
+                continue;
+            }
+            let mut argv = vec![Arg::Static(base.to_string())];
+            argv.extend_from_slice(args);
+            argv.extend(words);
+            an.run(&argv, &Stdin::default());
+        }
+    }
     if entry.stdin_script {
         for text in &stdin.texts {
             an.script(text);

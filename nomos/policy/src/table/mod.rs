@@ -190,6 +190,9 @@ pub(crate) struct Entry {
     /// Its standard input's words are arguments of its command (`xargs`): known input is judged
     /// in place (`xargs cat <<< /etc/shadow` reads `/etc/shadow`).
     pub(crate) stdin_args: bool,
+    /// Given no operands, it runs each line of its standard input as if its words were its
+    /// operands (`echo FLUSHALL | redis-cli`).
+    pub(crate) stdin_commands: bool,
     /// By position; the last applies to the rest.
     pub(crate) operands: Vec<Operand>,
     pub(crate) options: Vec<OptionSpec>,
@@ -559,6 +562,7 @@ fn compile(raw: EntryFile) -> Result<Entry, String> {
         assignments: raw.assignments,
         stdin_script: raw.stdin_script,
         stdin_args: raw.stdin_args,
+        stdin_commands: raw.stdin_commands,
         operands,
         options,
         values,

@@ -36,6 +36,9 @@ pub(super) struct EntryFile {
     /// Its standard input's words are arguments of its command (`xargs`).
     #[serde(default)]
     pub(super) stdin_args: bool,
+    /// Given no operands, each line of its standard input is a command it runs (`redis-cli`).
+    #[serde(default)]
+    pub(super) stdin_commands: bool,
     #[serde(default)]
     pub(super) operands: Option<OperandsFile>,
     #[serde(default)]
