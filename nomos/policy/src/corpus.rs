@@ -54,6 +54,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-secrets"),
     data!("attacks-tools"),
     data!("attacks-sql"),
+    data!("attacks-proof"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -184,6 +184,62 @@ pub fn is_login_policy(path: &str) -> bool {
     POLICY.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
+/// Files the machine or the way in depends on: removing, emptying or replacing one (or opening
+/// it to everyone) breaks booting, logging in, the network or a guest, beyond a quick undo.
+pub fn is_vital(path: &str) -> bool {
+    const VITAL: &[&str] = &[
+        "/bin",
+        "/bin/**",
+        "/sbin",
+        "/sbin/**",
+        "/usr/bin",
+        "/usr/bin/**",
+        "/usr/sbin",
+        "/usr/sbin/**",
+        "/lib",
+        "/lib/**",
+        "/lib64",
+        "/lib64/**",
+        "/usr/lib",
+        "/usr/lib/**",
+        "/usr/libexec/**",
+        "/boot",
+        "/boot/**",
+        "/etc/fstab",
+        "/etc/crypttab",
+        "/etc/network",
+        "/etc/network/**",
+        "/etc/ssh",
+        "/etc/ssh/**",
+        "/root",
+        "~",
+        "/root/.ssh",
+        "/root/.ssh/**",
+        "~/.ssh",
+        "~/.ssh/**",
+        "/etc/pve/qemu-server/*.conf",
+        "/etc/pve/lxc/*.conf",
+        "/etc/pve/nodes/**",
+        "/etc/pve/priv/**",
+        "/etc/passwd",
+        "/etc/shadow",
+        "/etc/group",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/pam.d",
+        "/etc/pam.d/**",
+        "/etc/nsswitch.conf",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.preload",
+        "/etc/ld.so.cache",
+        "/etc/systemd/system/*.target.wants/**",
+        "/etc/default/grub",
+        "/etc/kernel/cmdline",
+    ];
+    let p = normalise(path);
+    VITAL.iter().any(|v| matches_pattern(&p, v) || (has_glob(&p) && matches_pattern(v, &p)))
+}
+
 /// Files whose overwriting loses guest disks, backups or cluster state, or unplugs hardware: an
 /// edit there is not a routine configuration change.
 pub fn is_irreplaceable(path: &str) -> bool {
@@ -545,7 +601,18 @@ pub fn keeps_secrets_unnamed(path: &str) -> bool {
 /// Whether every file `path` may name is known to hold no secrets, so that printing it is
 /// inert. `path` is absolute or `~`-based; a glob is inert only if whatever it matches is.
 pub fn inert_to_read(path: &str) -> bool {
+    /// Public material kept beside private keys.
+    const PUBLIC: &[&str] = &[
+        "/etc/pve/priv/authorized_keys",
+        "/etc/pve/priv/known_hosts",
+        "/etc/letsencrypt/live/*/fullchain.pem",
+        "/etc/letsencrypt/live/*/cert.pem",
+        "/etc/letsencrypt/live/*/chain.pem",
+    ];
     let path = normalise(path);
+    if !has_glob(&path) && PUBLIC.iter().any(|p| matches_pattern(&path, p)) {
+        return true;
+    }
     if path.contains("..") || NOT_INERT_TO_READ.iter().any(|p| matches_pattern(&path, p)) {
         return false;
     }
@@ -560,8 +627,9 @@ pub fn inert_to_read(path: &str) -> bool {
     }
     // `ssh_host_*_key.pub`: whatever it matches ends as an inert kind of file does.
     let last = path.rsplit('/').next().unwrap_or_default();
-    if let Some(suffix) = last.rsplit(['*', '?', ']']).next().filter(|s| s.len() > 1 && s.starts_with('.')) {
-        if INERT_TO_READ.contains(&format!("**/*{suffix}").as_str()) {
+    let after_glob = last.rsplit(['*', '?', ']']).next().unwrap_or_default();
+    if let Some((_, ext)) = after_glob.rsplit_once('.').filter(|(_, e)| !e.is_empty()) {
+        if INERT_TO_READ.contains(&format!("**/*.{ext}").as_str()) {
             return true;
         }
     }

@@ -5,7 +5,9 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
 use super::{check_secrets, identity, recursive_read, ro, unknown, METADATA_ONLY};
-use crate::paths::{is_access_file, is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious};
+use crate::paths::{
+    is_access_file, is_block_device, is_broad, is_harmless_sink, is_irreplaceable, is_precious, is_vital,
+};
 use crate::shell::{Analysis, Arg, Stdin};
 use crate::table::table;
 
@@ -28,6 +30,8 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
         an.raise(DE, format!("`{base}` removes guest or service data ({p})"));
     } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_access_file(p)) {
         an.raise(DE, format!("`{base}` removes {p}, which logins or access depend on"));
+    } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_vital(p)) {
+        an.raise(DE, format!("`{base}` removes {p}, which booting, logging in or the network depend on"));
     } else if ops.iter().any(|o| o.as_static().is_none()) {
         an.raise(CM, format!("`{base}` removes files named at run time"));
     } else {
@@ -52,10 +56,12 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
         an.raise(DE, format!("`{base}` overwrites {}, which holds guest disks or cluster state", dest.shown()));
     } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_access_file(p))) {
         an.raise(DE, format!("`{base}` overwrites {}, which logins or access depend on", dest.shown()));
+    } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_vital(p) && !p.ends_with('/'))) {
+        an.raise(DE, format!("`{base}` replaces {}, which booting, logging in or the network depend on", dest.shown()));
     } else if let Some(src) = ops
         .iter()
         .take(ops.len().saturating_sub(1))
-        .find(|o| base == "mv" && o.values().iter().any(|p| is_access_file(p)))
+        .find(|o| base == "mv" && o.values().iter().any(|p| is_access_file(p) || is_vital(p)))
     {
         an.raise(DE, format!("`mv` takes {} away, which logins or access depend on", src.shown()));
     } else if base == "mv" && ops.iter().any(|o| o.values().iter().any(|p| is_broad(p))) {
@@ -87,6 +93,10 @@ pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
             .any(|o| o.values().iter().any(|p| is_access_file(p)))
     {
         an.raise(DE, "`truncate` empties a file logins or access depend on");
+    } else if base == "truncate"
+        && a.operands(&["-s", "--size", "-r", "--reference"]).iter().any(|o| o.values().iter().any(|p| is_vital(p)))
+    {
+        an.raise(DE, "`truncate` empties a file booting, logging in or the network depend on");
     } else if a
         .operands(&["-s", "--size", "-r", "--reference"])
         .iter()
@@ -110,9 +120,40 @@ pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
         an.raise(DE, format!("`{base} {mode}` locks everyone out of system files"));
     } else if recursive && on_broad {
         an.raise(DE, format!("`{base} -R` rewrites ownership or permissions of a system directory"));
+    } else if let Some(p) = targets
+        .iter()
+        .flat_map(|t| t.values())
+        .find(|p| is_vital(p))
+        .filter(|_| base != "chmod" || loosens_or_strips(mode))
+    {
+        // sshd refuses keys in a directory others may write; a program without its execute bit
+        // or an owner it does not expect stops working.
+        an.raise(
+            DE,
+            format!("`{base}` changes ownership or permissions of {p}, which logging in or the system depend on"),
+        );
     } else {
         an.raise(CM, format!("`{base}` changes ownership or permissions"));
     }
+}
+
+/// A mode that lets group or others write, or takes read or execute away from everyone
+/// (`777`, `g+w`, `a-x`, `000`); tightening (`700`, `go-rwx`) is not.
+fn loosens_or_strips(mode: &str) -> bool {
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        let digits: Vec<u32> = mode.chars().filter_map(|c| c.to_digit(8)).collect();
+        let [.., owner, group, other] = digits.as_slice() else { return true };
+        return group & 2 != 0 || other & 2 != 0 || owner & 4 == 0;
+    }
+    mode.split(',').any(|clause| {
+        let at = clause.find(['+', '-', '=']).unwrap_or(clause.len());
+        let (who, rest) = (clause.get(..at).unwrap_or_default(), clause.get(at..).unwrap_or_default());
+        let everyone = who.is_empty() || who.contains('a');
+        let others = everyone || who.contains('g') || who.contains('o');
+        (rest.starts_with('+') && others && rest.contains('w'))
+            || (rest.starts_with('=') && others && rest.contains('w'))
+            || (rest.starts_with('-') && (everyone || who.contains('u')) && (rest.contains('x') || rest.contains('r')))
+    })
 }
 
 /// `dd` writes only with `of=`, judged by where it writes.

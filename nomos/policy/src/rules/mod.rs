@@ -732,7 +732,10 @@ fn narrow_pattern(pattern: &str) -> bool {
 
 /// Judges `base` printing the file `word`; says whether it was held up.
 pub(super) fn unproven_read(an: &mut Analysis<'_>, base: &str, word: &str) -> bool {
-    if an.resolve(word).iter().all(|p| super::paths::inert_to_read(p) || !super::paths::keeps_secrets_unnamed(p)) {
+    // A relative name where the directory is not known is judged by its name alone.
+    let resolved = an.resolve(word);
+    let candidates = if resolved.len() == 1 { resolved } else { vec![word.to_string()] };
+    if candidates.iter().all(|p| super::paths::inert_to_read(p) || !super::paths::keeps_secrets_unnamed(p)) {
         return false;
     }
     an.raise(CM, format!("`{base}` prints `{word}`, which is not known to hold no secrets"));

@@ -125,9 +125,28 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
         "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form",
         "--form-string", "-T", "--upload-file", "--json", "--url-query",
     ];
-    let method = a.value(&["-X", "--request"]).map(|m| m.shown().to_ascii_uppercase());
+    // The last `-X` is the one curl uses.
+    let method = a.values(&["-X", "--request"]).last().map(|m| m.shown().to_ascii_uppercase());
     if !a.values(&sending).is_empty() || method.as_deref().is_some_and(|m| m != "GET" && m != "HEAD") {
         an.raise(CM, "`curl` sends data or a changing request");
+    }
+    if method.as_deref() == Some("DELETE") {
+        an.raise(DE, "`curl -X DELETE` asks a server to delete what the URL names");
+    }
+    // A request carrying credentials to where a service keeps its users or secrets reads them out.
+    let credentialed = a.value(&["-u", "--user", "--oauth2-bearer", "-b", "--cookie"]).is_some()
+        || a.values(&["-H", "--header"]).iter().any(|h| {
+            let h = h.shown().to_ascii_lowercase();
+            h.starts_with("authorization") || h.contains("token") || h.contains("api-key") || h.contains("apikey")
+        });
+    let secret_place = |u: &str| {
+        let u = percent_decoded(u).to_ascii_lowercase();
+        ["/secret", "/users", "_users", "/credentials", "/tokens", "/keys", "download-decoded", "/auth/"]
+            .iter()
+            .any(|p| u.contains(p))
+    };
+    if credentialed && a.all.iter().flat_map(|w| w.values()).any(secret_place) {
+        an.raise_secret(CM, "`curl` reads users, tokens or secrets out of a service with its credentials");
     }
     #[rustfmt::skip]
     let writing = [
@@ -242,7 +261,14 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     }
     for url in &urls {
         if let Some(action) = url.values().into_iter().find_map(names_an_action) {
-            an.raise(CM, format!("`curl` asks for `{action}`: a server may act on such a request, GET or not"));
+            if TAKES_DOWN.iter().any(|t| action.contains(t)) {
+                an.raise(
+                    DE,
+                    format!("`curl` asks for `{action}`: a device or service acting on it goes down or loses data"),
+                );
+            } else {
+                an.raise(CM, format!("`curl` asks for `{action}`: a server may act on such a request, GET or not"));
+            }
         }
     }
     ro(an, "`curl` fetching to standard output only reads");
@@ -260,11 +286,86 @@ pub(super) fn names_an_action(url: &str) -> Option<String> {
         "enable", "disable", "trigger", "deploy", "rollback", "factory", "erase", "clear", "mute", "pause",
         "resume", "suspend", "wake", "toggle", "switch", "turn_off", "turn_on", "off", "on", "logout", "login",
     ];
-    let lower = url.to_ascii_lowercase();
-    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
+    // Words run together or camel-cased (`setswitchoff`, `Shelly.FactoryReset`) still name these.
+    const RUN_TOGETHER: &[&str] = &[
+        "reboot",
+        "shutdown",
+        "poweroff",
+        "power",
+        "reset",
+        "delete",
+        "destroy",
+        "flush",
+        "toggle",
+        "factory",
+        "erase",
+        "wipe",
+        "purge",
+        "truncate",
+        "restart",
+        "switchoff",
+        "setswitch",
+    ];
+    // Query keys that carry a device command (Tasmota `cmnd`, Shelly `turn`/`go`, FRITZ!Box `switchcmd`).
+    const COMMAND_KEYS: &[&str] = &["cmnd", "cmd", "switchcmd", "turn", "go", "method", "command", "action", "op"];
+    let decoded = percent_decoded(url).to_ascii_lowercase();
+    let rest = decoded.split_once("://").map_or(decoded.as_str(), |(_, r)| r);
     // The host names no action; the path and query may.
     let path = rest.split_once('/').map_or("", |(_, p)| p);
-    path.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').find(|w| ACTIONS.contains(w)).map(str::to_string)
+    let query = path.split_once('?').map_or("", |(_, q)| q);
+    let command = query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| COMMAND_KEYS.contains(k));
+    if let Some((k, v)) = command {
+        return Some(format!("{k}={v}"));
+    }
+    let words: Vec<&str> = path.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    if let Some(w) = words.iter().find(|w| ACTIONS.contains(w)) {
+        return Some((*w).to_string());
+    }
+    words.iter().find(|w| RUN_TOGETHER.iter().any(|a| w.contains(a))).map(|w| (*w).to_string())
+}
+
+/// What a request naming one of these does is an outage or a loss.
+const TAKES_DOWN: &[&str] = &[
+    "shutdown",
+    "poweroff",
+    "power off",
+    "power0",
+    "power 0",
+    "power=off",
+    "off",
+    "reboot",
+    "reset",
+    "delete",
+    "destroy",
+    "flush",
+    "wipe",
+    "erase",
+    "purge",
+    "truncate",
+    "factory",
+    "toggle",
+    "halt",
+];
+
+/// A URL with its `%XX` escapes decoded (`of%66` is `off`), the rest left as written.
+fn percent_decoded(url: &str) -> String {
+    let bytes = url.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `openssl` inspection reads; writing files, serving and loading engines do not.

@@ -531,6 +531,11 @@ impl<'p> Analysis<'p> {
                     Risk::Destructive,
                     format!("{what} overwrites {p}, which holds guest disks, backups, cluster state or hardware"),
                 );
+            } else if super::paths::is_vital(p) && !append {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} overwrites {p}, which booting, logging in or the network depend on"),
+                );
             } else if p.starts_with("/proc/sys/") || p.starts_with("/sys/") {
                 self.raise(Risk::ConfigMutation, format!("{what} changes the kernel setting {p}"));
             } else {

@@ -502,7 +502,12 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     // Operands after the subcommand path, by position.
     for (k, op) in parsed.operands.iter().skip(sub_len).enumerate() {
         match kind_at(&entry.operands, k) {
-            Operand::Write => an.write_target(op, &format!("`{base}`")),
+            Operand::Write => {
+                // `tee -a` adds to the file rather than replacing it.
+                let append =
+                    base == "tee" && parsed.options.iter().any(|g| g.word == "-a" || g.word.starts_with("--app"));
+                an.write_target_as(op, &format!("`{base}`"), append);
+            }
             Operand::Lock => an.raise(
                 Risk::ConfigMutation,
                 format!("`{base}` {} {}", entry.say("lock", "takes a lock on, creating if missing,"), op.shown()),
