@@ -48,14 +48,25 @@ impl Analysis<'_> {
             "string" | "translated_string" => {
                 // Each part is read once: reading a nested substitution again per use was
                 // exponential in its depth.
+                // Text the grammar leaves between its named parts (after a `--` or a `#` inside
+                // the quotes, say) is part of the string too: it is taken from the source.
+                let open = if node.kind() == "translated_string" { 2 } else { 1 };
+                let (mut at, end) = (node.start_byte() + open, node.end_byte().saturating_sub(1));
+                let mut parts: Vec<Arg> = Vec::new();
                 let mut cursor = node.walk();
-                let parts: Vec<Arg> = node
-                    .named_children(&mut cursor)
-                    .map(|child| match child.kind() {
+                for child in node.named_children(&mut cursor) {
+                    if let Some(gap) = src.get(at..child.start_byte()).filter(|g| !g.is_empty()) {
+                        parts.push(Arg::Static(unescape_double(gap)));
+                    }
+                    parts.push(match child.kind() {
                         "string_content" => Arg::Static(unescape_double(text(child, src))),
                         _ => self.word_at(child, src, depth + 1),
-                    })
-                    .collect();
+                    });
+                    at = at.max(child.end_byte());
+                }
+                if let Some(gap) = src.get(at..end).filter(|g| !g.is_empty()) {
+                    parts.push(Arg::Static(unescape_double(gap)));
+                }
                 if parts.iter().all(|p| p.as_static().is_some()) {
                     Arg::Static(parts.iter().filter_map(Arg::as_static).collect())
                 } else {
