@@ -700,8 +700,25 @@ pub(crate) fn components(p: &str) -> Vec<&str> {
 
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
 pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
-    let p = components(path);
-    let q = components(pattern);
+    // Literal leading components decide most calls without building anything: `/usr/…` against
+    // `/etc/…` differs at once.
+    let (mut ps, mut qs) = (path.split('/').filter(|c| !c.is_empty()), pattern.split('/').filter(|c| !c.is_empty()));
+    let plain = |c: &str| !has_glob(c) && c != "**";
+    loop {
+        let (mut pn, mut qn) = (ps.clone(), qs.clone());
+        match (pn.next(), qn.next()) {
+            (Some(a), Some(b)) if plain(a) && plain(b) => {
+                if a != b {
+                    return false;
+                }
+                (ps, qs) = (pn, qn);
+            }
+            (None, None) => return true,
+            _ => break,
+        }
+    }
+    let p: Vec<&str> = ps.collect();
+    let q: Vec<&str> = qs.collect();
     // Patterns that hold anywhere (`**/*.key`) are matched against the path as written: a glob
     // such as `/tmp/*` is not taken to mean "maybe a key". Patterns naming a secret place are
     // matched glob against glob (`/e?c/sha*` is `/etc/shadow`).
@@ -749,6 +766,9 @@ const INTERSECT_STATES: usize = 1 << 22;
 pub fn globs_intersect(a: &str, b: &str) -> bool {
     if a == b {
         return true;
+    }
+    if !has_glob(a) && !has_glob(b) {
+        return false;
     }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
