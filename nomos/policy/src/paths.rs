@@ -700,6 +700,13 @@ pub(crate) fn components(p: &str) -> Vec<&str> {
 
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
 pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
+    // `**/NAME`: a plain path matches when its last component does.
+    if let Some(name) = pattern.strip_prefix("**/").filter(|n| !n.contains('/') && !n.contains("**")) {
+        if !has_glob(path) {
+            let last = path.rsplit('/').find(|c| !c.is_empty());
+            return last.is_some_and(|l| globs_intersect(l, name));
+        }
+    }
     // Literal leading components decide most calls without building anything: `/usr/…` against
     // `/etc/…` differs at once.
     let (mut ps, mut qs) = (path.split('/').filter(|c| !c.is_empty()), pattern.split('/').filter(|c| !c.is_empty()));
