@@ -553,6 +553,40 @@ const KEEPS_SECRETS: &[&str] = &[
     "/mnt/**/config/**",
 ];
 
+/// Extensions of configuration, databases, key stores and credential files: such a file may hold a
+/// secret wherever it lies.
+pub(crate) const SECRET_KEEPING_EXTENSIONS: &[&str] = &[
+    "env",
+    "conf",
+    "cfg",
+    "ini",
+    "php",
+    "properties",
+    "db",
+    "sqlite",
+    "sqlite3",
+    "bolt",
+    "tfstate",
+    "tfvars",
+    "pem",
+    "key",
+    "priv",
+    "p12",
+    "pfx",
+    "jks",
+    "keystore",
+    "kdbx",
+    "pw",
+    "cnf",
+    "htpasswd",
+    "ovpn",
+    "secret",
+    "secrets",
+    "creds",
+    "credentials",
+    "netrc",
+];
+
 /// Whether `path` may hold a secret no rule names: it lies where services keep configuration
 /// and state, or is named like configuration, a database, a key store or a credential file.
 pub fn keeps_secrets_unnamed(path: &str) -> bool {
@@ -562,39 +596,7 @@ pub fn keeps_secrets_unnamed(path: &str) -> bool {
         return false;
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    let named = name.starts_with(".env")
-        || matches!(
-            ext,
-            "env"
-                | "conf"
-                | "cfg"
-                | "ini"
-                | "php"
-                | "properties"
-                | "db"
-                | "sqlite"
-                | "sqlite3"
-                | "bolt"
-                | "tfstate"
-                | "tfvars"
-                | "pem"
-                | "key"
-                | "priv"
-                | "p12"
-                | "pfx"
-                | "jks"
-                | "keystore"
-                | "kdbx"
-                | "pw"
-                | "cnf"
-                | "htpasswd"
-                | "ovpn"
-                | "secret"
-                | "secrets"
-                | "creds"
-                | "credentials"
-                | "netrc"
-        );
+    let named = name.starts_with(".env") || SECRET_KEEPING_EXTENSIONS.contains(&ext);
     named || path.contains("..") || KEEPS_SECRETS.iter().any(|p| matches_pattern(&path, p))
 }
 

@@ -753,48 +753,9 @@ fn looks_like_a_file(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     (lower.starts_with('.') && lower.chars().any(char::is_alphanumeric))
-        || matches!(
-            ext,
-            "env"
-                | "conf"
-                | "cfg"
-                | "ini"
-                | "php"
-                | "json"
-                | "yml"
-                | "yaml"
-                | "toml"
-                | "xml"
-                | "properties"
-                | "db"
-                | "sqlite"
-                | "sqlite3"
-                | "bolt"
-                | "tfstate"
-                | "tfvars"
-                | "pem"
-                | "key"
-                | "priv"
-                | "p12"
-                | "pfx"
-                | "jks"
-                | "keystore"
-                | "kdbx"
-                | "pw"
-                | "cnf"
-                | "htpasswd"
-                | "ovpn"
-                | "sql"
-                | "bak"
-                | "dump"
-                | "backup"
-                | "secret"
-                | "secrets"
-                | "creds"
-                | "credentials"
-                | "pass"
-                | "netrc"
-        )
+        || crate::paths::SECRET_KEEPING_EXTENSIONS.contains(&ext)
+        // Data and backups that are files to read here, though not secret-keeping anywhere.
+        || matches!(ext, "json" | "yml" | "yaml" | "toml" | "xml" | "sql" | "bak" | "dump" | "backup" | "pass")
 }
 
 /// Account tools aimed at root: deleting, locking or expiring it, or giving it no login shell,
