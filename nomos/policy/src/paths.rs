@@ -702,13 +702,49 @@ pub(crate) fn components(p: &str) -> Vec<&str> {
 
 /// Whether a path (maybe with globs) could match a pattern (with `*`, `?`, `**`).
 pub(crate) fn matches_pattern(path: &str, pattern: &str) -> bool {
-    // `**/NAME`: a plain path matches when its last component does.
-    if let Some(name) = pattern.strip_prefix("**/").filter(|n| !n.contains('/') && !n.contains("**")) {
-        if !has_glob(path) {
-            let last = path.rsplit('/').find(|c| !c.is_empty());
-            return last.is_some_and(|l| globs_intersect(l, name));
-        }
+    if !has_glob(path) {
+        return plain_path_matches(path, pattern);
     }
+    matches_pattern_walk(path, pattern)
+}
+
+/// [`matches_pattern`] for a path without globs: `**` takes any run of components and every
+/// other pattern component matches one path component. Each pattern run between `**`s is fixed
+/// in length, so its leftmost fit is the best one and a `**` is only ever widened: no allocation,
+/// and time linear in the pattern times the path.
+fn plain_path_matches(path: &str, pattern: &str) -> bool {
+    let mut ps = path.split('/').filter(|c| !c.is_empty());
+    let mut qs = pattern.split('/').filter(|c| !c.is_empty());
+    // Where the last `**` was: the pattern after it and the path components it has not taken.
+    let mut star = None;
+    loop {
+        let (mut pn, mut qn) = (ps.clone(), qs.clone());
+        match (pn.next(), qn.next()) {
+            (_, Some("**")) => {
+                star = Some((qn.clone(), ps.clone()));
+                qs = qn;
+                continue;
+            }
+            (None, None) => return true,
+            (Some(a), Some(b)) if glob_matches_literal(a, b) => {
+                (ps, qs) = (pn, qn);
+                continue;
+            }
+            _ => {}
+        }
+        // A mismatch: the last `**` takes one more component, or there is no match.
+        let Some((after, taken)) = star.as_mut() else {
+            return false;
+        };
+        if taken.next().is_none() {
+            return false;
+        }
+        (ps, qs) = (taken.clone(), after.clone());
+    }
+}
+
+/// The general walk of [`matches_pattern`], for paths that hold globs themselves.
+fn matches_pattern_walk(path: &str, pattern: &str) -> bool {
     // Literal leading components decide most calls without building anything: `/usr/…` against
     // `/etc/…` differs at once.
     let (mut ps, mut qs) = (path.split('/').filter(|c| !c.is_empty()), pattern.split('/').filter(|c| !c.is_empty()));
@@ -773,6 +809,88 @@ const INTERSECT_STATES: usize = 1 << 22;
 
 /// Whether two glob patterns (literal characters, `?`, `*`, `[…]`) can match a common string.
 pub fn globs_intersect(a: &str, b: &str) -> bool {
+    // Most comparisons are of a plain word with a pattern: matched without allocating.
+    if !has_glob(a) {
+        return glob_matches_literal(a, b);
+    }
+    if !has_glob(b) {
+        return glob_matches_literal(b, a);
+    }
+    globs_intersect_walk(a, b)
+}
+
+/// [`globs_intersect`] of a text without globs and a pattern. Every pattern token but `*` takes
+/// one character (a `[…]` class any one), so the leftmost fit after each `*` is the best one: a
+/// `*` is only ever widened, and nothing is allocated.
+fn glob_matches_literal(lit: &str, pat: &str) -> bool {
+    if lit == pat {
+        return true;
+    }
+    if !has_glob(pat) {
+        return false;
+    }
+    // The same bound as the general walk, so both give the same answer on any input.
+    let states = (lit.chars().count() + 1).checked_mul(pat.chars().count() + 1);
+    if states.is_none_or(|n| n > INTERSECT_STATES) {
+        return true;
+    }
+    let next = |s: &str, at: usize| s.get(at..).and_then(|t| t.chars().next());
+    let (mut i, mut j) = (0usize, 0usize);
+    // Where the last `*` was: the pattern after it, and the text it has taken up to.
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        match (next(lit, i), next(pat, j)) {
+            (_, Some('*')) => {
+                star = Some((j + 1, i));
+                j += 1;
+                continue;
+            }
+            (None, None) => return true,
+            (Some(x), Some(y)) if y == '?' || y == '[' || x == y => {
+                i += x.len_utf8();
+                j += if y == '[' { class_len(pat.as_bytes(), j) } else { y.len_utf8() };
+                continue;
+            }
+            _ => {}
+        }
+        let Some((after, taken)) = star.as_mut() else {
+            return false;
+        };
+        let Some(c) = next(lit, *taken) else {
+            return false;
+        };
+        *taken += c.len_utf8();
+        (i, j) = (*taken, *after);
+    }
+}
+
+/// Bytes of the glob token at `k`, which is `[`: as [`glob_token`] counts characters (the
+/// delimiters are all ASCII, so the two agree).
+fn class_len(p: &[u8], k: usize) -> usize {
+    let mut j = k + 1;
+    if matches!(p.get(j), Some(b'!' | b'^')) {
+        j += 1;
+    }
+    if p.get(j) == Some(&b']') {
+        j += 1;
+    }
+    while let Some(&c) = p.get(j) {
+        if c == b'[' && p.get(j + 1) == Some(&b':') {
+            if let Some(e) = p.get(j + 2..).and_then(|t| t.windows(2).position(|w| w == b":]")) {
+                j += e + 4;
+                continue;
+            }
+        }
+        if c == b']' {
+            return j - k + 1;
+        }
+        j += 1;
+    }
+    1
+}
+
+/// [`globs_intersect`] of two patterns: a walk over pairs of positions.
+fn globs_intersect_walk(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -872,6 +990,76 @@ mod tests {
         assert!(globs_intersect("ssh_host_*", "ssh_host_*_key"));
         assert!(!globs_intersect("*.conf", "ssh_host_*_key"));
         assert!(!globs_intersect("passwd", "shadow"));
+    }
+
+    /// A small deterministic generator of texts from an alphabet.
+    struct Words(u64);
+
+    impl Words {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+
+        fn word(&mut self, alphabet: &[&str], max: u64) -> String {
+            let len = self.next(max + 1);
+            (0..len).map(|_| alphabet[self.next(alphabet.len() as u64) as usize]).collect()
+        }
+    }
+
+    /// The component walk with the general pairwise glob walk, as a reference.
+    fn reference_matches(path: &str, pattern: &str) -> bool {
+        let p = components(path);
+        let q = components(pattern);
+        let width = q.len() + 1;
+        let mut seen = vec![false; (p.len() + 1) * width];
+        let mut todo = vec![(0usize, 0usize)];
+        while let Some((i, j)) = todo.pop() {
+            if std::mem::replace(&mut seen[i * width + j], true) {
+                continue;
+            }
+            match (p.get(i), q.get(j)) {
+                (None, None) => return true,
+                (_, Some(&"**")) => {
+                    todo.push((i, j + 1));
+                    if i < p.len() {
+                        todo.push((i + 1, j));
+                    }
+                }
+                (Some(a), Some(b)) if globs_intersect_walk(a, b) => todo.push((i + 1, j + 1)),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn fast_matching_agrees_with_the_general_walk() {
+        let mut g = Words(7);
+        let text = ["a", "b", ".", "-", "]", "!", "^", ":", "é", "x"];
+        let glob = ["a", "b", ".", "*", "?", "[", "]", "!", ":", "[:", ":]", "é", "[a]", "[!b]", "**"];
+        for _ in 0..5_000 {
+            let (lit, pat) = (g.word(&text, 6), g.word(&glob, 6));
+            assert_eq!(glob_matches_literal(&lit, &pat), globs_intersect_walk(&lit, &pat), "{lit:?} {pat:?}");
+            assert_eq!(globs_intersect(&pat, &lit), globs_intersect_walk(&pat, &lit), "{pat:?} {lit:?}");
+        }
+        let dirs = ["etc", "ssh", "a.conf", ".ssh", "~", "vm-1-disk-0", "é", "x.key", ""];
+        let parts = ["etc", "ssh", "*", "**", "*.conf", ".ssh", "~", "vm-*-disk-*", "?", "x.[k]ey", "*.key", ""];
+        for _ in 0..5_000 {
+            let path = (0..g.next(6)).map(|_| dirs[g.next(dirs.len() as u64) as usize]).collect::<Vec<_>>();
+            let pattern = (0..g.next(6)).map(|_| parts[g.next(parts.len() as u64) as usize]).collect::<Vec<_>>();
+            let (path, pattern) = (format!("/{}", path.join("/")), pattern.join("/"));
+            assert_eq!(matches_pattern(&path, &pattern), reference_matches(&path, &pattern), "{path} {pattern}");
+        }
+        // The lists themselves, against paths they name and paths near them.
+        let lists = [INERT_TO_READ, NOT_INERT_TO_READ, KEEPS_SECRETS, PRECIOUS, crate::secrets::SECRET_DIRS];
+        let patterns: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        for pattern in &patterns {
+            let named = pattern.replace("**", "a/b").replace(['*', '?'], "x").replace('[', "(");
+            for path in [named.as_str(), "/etc/x", "~/.ssh/id_rsa", "/var/lib/x/y.conf", "/", "x.log"] {
+                assert_eq!(matches_pattern(path, pattern), reference_matches(path, pattern), "{path} {pattern}");
+            }
+        }
     }
 
     #[test]

@@ -520,21 +520,22 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 .or_else(|| path.strip_prefix("if="))
                 .or_else(|| path.strip_prefix('-').and_then(|o| o.split_once('=')).map(|(_, p)| p))
                 .unwrap_or(path);
-            let secret = an.is_secret(path);
-            let only_by_name = secret && an.resolve(path).iter().all(|p| crate::secrets::glob_secret_only_by_name(p));
+            // Where the path may point, worked out once for the checks below.
+            let resolved = an.resolve(path);
+            let secret = resolved.iter().any(|p| crate::secrets::is_secret(p));
+            let only_by_name = secret && resolved.iter().all(|p| crate::secrets::glob_secret_only_by_name(p));
             // A glob over a directory of configuration snippets reads those snippets.
-            let snippets = only_by_name && an.resolve(path).iter().all(|p| crate::secrets::is_snippet_glob(p));
+            let snippets = only_by_name && resolved.iter().all(|p| crate::secrets::is_snippet_glob(p));
             let (secret, only_by_name) = if snippets { (false, false) } else { (secret, only_by_name) };
+            let raw = RAW_READERS.contains(&base) && resolved.iter().any(|p| super::paths::is_raw_storage(p));
             if secret && !only_by_name {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
-            } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {
+            } else if raw {
                 an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
             } else if only_by_name {
                 an.raise(CM, format!("`{base}` reads files matching `{path}`, which could be named like secrets"));
             } else if reads && crate::secrets::is_secret_location(path) {
                 an.raise_secret(DE, format!("`{base}` reads `{path}`, a place that keeps secrets"));
-            } else if RAW_READERS.contains(&base) && an.resolve(path).iter().any(|p| super::paths::is_raw_storage(p)) {
-                an.raise_secret(DE, format!("`{base}` reads `{path}` raw, with every file and key on it"));
             } else if WHOLE_FILE_READERS.contains(&base) && super::paths::has_secret_lines(path) {
                 an.raise_secret(DE, format!("`{base}` prints `{path}` whole, a password hash among its lines"));
             } else if reads && path.contains('/') && an.is_credential(path) {
