@@ -5,6 +5,8 @@
 //! Paths are compared after lexical normalisation (`//`, `/./`, `/../`, `$HOME`). Globs are
 //! honoured on both sides: a pattern such as `/e?c/sha*` is a secret if it could match one.
 
+use std::sync::LazyLock;
+
 /// Directories where deleting files loses guests' or services' data.
 const PRECIOUS: &[&str] = &[
     "/var/lib/vz/images",
@@ -83,7 +85,8 @@ pub fn is_raw_storage(path: &str) -> bool {
         return false;
     }
     if !has_glob(&p) {
-        return IMAGES.iter().chain(BACKUP_DIRS).any(|i| matches_pattern(&p, i));
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[IMAGES, BACKUP_DIRS]));
+        return INDEX.matches(&p);
     }
     // A pattern: a sed script or a regular expression is not a path; a place is matched as a
     // place; a name found anywhere (`*.qcow2`) only by a pattern that names it (`*.zst` may be a
@@ -108,6 +111,10 @@ pub fn has_secret_lines(path: &str) -> bool {
     const GUEST_CONFIGS: &[&str] =
         &["/etc/pve/qemu-server/*.conf", "/etc/pve/nodes/*/qemu-server/*.conf", "/etc/pve/local/qemu-server/*.conf"];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[GUEST_CONFIGS]));
+        return INDEX.matches(&p);
+    }
     GUEST_CONFIGS.iter().any(|g| matches_pattern(&p, g) || (has_glob(&p) && matches_pattern(g, &p)))
 }
 
@@ -136,6 +143,10 @@ pub fn is_unresolvable(path: &str) -> bool {
 pub fn is_power_trigger(path: &str) -> bool {
     const TRIGGERS: &[&str] = &["/proc/sysrq-trigger", "/dev/watchdog*", "/sys/power/state"];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[TRIGGERS]));
+        return INDEX.matches(&p);
+    }
     TRIGGERS.iter().any(|t| matches_pattern(&p, t) || (has_glob(&p) && matches_pattern(t, &p)))
 }
 
@@ -156,6 +167,10 @@ pub fn is_access_file(path: &str) -> bool {
         "/etc/pve/nodes/*/host.fw",
     ];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[ACCESS]));
+        return INDEX.matches(&p);
+    }
     ACCESS.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
@@ -181,6 +196,10 @@ pub fn is_login_policy(path: &str) -> bool {
         "/etc/hosts.deny",
     ];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[POLICY]));
+        return INDEX.matches(&p);
+    }
     POLICY.iter().any(|a| matches_pattern(&p, a) || (has_glob(&p) && matches_pattern(a, &p)))
 }
 
@@ -237,6 +256,10 @@ pub fn is_vital(path: &str) -> bool {
         "/etc/kernel/cmdline",
     ];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[VITAL]));
+        return INDEX.matches(&p);
+    }
     VITAL.iter().any(|v| matches_pattern(&p, v) || (has_glob(&p) && matches_pattern(v, &p)))
 }
 
@@ -264,6 +287,10 @@ pub fn is_irreplaceable(path: &str) -> bool {
         "/sys/class/scsi_device/*/device/state",
     ];
     let p = normalise(path);
+    if !has_glob(&p) {
+        static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[IRREPLACEABLE]));
+        return INDEX.matches(&p);
+    }
     IRREPLACEABLE.iter().any(|pattern| matches_pattern(&p, pattern))
 }
 
@@ -597,7 +624,8 @@ pub fn keeps_secrets_unnamed(path: &str) -> bool {
     }
     let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     let named = name.starts_with(".env") || SECRET_KEEPING_EXTENSIONS.contains(&ext);
-    named || path.contains("..") || KEEPS_SECRETS.iter().any(|p| matches_pattern(&path, p))
+    static INDEX: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[KEEPS_SECRETS]));
+    named || path.contains("..") || INDEX.matches(&path)
 }
 
 /// Whether every file `path` may name is known to hold no secrets, so that printing it is
@@ -615,7 +643,8 @@ pub fn inert_to_read(path: &str) -> bool {
     if !has_glob(&path) && PUBLIC.iter().any(|p| matches_pattern(&path, p)) {
         return true;
     }
-    if path.contains("..") || NOT_INERT_TO_READ.iter().any(|p| matches_pattern(&path, p)) {
+    static NOT_INERT: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[NOT_INERT_TO_READ]));
+    if path.contains("..") || NOT_INERT.matches(&path) {
         return false;
     }
     // A container's root filesystem holds what the host's does (`/var/lib/lxc/101/rootfs/etc/hostname`).
@@ -625,7 +654,8 @@ pub fn inert_to_read(path: &str) -> bool {
         }
     }
     if !has_glob(&path) {
-        return INERT_TO_READ.iter().any(|p| matches_pattern(&path, p));
+        static INERT: LazyLock<PatternIndex> = LazyLock::new(|| PatternIndex::new(&[INERT_TO_READ]));
+        return INERT.matches(&path);
     }
     // `ssh_host_*_key.pub`: whatever it matches ends as an inert kind of file does.
     let last = path.rsplit('/').next().unwrap_or_default();
@@ -640,6 +670,62 @@ pub fn inert_to_read(path: &str) -> bool {
     let lead = if path.starts_with('~') { "" } else { "/" };
     let probe = format!("{lead}{}/x/x", fixed.join("/"));
     INERT_TO_READ.iter().filter(|p| p.ends_with("/**") && !p.starts_with("**")).any(|p| matches_pattern(&probe, p))
+}
+
+/// A pattern list made ready for paths without globs, built once from the list: a pattern whose
+/// first component is a plain name is tried only on paths starting with that name, and a name
+/// that holds anywhere (`**/*.qcow2`) only on a last component with its literal start and end.
+/// Whatever it answers, `list.iter().any(|p| matches_pattern(path, p))` answers too.
+pub(crate) struct PatternIndex {
+    all: Vec<&'static str>,
+    by_first: std::collections::HashMap<&'static str, Vec<&'static str>>,
+    /// `**/NAME`: NAME's text before its first glob character and after its last, and NAME.
+    names: Vec<(&'static str, &'static str, &'static str)>,
+    rest: Vec<&'static str>,
+}
+
+/// Beyond this length a component is compared in full: a bound on the comparison may count it
+/// as a match.
+const INDEXED_NAME_MAX: usize = 4096;
+
+impl PatternIndex {
+    pub(crate) fn new(lists: &[&[&'static str]]) -> Self {
+        let mut index = PatternIndex {
+            all: Vec::new(),
+            by_first: std::collections::HashMap::new(),
+            names: Vec::new(),
+            rest: Vec::new(),
+        };
+        for &pattern in lists.iter().flat_map(|l| l.iter()) {
+            index.all.push(pattern);
+            let first = pattern.split('/').find(|c| !c.is_empty());
+            if let Some(name) = pattern.strip_prefix("**/").filter(|n| !n.contains('/') && !n.contains("**")) {
+                let prefix = name.split(['*', '?', '[']).next().unwrap_or_default();
+                let suffix = name.rsplit(['*', '?', ']']).next().filter(|s| !s.contains('[')).unwrap_or_default();
+                index.names.push((prefix, suffix, name));
+            } else if let Some(first) = first.filter(|c| !has_glob(c) && *c != "**") {
+                index.by_first.entry(first).or_default().push(pattern);
+            } else {
+                index.rest.push(pattern);
+            }
+        }
+        index
+    }
+
+    /// Whether `path` matches a pattern of the list.
+    pub(crate) fn matches(&self, path: &str) -> bool {
+        let mut components = path.split('/').filter(|c| !c.is_empty());
+        let (Some(first), false) = (components.next(), has_glob(path)) else {
+            return self.all.iter().any(|p| matches_pattern(path, p));
+        };
+        let last = components.last().unwrap_or(first);
+        self.by_first.get(first).is_some_and(|list| list.iter().any(|p| plain_path_matches(path, p)))
+            || self.names.iter().any(|(prefix, suffix, name)| {
+                (last.len() > INDEXED_NAME_MAX || (last.starts_with(prefix) && last.ends_with(suffix)))
+                    && glob_matches_literal(last, name)
+            })
+            || self.rest.iter().any(|p| plain_path_matches(path, p))
+    }
 }
 
 pub(crate) fn has_glob(s: &str) -> bool {
@@ -1059,6 +1145,30 @@ mod tests {
             for path in [named.as_str(), "/etc/x", "~/.ssh/id_rsa", "/var/lib/x/y.conf", "/", "x.log"] {
                 assert_eq!(matches_pattern(path, pattern), reference_matches(path, pattern), "{path} {pattern}");
             }
+        }
+    }
+
+    #[test]
+    fn pattern_index_agrees_with_matching_each_pattern() {
+        let lists: [&[&'static str]; 6] =
+            [INERT_TO_READ, NOT_INERT_TO_READ, KEEPS_SECRETS, PRECIOUS, crate::secrets::SECRET_DIRS, &["**/README"]];
+        let index = PatternIndex::new(&lists);
+        let patterns: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        let mut g = Words(11);
+        let dirs = [
+            "etc", "var", "lib", "log", "~", ".ssh", "pve", "priv", "nginx", "a.key", "x.log", "x.log.1", "README",
+            "CHANGELOG.md", "rootfs", "proc", "1", "environ", "srv", "config", "é", "*", "?",
+        ];
+        for _ in 0..3_000 {
+            let path = (0..g.next(7)).map(|_| dirs[g.next(dirs.len() as u64) as usize]).collect::<Vec<_>>().join("/");
+            for path in [format!("/{path}"), path] {
+                let each = patterns.iter().any(|p| matches_pattern(&path, p));
+                assert_eq!(index.matches(&path), each, "{path}");
+            }
+        }
+        for pattern in &patterns {
+            let named = pattern.replace("**", "a/b").replace(['*', '?'], "x").replace('[', "(");
+            assert_eq!(index.matches(&named), patterns.iter().any(|p| matches_pattern(&named, p)), "{named}");
         }
     }
 
