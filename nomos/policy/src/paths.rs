@@ -1155,6 +1155,7 @@ mod tests {
         let index = PatternIndex::new(&lists);
         let patterns: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
         let mut g = Words(11);
+        #[rustfmt::skip]
         let dirs = [
             "etc", "var", "lib", "log", "~", ".ssh", "pve", "priv", "nginx", "a.key", "x.log", "x.log.1", "README",
             "CHANGELOG.md", "rootfs", "proc", "1", "environ", "srv", "config", "é", "*", "?",
