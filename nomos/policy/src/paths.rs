@@ -718,7 +718,7 @@ impl PatternIndex {
         let (Some(first), false) = (components.next(), has_glob(path)) else {
             return self.all.iter().any(|p| matches_pattern(path, p));
         };
-        let last = components.last().unwrap_or(first);
+        let last = components.next_back().unwrap_or(first);
         self.by_first.get(first).is_some_and(|list| list.iter().any(|p| plain_path_matches(path, p)))
             || self.names.iter().any(|(prefix, suffix, name)| {
                 (last.len() > INDEXED_NAME_MAX || (last.starts_with(prefix) && last.ends_with(suffix)))
