@@ -19,6 +19,7 @@ const MANAGING: &[&str] = &[
     "wipefs", "nvme", "hdparm", "sg_format", "etcdctl", "influx", "virsh",
     "lxc", "incus", "multipath", "dmsetup", "losetup", "targetcli", "iscsiadm", "userdel", "deluser", "groupdel",
     "delgroup", "helm", "snapper", "timeshift", "tune2fs", "xfs_admin", "e2fsck", "xfs_repair",
+    "ha-manager", "pveam", "qmrestore", "pvesr",
 ];
 
 /// Words that delete, destroy or reset (whole words of a subcommand or an option's name, or the
@@ -34,7 +35,7 @@ const VERBS: &[&str] = &[
 #[rustfmt::skip]
 const NOT_DESTRUCTIVE: &[(&str, &[&str])] = &[
     ("ceph", &["crash"]), ("ceph", &["config"]), ("ceph", &["health"]), ("ceph", &["progress"]),
-    ("ceph", &["orch"]), ("ha-manager", &["remove"]), ("qm", &["reset"]), ("pct", &["reset"]),
+    ("ceph", &["orch"]), ("qm", &["reset"]), ("pct", &["reset"]),
     ("qm", &["set"]), ("pct", &["set"]), ("zpool", &["clear"]), ("pvesm", &["prune-backups"]),
     ("ipmitool", &["sel"]), ("virsh", &["undefine"]), ("parted", &["print"]),
 ];
@@ -146,6 +147,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
         .take(3)
         .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_'))
         .collect();
+    // Proxmox's tools destroy or take down by options and words that do not say so.
+    if let Some(why) = super::pve_cli::judge(base, &path, &opts, &positional) {
+        return an.raise(DE, format!("`{base} {}` {why}", path.join(" ")));
+    }
     let exempt = NOT_DESTRUCTIVE.iter().any(|(p, prefix)| *p == base && path.starts_with(prefix));
     if exempt {
         return;
