@@ -19,6 +19,7 @@ const MANAGING: &[&str] = &[
     "wipefs", "nvme", "hdparm", "sg_format", "etcdctl", "influx", "virsh",
     "lxc", "incus", "multipath", "dmsetup", "losetup", "targetcli", "iscsiadm", "userdel", "deluser", "groupdel",
     "delgroup", "helm", "snapper", "timeshift", "tune2fs", "xfs_admin", "e2fsck", "xfs_repair",
+    "ha-manager", "pveam", "qmrestore", "pvesr",
 ];
 
 /// Words that delete, destroy or reset (whole words of a subcommand or an option's name, or the
@@ -34,7 +35,7 @@ const VERBS: &[&str] = &[
 #[rustfmt::skip]
 const NOT_DESTRUCTIVE: &[(&str, &[&str])] = &[
     ("ceph", &["crash"]), ("ceph", &["config"]), ("ceph", &["health"]), ("ceph", &["progress"]),
-    ("ceph", &["orch"]), ("ha-manager", &["remove"]), ("qm", &["reset"]), ("pct", &["reset"]),
+    ("ceph", &["orch"]), ("qm", &["reset"]), ("pct", &["reset"]),
     ("qm", &["set"]), ("pct", &["set"]), ("zpool", &["clear"]), ("pvesm", &["prune-backups"]),
     ("ipmitool", &["sel"]), ("virsh", &["undefine"]), ("parted", &["print"]),
 ];
@@ -85,8 +86,12 @@ pub(crate) fn getopt(args: &[Arg]) -> (Vec<Opt>, Vec<String>) {
         let (name, value) = match body.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => {
-                let next =
-                    args.get(i).and_then(Arg::as_static).filter(|n| !n.starts_with('-') || n.parse::<f64>().is_ok());
+                // A negated boolean (`--no-NAME`) takes no value.
+                let next = args
+                    .get(i)
+                    .and_then(Arg::as_static)
+                    .filter(|n| !n.starts_with('-') || n.parse::<f64>().is_ok())
+                    .filter(|_| !body.to_ascii_lowercase().starts_with("no-"));
                 if next.is_some() {
                     i += 1;
                 }
@@ -130,11 +135,25 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
         return;
     }
     let words: Vec<&str> = args.iter().filter_map(Arg::as_static).collect();
-    let dry_run = words.iter().any(|w| {
-        matches!(w.to_ascii_lowercase().as_str(), "--dry-run" | "--dryrun" | "--dry_run" | "-dry-run" | "--simulate")
+    // The last word on it decides: a dry run undone later (`--no-dry-run`, `--dry-run=0`,
+    // `--dry-run no`) is no dry run.
+    let mut dry_run = false;
+    for (i, w) in words.iter().enumerate() {
+        let lower = w.to_ascii_lowercase();
+        let (name, value) = match lower.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (lower.as_str(), None),
+        };
+        let off = |v: &str| matches!(v, "0" | "false" | "no" | "off");
+        if matches!(name, "--dry-run" | "--dryrun" | "--dry_run" | "-dry-run" | "--simulate") {
+            dry_run = !value.or(words.get(i + 1).copied()).is_some_and(off);
+        } else if matches!(name, "--no-dry-run" | "--no-dryrun" | "--no-simulate") {
+            dry_run = false;
+        } else if matches!(base, "zfs" | "zpool") && w.starts_with('-') && !w.starts_with("--") && w.contains('n') {
             // ZFS's `-n` (`zfs destroy -nv`, `zpool remove -n`) only says what would happen.
-            || (matches!(base, "zfs" | "zpool") && w.starts_with('-') && !w.starts_with("--") && w.contains('n'))
-    });
+            dry_run = true;
+        }
+    }
     if dry_run {
         return;
     }
@@ -146,6 +165,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
         .take(3)
         .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_'))
         .collect();
+    // Proxmox's tools destroy or take down by options and words that do not say so.
+    if let Some(why) = super::pve_cli::judge(base, &path, &opts, &positional) {
+        return an.raise(DE, format!("`{base} {}` {why}", path.join(" ")));
+    }
     let exempt = NOT_DESTRUCTIVE.iter().any(|(p, prefix)| *p == base && path.starts_with(prefix));
     if exempt {
         return;

@@ -18,6 +18,7 @@ mod network;
 mod outage;
 mod proxmox;
 mod pve_api;
+mod pve_cli;
 mod sed;
 mod signals;
 mod sql;
@@ -338,6 +339,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["pct"], proxmox::pct),
     (&["qm"], proxmox::qm),
     (&["pvesh"], pve_api::pvesh),
+    (&["proxmox-backup-debug"], pve_api::pbs_debug),
     (&["rados", "rbd"], proxmox::ceph_storage),
     (&["ipmitool"], proxmox::ipmitool),
     // Containers.

@@ -27,7 +27,13 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 an.raise(DE, format!("`pct {s} --delete` deletes the volume it moved from"))
             }
             "restore" if a.long("--force") => an.raise(DE, "`pct restore --force` overwrites a container"),
-            "enter" | "console" => an.raise(CM, format!("`pct {s}` opens an interactive shell")),
+            "enter" | "console" => {
+                an.raise(CM, format!("`pct {s}` opens an interactive shell"));
+                // What flows into the shell is run there as root.
+                for text in &stdin.texts {
+                    an.script(text);
+                }
+            }
             // `pct push <vmid> <file> <destination>`: a file written into the container.
             "push" => match super::meaning::getopt(a.all).1.get(3).filter(guest_system_path) {
                 Some(dest) => an.raise(DE, format!("`pct push` overwrites {dest}, which the container runs from")),
@@ -121,7 +127,16 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             "set" if a.value(&["--delete"]).is_some() && truthy_flag(a, "--force") => {
                 an.raise(DE, "`qm set --delete … --force` removes the disk for good")
             }
-            "monitor" | "terminal" | "vncproxy" => an.raise(CM, format!("`qm {s}` opens an interactive console")),
+            "monitor" | "terminal" | "vncproxy" => {
+                an.raise(CM, format!("`qm {s}` opens an interactive console"));
+                // The monitor's commands come from its input, one a line.
+                if s == "monitor" {
+                    if let Some(why) = stdin.texts.iter().flat_map(|t| t.lines()).find_map(super::pve_cli::hmp_destroys)
+                    {
+                        an.raise(DE, format!("`qm monitor`: {why}"));
+                    }
+                }
+            }
             _ => an.raise(CM, format!("`qm {s}` changes a VM")),
         },
         None => ro(an, "`qm` without a command prints help"),

@@ -19,7 +19,7 @@ type Params = Vec<(String, String)>;
 pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     // pvesh's own options; the flags among them take no value.
     const OWN: &[&str] = &["output-format", "noproxy", "quiet", "human-readable", "noborder", "noheader"];
-    const FLAGS: &[&str] = &["quiet", "human-readable", "noborder", "noheader"];
+    const FLAGS: &[&str] = &["quiet", "human-readable", "noborder", "noheader", "noproxy"];
     let mut positional: Vec<String> = Vec::new();
     let mut params = Params::new();
     let mut i = 0;
@@ -51,6 +51,35 @@ pub(super) fn pvesh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
     }
 }
 
+/// `proxmox-backup-debug`: `inspect` reads chunks and indexes (decoding writes out what a backup
+/// holds); `api METHOD PATH` calls the backup server's API, judged as `pvesh` calls are.
+pub(super) fn pbs_debug(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let (opts, positional) = super::meaning::getopt(a.all);
+    match positional.first().map(String::as_str) {
+        None | Some("help") => ro(an, "`proxmox-backup-debug` without a command prints help"),
+        Some("inspect") if opts.iter().any(|o| o.is("decode") || o.is("keyfile")) => {
+            an.raise(CM, "`proxmox-backup-debug inspect --decode` writes out what a backup holds")
+        }
+        Some("inspect") => ro(an, "`proxmox-backup-debug inspect` only reports"),
+        Some("api") => match positional.get(1) {
+            None => ro(an, "`proxmox-backup-debug api` without a call prints help"),
+            Some(method) => {
+                let target = positional.get(2).map_or("", String::as_str);
+                let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                let mut params = form_params(query);
+                params.extend(opts.iter().map(|o| (o.name.clone(), o.value.clone().unwrap_or_default())));
+                api_call(an, "proxmox-backup-debug api", method, path, &params);
+                if verb(method) != "get"
+                    && params.iter().any(|(n, v)| n == "protected" && matches!(v.as_str(), "0" | "false" | "no"))
+                {
+                    an.raise(DE, "`proxmox-backup-debug api` lifts a backup's protection against removal");
+                }
+            }
+        },
+        Some(other) => an.raise(CM, format!("`proxmox-backup-debug {other}` writes or repairs backup data")),
+    }
+}
+
 /// `-name` (not a negative number) as the option `name`.
 fn single_dash_option(word: &str) -> Option<&str> {
     word.strip_prefix('-').filter(|o| o.starts_with(|c: char| c.is_ascii_alphabetic()))
@@ -78,13 +107,7 @@ pub(super) fn form_params(text: &str) -> Params {
 
 /// One API call. `method` is pvesh's word (`get`, `create`, `set`, `delete`) or an HTTP method.
 pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &str, params: &Params) {
-    let method = match method.to_ascii_lowercase().as_str() {
-        "get" | "ls" | "head" => "get",
-        "create" | "post" => "create",
-        "set" | "put" => "set",
-        "delete" => "delete",
-        _ => "other",
-    };
+    let method = verb(method);
     file_reads(an, who, path, params);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match method {
@@ -109,6 +132,24 @@ pub(super) fn api_call(an: &mut Analysis<'_>, who: &str, method: &str, path: &st
     }
     if let Some(reason) = outage(&segments, params) {
         an.raise(DE, format!("`{who}` {reason}"));
+    }
+}
+
+/// pvesh's verb or an HTTP method as one of `get`, `create`, `set`, `delete`: pvesh takes a
+/// unique abbreviation of its verbs (`del`, `cr`), and `rm`/`remove` are read as deleting.
+fn verb(method: &str) -> &'static str {
+    let m = method.to_ascii_lowercase();
+    let abbreviates = |full: &str| m.len() >= 2 && full.starts_with(m.as_str());
+    match m.as_str() {
+        "get" | "ls" | "head" => "get",
+        "post" | "create" => "create",
+        "put" | "patch" | "set" => "set",
+        "rm" | "remove" | "del" | "delete" => "delete",
+        _ if abbreviates("delete") || abbreviates("remove") => "delete",
+        _ if abbreviates("create") => "create",
+        _ if abbreviates("get") => "get",
+        _ if abbreviates("set") => "set",
+        _ => "other",
     }
 }
 
@@ -188,8 +229,104 @@ fn outage(s: &[&str], params: &Params) -> Option<String> {
         {
             Some("adds a firewall rule that drops SSH".into())
         }
+        _ => more_outages(s, params),
+    }
+}
+
+/// More API writes that destroy or take down what the command-line tools would: a guest stopped
+/// or its disk detached, storage switched off, Ceph stopped or left with one copy, the node's
+/// network rewritten, the management ports dropped.
+fn more_outages(s: &[&str], params: &Params) -> Option<String> {
+    let param = |k: &str| param(params, k).or_else(|| param(params, &k.replace('_', "-")));
+    let truthy = |k: &str| param(k).is_some_and(|v| !matches!(v, "0" | "false" | "no" | "off"));
+    let opts: Vec<super::meaning::Opt> = params
+        .iter()
+        .map(|(n, v)| super::meaning::Opt { name: n.to_ascii_lowercase(), value: Some(v.clone()) })
+        .collect();
+    let guest = |k: &str| matches!(k, "qemu" | "lxc");
+    match s {
+        [.., "rollback"] => Some("rolls a guest back to a snapshot, losing what changed since".into()),
+        ["nodes", _, k, _, "status", _] if guest(k) && truthy("skiplock") => {
+            Some("stops a guest ignoring the lock of a backup or migration in progress".into())
+        }
+        ["nodes", _, "suspendall" | "migrateall"] => Some("suspends or moves every guest on the node".into()),
+        ["nodes", _, k, _, "template"] if guest(k) => {
+            Some("turns a guest into a template, which cannot be turned back".into())
+        }
+        ["nodes", _, k, _, "config"] if guest(k) => super::pve_cli::guest_config(&opts),
+        ["nodes", _, k, _, "agent", "fsfreeze-freeze" | "suspend-disk" | "suspend-ram" | "suspend-hybrid"]
+            if guest(k) =>
+        {
+            Some("freezes or suspends the guest from inside".into())
+        }
+        ["nodes", _, k, _, "sendkey"] if guest(k) && param("key").is_some_and(super::pve_cli::key_reboots) => {
+            Some("sends the guest the key press that reboots or crashes it".into())
+        }
+        ["nodes", _, k, _, "monitor"] if guest(k) => param("command").and_then(super::pve_cli::hmp_destroys),
+        ["storage", _] | ["nodes", _, "storage", _] => super::pve_cli::storage_change(&opts),
+        [.., "prunebackups" | "prune" | "prune-datastore" | "gc"] => Some("removes older backups or their data".into()),
+        ["cluster", "backup", ..] if param("prune-backups").is_some() || truthy("remove") => {
+            Some("prunes older backups as it backs up".into())
+        }
+        ["cluster", "ha", "resources", ..]
+            if param("state").is_some_and(|v| matches!(v, "stopped" | "disabled" | "ignored")) =>
+        {
+            Some("stops an HA-managed guest, or leaves it unguarded".into())
+        }
+        ["cluster", "options"]
+            if params.iter().any(|(n, _)| {
+                matches!(n.as_str(), "ha" | "fencing" | "crs" | "max_workers" | "max-workers")
+                    || n.starts_with("migration")
+            }) =>
+        {
+            Some("changes how the cluster fences, moves or stops its guests".into())
+        }
+        ["nodes", _, "ceph", "osd", _, "out"] => Some("takes an OSD out, moving its data away".into()),
+        ["nodes", _, "ceph", "stop" | "restart"] => Some("stops Ceph services, which hold the guests' disks".into()),
+        ["nodes", _, "ceph", ..]
+            if ["size", "min_size"]
+                .iter()
+                .any(|k| param(k).and_then(|v| v.trim().parse::<i64>().ok()).is_some_and(|v| v <= 1)) =>
+        {
+            Some("leaves a Ceph pool with one copy or none: one failed disk loses the data".into())
+        }
+        ["nodes", _, "services", service, "restart" | "reload"] if cuts_access("stop", service) => {
+            Some(format!("restarts {service}, which the way in or the cluster depends on"))
+        }
+        ["nodes", _, "network"] | ["nodes", _, "network", _] => {
+            Some("changes or applies the node's network, which can cut it off".into())
+        }
+        ["nodes", _, "hosts" | "dns"] => {
+            Some("rewrites the node's name resolution, which the cluster depends on".into())
+        }
+        [.., "firewall", "rules"] | [.., "firewall", "rules", _] | [.., "firewall", "groups", _]
+            if param("action").is_some_and(|a| {
+                let a = a.to_ascii_uppercase();
+                a.contains("DROP") || a.contains("REJECT")
+            }) && param("type").is_none_or(|t| t == "in")
+                && param("source").is_none_or(|v| v.starts_with('!') || matches!(v, "0.0.0.0/0" | "::/0" | "any"))
+                && param("dport").is_none_or(|p| includes_ssh_port(p) || management_port(p))
+                && param("macro").is_none_or(|m| m.eq_ignore_ascii_case("ssh")) =>
+        {
+            Some("adds a firewall rule that drops the way in (SSH or the web interface)".into())
+        }
         _ => None,
     }
+}
+
+/// Whether a port list takes in the web interface's port (8006) or the SPICE proxy's (3128).
+fn management_port(ports: &str) -> bool {
+    ports.split(',').any(|p| {
+        let p = p.trim();
+        match p.split_once([':', '-']) {
+            Some((lo, hi)) => {
+                let lo = lo.parse::<u32>().unwrap_or(0);
+                let hi = hi.parse::<u32>().unwrap_or(65535);
+                lo <= 8006 && 8006 <= hi
+            }
+            None => matches!(p, "8006" | "3128"),
+        }
+    })
 }
 
 /// The calls of a batch (`/nodes/N/execute --commands '[{"method":"DELETE","path":…}]'`).
