@@ -108,6 +108,13 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
         // Volumes are found by their names: the root filesystem at boot, guests by their
         // configuration.
         "lvrename" | "vgrename" => Some("renames volumes that the boot, the fstab or guests find by name".into()),
+        "vgexport" => Some("exports a volume group: none of its volumes can be used".into()),
+        "bootctl" => a
+            .operands(&["--esp-path", "--boot-path", "--root", "--image"])
+            .first()
+            .map(|o| o.shown())
+            .filter(|s| matches!(*s, "remove" | "unlink"))
+            .map(|s| format!("`bootctl {s}` removes the boot loader or one of its entries")),
         "vgsplit" | "vgmerge" => {
             Some("moves volumes to another volume group, away from where they are looked up".into())
         }
@@ -355,6 +362,9 @@ fn zfs(a: &Args<'_>) -> Option<String> {
             "moves a clone's origin and its snapshots, so destroying either later loses the other's history".into(),
         ),
         ["unload-key", ..] => Some("unloads an encryption key: the dataset's files become unreadable".into()),
+        ["change-key", ..] => Some("changes the key that unlocks the dataset; without the new one its data is lost".into()),
+        // Guests and the boot find their datasets and volumes by name.
+        ["rename", ..] => Some("renames a dataset that guests or the boot find by name".into()),
         ["set", props @ ..] => props.iter().copied().find_map(zfs_property),
         _ => None,
     }
@@ -399,6 +409,11 @@ fn zpool(a: &Args<'_>) -> Option<String> {
     let ops: Vec<&str> = a.operands(&["-o", "-O", "-R", "-d", "-T", "-t"]).iter().map(|o| o.shown()).collect();
     match ops.as_slice() {
         ["export", ..] => Some("takes a pool offline: everything on it, guests too, stops".into()),
+        // A pool another host still has imported is corrupted by a second import.
+        ["import", _, ..] if a.short('f') => Some("forces the import of a pool another system may be using".into()),
+        ["checkpoint", ..] if a.short('d') || a.long("--discard") => {
+            Some("discards the pool's checkpoint, the one way back to it".into())
+        }
         ["clear", ..] if a.short('F') || a.short('X') => {
             Some("rewinds the pool, discarding its last transactions".into())
         }
@@ -525,7 +540,7 @@ fn ceph_command(w: &[&str], admin_socket: bool, a: &Args<'_>, listed: bool) -> O
         ["osd", "pause", ..] => Some("pauses all reads and writes".into()),
         ["osd", "stop", ..] => Some("stops OSDs".into()),
         ["osd", "reweight" | "primary-affinity", _, weight, ..]
-        | ["osd", "crush", "reweight" | "reweight-subtree", _, weight, ..]
+        | ["osd", "crush", "reweight" | "reweight-subtree" | "set" | "add" | "create-or-move", _, weight, ..]
             if num(weight).is_some_and(|x| x <= 0.0) =>
         {
             Some("weights an OSD to zero, draining all its data away".into())
@@ -582,6 +597,9 @@ fn ceph_command(w: &[&str], admin_socket: bool, a: &Args<'_>, listed: bool) -> O
             Some("changes an MDS rank's state under its clients".into())
         }
         ["fs", "set", _, key, value, ..] => fs_setting(key, value),
+        ["fs", "subvolume", "resize", ..] if !a.long("--no_shrink") && !a.long("--no-shrink") => {
+            Some("resizes a subvolume, possibly below what it holds".into())
+        }
         ["fs", "rename" | "reset" | "rm_data_pool" | "authorize", ..] => {
             Some("renames, resets or exposes a filesystem its clients mount".into())
         }
