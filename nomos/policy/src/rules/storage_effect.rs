@@ -362,7 +362,9 @@ fn zfs(a: &Args<'_>) -> Option<String> {
             "moves a clone's origin and its snapshots, so destroying either later loses the other's history".into(),
         ),
         ["unload-key", ..] => Some("unloads an encryption key: the dataset's files become unreadable".into()),
-        ["change-key", ..] => Some("changes the key that unlocks the dataset; without the new one its data is lost".into()),
+        ["change-key", ..] => {
+            Some("changes the key that unlocks the dataset; without the new one its data is lost".into())
+        }
         // Guests and the boot find their datasets and volumes by name.
         ["rename", ..] => Some("renames a dataset that guests or the boot find by name".into()),
         ["set", props @ ..] => props.iter().copied().find_map(zfs_property),
