@@ -56,6 +56,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-sql"),
     data!("attacks-proof"),
     data!("attacks-pve"),
+    data!("attacks-storage"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

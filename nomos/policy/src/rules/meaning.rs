@@ -18,8 +18,8 @@ const MANAGING: &[&str] = &[
     "racadm", "redfishtool", "mdadm", "cryptsetup", "btrfs", "parted", "sgdisk", "sfdisk", "fdisk", "gdisk",
     "wipefs", "nvme", "hdparm", "sg_format", "etcdctl", "influx", "virsh",
     "lxc", "incus", "multipath", "dmsetup", "losetup", "targetcli", "iscsiadm", "userdel", "deluser", "groupdel",
-    "delgroup", "helm", "snapper", "timeshift", "tune2fs", "xfs_admin", "e2fsck", "xfs_repair",
-    "ha-manager", "pveam", "qmrestore", "pvesr",
+    "delgroup", "radosgw-admin", "cephadm", "helm", "snapper", "timeshift", "tune2fs", "xfs_admin", "e2fsck",
+    "xfs_repair", "ha-manager", "pveam", "qmrestore", "pvesr",
 ];
 
 /// Words that delete, destroy or reset (whole words of a subcommand or an option's name, or the
@@ -105,7 +105,7 @@ pub(crate) fn getopt(args: &[Arg]) -> (Vec<Opt>, Vec<String>) {
 
 /// Whether a word (a subcommand, or an option's name) deletes by its meaning; for an option,
 /// also when it abbreviates such a name.
-fn deleting(word: &str, option: bool) -> Option<&'static str> {
+pub(crate) fn deleting(word: &str, option: bool) -> Option<&'static str> {
     let w = word.to_ascii_lowercase();
     let parts: Vec<&str> = w.split(['-', '_']).filter(|p| !p.is_empty()).collect();
     // As an option's name these speak of an output format, a signal or free space.

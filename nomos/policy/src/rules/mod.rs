@@ -23,6 +23,7 @@ mod sed;
 mod signals;
 mod sql;
 mod storage;
+mod storage_effect;
 mod systemd;
 mod text;
 mod vcs;
@@ -31,6 +32,7 @@ mod wrappers;
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
 pub(crate) use args::{is_identifier, Args};
+pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
@@ -147,6 +149,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     }
     meaning::judge(an, base, args, mark);
     outage::judge(an, base, args);
+    storage_effect::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {

@@ -708,6 +708,12 @@ impl Analysis<'_> {
                 self.raise(Risk::ConfigMutation, reason);
             }
         }
+        if matches!(name, "CEPH_CONF" | "CEPH_ARGS") && value.is_none_or(|v| !crate::rules::ceph_own_config(v)) {
+            self.raise(
+                Risk::Destructive,
+                format!("sets `{name}`: another Ceph configuration names files Ceph writes or replaces as root"),
+            );
+        }
         if let (Some(function), Some(body)) = (name.strip_prefix("BASH_FUNC_"), value) {
             if let Some(body) = body.trim_start().strip_prefix("()") {
                 let function = function.trim_end_matches('%').trim_end_matches("()");
