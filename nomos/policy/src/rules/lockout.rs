@@ -146,6 +146,34 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
             .value(&["-f", "--file"])
             .filter(|f| f.shown() != "-" && !a.flag('c', "--check"))
             .map(|f| format!("loads the ruleset file {}, which replaces the firewall's rules", f.shown())),
+        // A host link forced to a low speed, half duplex or no negotiation drops or cripples it
+        // when the other end does not match.
+        "ethtool" => {
+            let words: Vec<&str> = args.iter().filter_map(Arg::as_static).collect();
+            let dev = words
+                .windows(2)
+                .find_map(|w| match w {
+                    ["-s" | "--change", d] => Some(*d),
+                    _ => None,
+                })
+                .filter(|d| !guest_interface(d));
+            let forced = words.windows(2).any(|w| match w {
+                ["speed", s] => s.parse::<u32>().is_ok_and(|s| s < 1000),
+                ["duplex", "half"] | ["autoneg", "off"] => true,
+                _ => false,
+            });
+            dev.filter(|_| forced)
+                .map(|d| format!("-s {d} forces link settings the other end may not match, dropping the link"))
+        }
+        // Taking a VLAN off a host port cuts whatever traffic, the management's too, rides on it.
+        "bridge" => {
+            let ops: Vec<&str> = a.operands(&["-n", "-netns", "-b", "-batch"]).iter().map(|o| o.shown()).collect();
+            let dev = ops.iter().position(|w| *w == "dev").and_then(|i| ops.get(i + 1));
+            let vlan_del = ops.first().is_some_and(|o| "vlan".starts_with(o) && !o.is_empty())
+                && ops.get(1).is_some_and(|v| v.len() >= 3 && "delete".starts_with(v));
+            (vlan_del && dev.is_some_and(|d| !guest_interface(d)))
+                .then(|| "vlan del takes a VLAN off a host port, cutting the traffic on it".into())
+        }
         // Reloading every interface applies the files as they now are, an edit that cuts the
         // way in included; a syntax check or a dry run applies nothing.
         "ifreload" => {
