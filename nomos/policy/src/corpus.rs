@@ -57,6 +57,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-proof"),
     data!("attacks-pve"),
     data!("attacks-storage"),
+    data!("attacks-lockouts"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -13,6 +13,7 @@ mod databases;
 mod firewall;
 mod interpreters;
 mod links;
+mod lockout;
 mod meaning;
 mod network;
 mod outage;
@@ -33,6 +34,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO}
 
 pub(crate) use args::{is_identifier, Args};
 pub(crate) use storage_effect::ceph_own_config;
+pub(crate) use lockout::lockout_write;
 pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
@@ -150,6 +152,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     meaning::judge(an, base, args, mark);
     outage::judge(an, base, args);
     storage_effect::judge(an, base, args, stdin);
+    lockout::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {

@@ -21,6 +21,10 @@ const PROCESSES: &[&str] = &[
     "sh",
     // Every guest at once (or one guest's process killed outright, which is pulling its plug).
     "kvm", "qemu-system-x86_64", "qemu-system-aarch64", "qemu-server", "lxc-start", "lxc-monitord",
+    "/usr/bin/kvm -id", "lxcfs", "dockerd", "containerd", "containerd-shim", "libvirtd",
+    // What guests' disks and services' data live on.
+    "ceph-osd", "ceph-mon", "ceph-mgr", "ceph-mds", "radosgw", "zed", "multipathd", "iscsid", "tgtd", "nfsd",
+    "postgres", "mysqld", "mariadbd", "mongod", "redis-server", "etcd",
 ];
 
 /// Signal names (without `SIG`), as the shells and procps read them.

@@ -524,6 +524,8 @@ impl<'p> Analysis<'p> {
                 self.raise(Risk::Destructive, format!("{what} writes the device {p}"));
             } else if is_login_policy(p) && !(append && p.ends_with("authorized_keys")) {
                 self.raise(Risk::Destructive, format!("{what} writes {p}, which decides who may log in"));
+            } else if let Some(why) = crate::rules::lockout_write(p, append) {
+                self.raise(Risk::Destructive, format!("{what} writes {p}, {why}"));
             } else if is_access_file(p) && !append {
                 self.raise(Risk::Destructive, format!("{what} overwrites {p}, which logins or access depend on"));
             } else if super::paths::is_irreplaceable(p) {
