@@ -111,11 +111,8 @@ pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
             "emacs" => &["-l", "--load", "-f", "--funcall", "--eval", "-L", "--directory"],
             _ => &["-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W", "-s"],
         };
-        let files: Vec<&Arg> = a
-            .operands(valued)
-            .into_iter()
-            .filter(|o| o.as_static().is_none_or(|w| !w.starts_with('+')))
-            .collect();
+        let files: Vec<&Arg> =
+            a.operands(valued).into_iter().filter(|o| o.as_static().is_none_or(|w| !w.starts_with('+'))).collect();
         in_place_edit(an, base, &files);
     }
     if base == "truncate"

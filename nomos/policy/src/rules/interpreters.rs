@@ -250,7 +250,9 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
         let tree = path.starts_with(['/', '~', '.']) && !path.contains(char::is_whitespace);
         if recursive && tree {
             an.raise(DE, format!("`{base}` code deletes the tree {path} and everything in it"));
-        } else if deletes && (crate::paths::is_vital(path) || crate::paths::is_precious(path) || matches!(path, "." | "./")) {
+        } else if deletes
+            && (crate::paths::is_vital(path) || crate::paths::is_precious(path) || matches!(path, "." | "./"))
+        {
             an.raise(DE, format!("`{base}` code deletes {path}, or what is in it"));
         }
     }

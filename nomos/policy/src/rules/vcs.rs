@@ -288,7 +288,8 @@ fn discards_work(sub: &str, rest: &Args<'_>, ops: &[&Arg]) -> bool {
     let whole = ops.iter().any(|o| matches!(o.shown(), "." | "*" | ":/" | "./" | ":(top)") || o.shown().ends_with('/'));
     match sub {
         "restore" => {
-            let staged_only = (rest.short('S') || rest.long("--staged")) && !(rest.short('W') || rest.long("--worktree"));
+            let staged_only =
+                (rest.short('S') || rest.long("--staged")) && !(rest.short('W') || rest.long("--worktree"));
             !staged_only
         }
         "checkout-index" => forced,

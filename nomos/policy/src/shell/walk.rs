@@ -250,8 +250,7 @@ impl Analysis<'_> {
             }
             // `command -v rm`, `which rm`, `type -P rm`: where the program is, which runs it.
             "command" | "which" | "type" if outer.is_none() => {
-                let names: Vec<&str> =
-                    args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
+                let names: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
                 let flag = |f: &[&str]| args.iter().any(|w| w.as_static().is_some_and(|w| f.contains(&w)));
                 let locates = match name.as_str() {
                     "command" => flag(&["-v"]),
