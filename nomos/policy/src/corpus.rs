@@ -58,6 +58,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-pve"),
     data!("attacks-storage"),
     data!("attacks-lockouts"),
+    data!("attacks-shell"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -532,6 +532,17 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
                 for literal in &judged.literals {
                     an.script(literal);
                 }
+                // Strings written side by side are one string in awk (`"re" "boot"`).
+                if (2..=8).contains(&judged.literals.len()) {
+                    an.script(&judged.literals.concat());
+                }
+                // So is a value given from outside the program (`-v c='rm -rf /'`, `c=… FILE`).
+                let assigned = inv.options.iter().filter(|(n, _)| n == "--assign").filter_map(|(_, v)| v.as_ref());
+                for value in assigned.chain(inv.operands.iter()).filter_map(Arg::as_static) {
+                    if let Some((_, v)) = value.split_once('=').filter(|(n, _)| super::is_identifier(n)) {
+                        an.script(v);
+                    }
+                }
             }
         }
         if !sandbox {

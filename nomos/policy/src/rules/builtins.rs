@@ -47,6 +47,21 @@ pub(super) fn setter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &S
             an.script(callback.shown());
         }
     }
+    // `set -- rm -rf /srv` makes those words the positional parameters, which `"$@"` runs.
+    if base == "set" {
+        if let Some(k) = a.all.iter().position(|x| x.as_static() == Some("--")) {
+            let words: Option<Vec<&str>> = a.tail_from(k + 1).iter().map(Arg::as_static).collect();
+            if let Some(words) = words.filter(|w| !w.is_empty()) {
+                let value = words.join(&crate::shell::FIELD.to_string());
+                for name in ["@", "*"] {
+                    an.set_var(name, std::slice::from_ref(&value), None, false);
+                }
+                if let Some(first) = words.first() {
+                    an.set_var("1", &[(*first).to_string()], None, false);
+                }
+            }
+        }
+    }
     if base == "set" && a.all.iter().any(|x| x.shown().contains("history")) {
         an.raise(CM, "`set -o history` records commands that can be replayed");
     }
@@ -105,4 +120,12 @@ pub(super) fn alias(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &S
             an.script(value);
         }
     }
+}
+
+/// `coproc CMD …`: runs the command beside the shell, as if written alone.
+pub(super) fn coproc(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    if a.all.is_empty() {
+        return an.raise(CM, "`coproc` without a command");
+    }
+    an.run(a.all, stdin);
 }

@@ -32,6 +32,8 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
         an.raise(DE, format!("`{base}` removes {p}, which logins or access depend on"));
     } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_vital(p)) {
         an.raise(DE, format!("`{base}` removes {p}, which booting, logging in or the network depend on"));
+    } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_irreplaceable(p)) {
+        an.raise(DE, format!("`{base}` removes {p}, which holds guest disks, backups or cluster state"));
     } else if ops.iter().any(|o| o.as_static().is_none()) {
         an.raise(CM, format!("`{base}` removes files named at run time"));
     } else {
@@ -76,10 +78,42 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     }
 }
 
+/// An in-place edit (`sed -i`, `perl -i`, an editor's script) of a file that booting, logging in,
+/// the network or the cluster depend on: one wrong line there is an unbootable or unreachable
+/// host, so it is judged as overwriting the file is.
+pub(super) fn in_place_edit(an: &mut Analysis<'_>, base: &str, files: &[&Arg]) {
+    for f in files {
+        let values = f.values();
+        if values.iter().any(|p| is_access_file(p)) {
+            an.raise(DE, format!("`{base}` edits {}, which logins or access depend on", f.shown()));
+        } else if values.iter().any(|p| is_irreplaceable(p)) {
+            an.raise(DE, format!("`{base}` edits {}, which holds guest disks or cluster state", f.shown()));
+        } else if values.iter().any(|p| is_vital(p) && !p.ends_with('/')) {
+            an.raise(DE, format!("`{base}` edits {}, which booting, logging in or the network depend on", f.shown()));
+        }
+    }
+}
+
+/// Editors and what they are given to edit: a vital file opened to be changed is judged as an
+/// in-place edit of it; `view` and `-R` only read.
+const EDITORS: &[&str] = &["ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "joe", "mcedit"];
+
 /// Creating or editing files: changes, or destroys where guest disks or cluster state live.
 pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     if matches!(base, "vi" | "vim" | "nvim" | "view" | "ex") {
         editor_commands(an, base, a);
+    }
+    if EDITORS.contains(&base) && !a.short('R') && !a.long("--view") {
+        // The options that take a value, by family.
+        let valued: &[&str] = match base {
+            "ed" => &["-p", "--prompt"],
+            "nano" | "pico" => &["-o", "--operatingdir", "-Y", "--syntax", "-T", "--tabsize", "-r", "--fill"],
+            "emacs" => &["-l", "--load", "-f", "--funcall", "--eval", "-L", "--directory"],
+            _ => &["-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W", "-s"],
+        };
+        let files: Vec<&Arg> =
+            a.operands(valued).into_iter().filter(|o| o.as_static().is_none_or(|w| !w.starts_with('+'))).collect();
+        in_place_edit(an, base, &files);
     }
     if base == "truncate"
         && a.operands(&["-s", "--size", "-r", "--reference"])

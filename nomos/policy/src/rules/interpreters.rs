@@ -115,13 +115,21 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
             return ro(an, format!("`{base} {only}` only prints its version or help"));
         }
     }
-    if base.starts_with("perl") && a.short('i') {
+    // `-i`, `-pi`, `-i.bak`, `-pi.orig`: in place, with or without a backup suffix.
+    let in_place = a.all.iter().filter_map(Arg::as_static).take_while(|w| *w != "--").any(|w| {
+        w.strip_prefix('-').filter(|o| !o.starts_with('-')).is_some_and(|o| {
+            let letters: String = o.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+            letters.contains('i') && !letters.split('i').next().is_some_and(|pre| pre.contains(['e', 'E', 'M', 'I']))
+        })
+    });
+    if base.starts_with("perl") && (a.short('i') || in_place) {
         an.raise(CM, "`perl -i` edits files in place");
         if let Some(f) =
             a.operands(&["-e", "-E", "-M", "-I"]).iter().find(|f| f.values().iter().any(|p| is_access_file(p)))
         {
             an.raise(DE, format!("`perl -i` edits {}, which logins or access depend on", f.shown()));
         }
+        super::coreutils::in_place_edit(an, "perl -i", &a.operands(&["-e", "-E", "-M", "-I"]));
     }
     let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command", "-ex"]);
     let script = a
@@ -187,6 +195,13 @@ const DELETES: &[&str] = &[
     "os.remove", "Remove-Item", "truncate", "shred", "remove_tree", "rm(", "delete(", "file delete", "unlinkSync",
 ];
 
+/// Words of interpreter code that delete a whole tree.
+#[rustfmt::skip]
+const RECURSIVE_DELETES: &[&str] = &[
+    "rmtree", "rm_rf", "rm_r", "remove_tree", "rmdir -r", "-Recurse", "recursive: true", "recursive=True",
+    "File::Path", "rimraf", "remove_dir_all", "RemoveAll", "file delete -force",
+];
+
 /// Judges interpreter code by what can be seen of it: secret paths anywhere; when it can run
 /// commands (`system`, `exec`, `popen`, backticks, `qx`, `spawn` …), each literal, each list of
 /// literals (`["systemctl", "stop", "ssh"]`) and each `exec`/`spawn`/`system` statement as a
@@ -204,6 +219,7 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     let joined: String = literals.concat();
     let runs = RUNS.iter().any(|w| code.contains(w) || joined.contains(w.trim_end_matches('(')));
     let deletes = DELETES.iter().any(|w| code.contains(w));
+    let recursive = RECURSIVE_DELETES.iter().any(|w| code.contains(w));
     let writes = WRITES.iter().any(|w| code.contains(w));
     // Paths written without quotes (`Remove-Item -Recurse /var/lib/vz`, `file delete -force /x`).
     let bare_paths = code
@@ -228,6 +244,16 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
                 || path.starts_with("/etc/"));
         if (deletes || writes) && precious {
             an.raise(DE, format!("`{base}` code deletes, truncates or overwrites {path}"));
+        }
+        // A tree deleted whole is `rm -r`, wherever it is; files the system needs, or every file
+        // of the working directory, deleted one by one are `rm` of them.
+        let tree = path.starts_with(['/', '~', '.']) && !path.contains(char::is_whitespace);
+        if recursive && tree {
+            an.raise(DE, format!("`{base}` code deletes the tree {path} and everything in it"));
+        } else if deletes
+            && (crate::paths::is_vital(path) || crate::paths::is_precious(path) || matches!(path, "." | "./"))
+        {
+            an.raise(DE, format!("`{base}` code deletes {path}, or what is in it"));
         }
     }
     if runs {

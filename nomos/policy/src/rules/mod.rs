@@ -26,6 +26,7 @@ mod sql;
 mod storage;
 mod storage_effect;
 mod systemd;
+mod teardown;
 mod text;
 mod vcs;
 mod wrappers;
@@ -153,6 +154,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     outage::judge(an, base, args);
     storage_effect::judge(an, base, args, stdin);
     lockout::judge(an, base, args, stdin);
+    teardown::packages(an, base, args);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
     if !inert && !exhaustive {
@@ -275,6 +277,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["printf"], builtins::printf),
     (&["trap"], builtins::trap),
     (&["alias"], builtins::alias),
+    (&["coproc"], builtins::coproc),
     // Wrappers whose rule is more than options (the others are table entries).
     (&["parallel"], wrappers::parallel),
     (&["pee", "mispipe"], wrappers::each_a_command),
@@ -284,7 +287,8 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["eval"], wrappers::eval),
     (&["source", "."], wrappers::source),
     // Files and processes.
-    (&["rm", "srm"], coreutils::rm),
+    // `unlink` and `rmdir` remove what they name as `rm` does, and matter by the same paths.
+    (&["rm", "srm", "unlink", "rmdir"], coreutils::rm),
     (&["cp", "mv", "install", "ln"], coreutils::copy),
     (&[
         "mkdir", "touch", "mkfifo", "mknod", "truncate", "split", "csplit", "dos2unix", "unix2dos", "chattr", "setfacl",
@@ -354,6 +358,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["kubectl", "oc"], containers::kubectl),
     // Version control and databases.
     (&["git"], vcs::git),
+    (&["etckeeper"], vcs::etckeeper),
     (&["mongosh", "mongo"], databases::mongosh),
 ];
 
@@ -812,6 +817,9 @@ pub(super) fn ro(an: &mut Analysis<'_>, what: impl Into<String>) {
 
 /// A program with no rule is not known to be read-only.
 pub(super) fn unknown(an: &mut Analysis<'_>, base: &str) {
+    if let Some(why) = teardown::named_teardown(base) {
+        an.raise(DE, why);
+    }
     an.raise(CM, format!("`{base}` is not known to be read-only"));
 }
 

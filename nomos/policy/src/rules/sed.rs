@@ -400,12 +400,19 @@ impl Parser {
             return Err("a bad `s` delimiter".into());
         }
         self.delimited(delim, true).ok_or("an unterminated `s`")?;
-        self.replacement(delim).ok_or("an unterminated `s`")?;
+        let replacement = self.replacement(delim).ok_or("an unterminated `s`")?;
         loop {
             match self.next() {
                 Some('i' | 'I' | 'm' | 'M' | 'p' | 'g' | ' ' | '\t') => {}
                 Some(c) if c.is_ascii_digit() => {}
-                Some('e') => self.effects.push(Effect::RunsPatternSpace),
+                Some('e') => {
+                    self.effects.push(Effect::RunsPatternSpace);
+                    // What it runs holds the replacement: judged with the matched text as a word.
+                    let command = literal_replacement(&replacement);
+                    if !command.trim().is_empty() {
+                        self.effects.push(Effect::Runs(command));
+                    }
+                }
                 Some('w') => {
                     let file = self.rest_of_line();
                     self.effects.push(Effect::Writes(file));
@@ -441,6 +448,25 @@ impl Parser {
             out.push(c);
         }
     }
+}
+
+/// A replacement as text, with what the match supplies (`&`, `\1`) standing as a word.
+fn literal_replacement(replacement: &str) -> String {
+    let mut out = String::new();
+    let mut chars = replacement.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '&' => out.push_str("MATCH"),
+            '\\' => match chars.next() {
+                Some(d) if d.is_ascii_digit() => out.push_str("MATCH"),
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            },
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// GNU sed's options: those that take a value, and whether a word is one of its options at all.
@@ -576,6 +602,7 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
         for f in files.iter().filter(|f| f.values().iter().any(|p| is_irreplaceable(p))) {
             an.raise(DE, format!("`{base} -i` edits {}, which holds guest disks or cluster state", f.shown()));
         }
+        super::coreutils::in_place_edit(an, &format!("{base} -i"), &files.iter().collect::<Vec<_>>());
         let names: Vec<&str> = files.iter().map(Arg::shown).collect();
         let what = if names.is_empty() { "files".to_string() } else { names.join(" ") };
         an.raise(CM, format!("`{base} -i` edits {what} in place"));
@@ -686,7 +713,7 @@ mod tests {
         assert_eq!(effects(":a;N;$!ba;w /etc/passwd"), Ok(vec![Effect::Writes("/etc/passwd".into())]));
         assert_eq!(effects("bl;:l;1e reboot"), Ok(vec![Effect::Runs("reboot".into())]));
         assert_eq!(effects("s/a/b/gw /tmp/x;p"), Ok(vec![Effect::Writes("/tmp/x;p".into())]));
-        assert_eq!(effects("s/.*/reboot/e"), Ok(vec![Effect::RunsPatternSpace]));
+        assert_eq!(effects("s/.*/reboot/e"), Ok(vec![Effect::RunsPatternSpace, Effect::Runs("reboot".into())]));
         assert_eq!(effects("1{r /etc/shadow\n}"), Ok(vec![Effect::Reads("/etc/shadow".into())]));
         assert_eq!(effects("0~3w /etc/x"), Ok(vec![Effect::Writes("/etc/x".into())]));
         assert_eq!(effects("$!N;e"), Ok(vec![Effect::RunsPatternSpace]));

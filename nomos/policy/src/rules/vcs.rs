@@ -170,7 +170,14 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
                     "--create-reflog",
                 ]);
             let lists = shorts.iter().any(|(c, _)| *c == 'l') || rest.long("--list");
-            if changes || (!ops.is_empty() && !lists) {
+            // `-D`, `-d --force`, `-M` and `-C` delete or overwrite a branch whose commits may be
+            // on no other.
+            let forced = shorts.iter().any(|(c, _)| matches!(c, 'D' | 'M' | 'C'))
+                || ((shorts.iter().any(|(c, _)| *c == 'd') || rest.long("--delete"))
+                    && (shorts.iter().any(|(c, _)| *c == 'f') || rest.long("--force")));
+            if forced {
+                an.raise(DE, "`git branch -D` deletes or overwrites a branch and the commits only it holds");
+            } else if changes || (!ops.is_empty() && !lists) {
                 an.raise(CM, "`git branch` creates, moves or deletes branches");
             } else {
                 ro(an, "`git branch` only lists");
@@ -191,6 +198,13 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             Some("list" | "show" | "status") => ro(an, format!("`git {sub} list` only reads")),
             None if sub == "reflog" => ro(an, "`git reflog` only reads"),
             Some("clear") if sub == "stash" => an.raise(DE, "`git stash clear` discards every stash"),
+            Some("drop") if sub == "stash" => an.raise(DE, "`git stash drop` discards a stash"),
+            Some("expire" | "delete") if sub == "reflog" => {
+                an.raise(DE, "`git reflog expire` forgets the history that recovers lost commits")
+            }
+            Some("remove") if sub == "worktree" && rest.flag('f', "--force") => {
+                an.raise(DE, "`git worktree remove --force` deletes a working tree with its changes")
+            }
             _ => an.raise(CM, format!("`git {sub}` changes the repository")),
         },
         "config" => {
@@ -228,23 +242,77 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         "clean" => {
             if git_dry_run(&rest) {
                 ro(an, "`git clean -n` only lists");
-            } else if rest.short('x') || rest.short('X') || rest.short('d') {
-                an.raise(DE, "`git clean -fdx` deletes untracked and ignored files for good");
+            } else if rest.short('x') || rest.short('X') || rest.short('d') || rest.flag('f', "--force") {
+                an.raise(DE, "`git clean -f` deletes untracked files for good");
             } else {
                 an.raise(CM, "`git clean` deletes untracked files");
             }
         }
         "reset" if rest.long("--hard") => an.raise(DE, "`git reset --hard` discards uncommitted work"),
+        // Files checked out or restored over the working tree lose their uncommitted changes.
+        "checkout" | "restore" | "switch" | "checkout-index" if discards_work(sub, &rest, &ops) => {
+            an.raise(DE, format!("`git {sub}` overwrites files in the working tree, discarding uncommitted work"))
+        }
+        // History rewritten, or unreachable commits removed now rather than after the grace period.
+        "filter-branch" | "filter-repo" => an.raise(DE, format!("`git {sub}` rewrites the repository's history")),
+        "gc" if rest.all.iter().filter_map(Arg::as_static).any(|w| {
+            w.strip_prefix("--prune=").is_some_and(|v| matches!(v, "now" | "all" | "0") || v.starts_with("now"))
+        }) =>
+        {
+            an.raise(DE, "`git gc --prune=now` deletes unreachable commits at once")
+        }
+        "prune" if !git_dry_run(&rest) => an.raise(DE, "`git prune` deletes unreachable commits"),
+        "update-ref" if rest.short('d') => an.raise(DE, "`git update-ref -d` deletes a reference"),
+        "symbolic-ref" if rest.short('d') || rest.long("--delete") => {
+            an.raise(DE, "`git symbolic-ref -d` deletes a reference")
+        }
         "push"
             if rest.flag('f', "--force")
                 || rest.long_prefix("--force")
                 || rest.long("--mirror")
                 || rest.long("--delete")
+                || rest.long("--prune")
                 || ops.iter().any(|o| o.shown().starts_with('+') || o.shown().starts_with(':')) =>
         {
             an.raise(DE, "`git push --force` rewrites or deletes remote history")
         }
         _ => an.raise(CM, format!("`git {sub}` changes the repository or its remotes")),
+    }
+}
+
+/// Whether `checkout`/`restore`/`switch` write over files in the working tree: forced, given
+/// paths (after `--`, or `.`), or `restore` other than of the index alone.
+fn discards_work(sub: &str, rest: &Args<'_>, ops: &[&Arg]) -> bool {
+    let forced = rest.flag('f', "--force") || rest.long("--discard-changes") || rest.long("--overwrite-ignore");
+    let dashes = rest.all.iter().any(|w| w.as_static() == Some("--"));
+    let whole = ops.iter().any(|o| matches!(o.shown(), "." | "*" | ":/" | "./" | ":(top)") || o.shown().ends_with('/'));
+    match sub {
+        "restore" => {
+            let staged_only =
+                (rest.short('S') || rest.long("--staged")) && !(rest.short('W') || rest.long("--worktree"));
+            !staged_only
+        }
+        "checkout-index" => forced,
+        "switch" => forced,
+        _ => forced || dashes || whole || rest.short('p') || rest.long("--patch"),
+    }
+}
+
+/// `etckeeper`: `vcs` runs git over /etc, where its history keeps every version of the files;
+/// `uninit` deletes that history.
+pub(super) fn etckeeper(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let Some((i, sub)) = a.sub(&["-d"]) else {
+        return an.raise(CM, "`etckeeper` changes the repository of /etc");
+    };
+    match sub {
+        "vcs" => {
+            let mut words = vec![Arg::Static("git".into()), Arg::Static("-C".into()), Arg::Static("/etc".into())];
+            words.extend(a.tail_from(i + 1).iter().cloned());
+            an.run(&words, stdin);
+        }
+        "uninit" => an.raise(DE, "`etckeeper uninit` deletes the history of /etc"),
+        "list-installed" | "unclean" => ro(an, format!("`etckeeper {sub}` only reports")),
+        _ => an.raise(CM, format!("`etckeeper {sub}` changes the repository of /etc")),
     }
 }
 

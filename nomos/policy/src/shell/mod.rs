@@ -407,6 +407,15 @@ impl<'p> Analysis<'p> {
         let root = tree.root_node();
         if root.has_error() {
             self.raise_unparsed("the command does not parse as shell; it cannot be judged read-only");
+            // A brace list where a command starts is that command once bash expands it.
+            if let Some(expanded) = words::brace_commands(text) {
+                self.script(&expanded);
+            }
+            // `<>` opens its file for reading and writing: what is written lands in the file as
+            // it would through `>`, over what was there.
+            if text.contains("<>") {
+                self.script(&text.replace("<>", ">"));
+            }
         }
         let outer = self.script_id;
         self.script_id = self.parsed;

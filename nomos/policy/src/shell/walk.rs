@@ -248,6 +248,22 @@ impl Analysis<'_> {
                 texts.extend(decoded.filter(|d| !texts.contains(d)));
                 Stdin { texts, unknown: false }
             }
+            // `command -v rm`, `which rm`, `type -P rm`: where the program is, which runs it.
+            "command" | "which" | "type" if outer.is_none() => {
+                let names: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
+                let flag = |f: &[&str]| args.iter().any(|w| w.as_static().is_some_and(|w| f.contains(&w)));
+                let locates = match name.as_str() {
+                    "command" => flag(&["-v"]),
+                    "type" => flag(&["-P", "-p"]),
+                    _ => true,
+                };
+                match names.as_slice() {
+                    [program] if locates && args.iter().all(|w| w.as_static().is_some()) && !program.contains('/') => {
+                        Stdin { texts: vec![format!("/usr/bin/{program}")], unknown: false }
+                    }
+                    _ => unseen,
+                }
+            }
             // `cat <<EOF` / `cat <<< '…'` pass their input through; decoders decode it.
             _ if words.iter().all(|w| w.as_static().is_some()) && decoder(name, &words).is_some() => {
                 let mut texts: Vec<String> = fed.filter(|f| !f.unknown).map(|f| f.texts.clone()).unwrap_or_default();
@@ -354,6 +370,10 @@ impl Analysis<'_> {
                     let shown = value.as_ref().and_then(Arg::as_static);
                     if let Some(reason) = environment_variable(&name, shown) {
                         self.raise(Risk::ConfigMutation, format!("exports: {reason}"));
+                    }
+                    // An exported pager or editor runs in every later program that uses it.
+                    if let Some(command) = shown.and_then(|v| super::words::command_variable(&name, v)) {
+                        self.script(&command);
                     }
                 }
             }
@@ -713,6 +733,11 @@ impl Analysis<'_> {
                 Risk::Destructive,
                 format!("sets `{name}`: another Ceph configuration names files Ceph writes or replaces as root"),
             );
+        }
+        // A pager, editor, browser or ssh command given to a tool is run by it: what it runs is
+        // judged as if written here (`PAGER='rm -rf /srv' man ls` removes /srv).
+        if let Some(command) = value.and_then(|v| super::words::command_variable(name, v)) {
+            self.script(&command);
         }
         if let (Some(function), Some(body)) = (name.strip_prefix("BASH_FUNC_"), value) {
             if let Some(body) = body.trim_start().strip_prefix("()") {

@@ -217,6 +217,50 @@ pub(super) fn expansion_parts(raw: &str) -> (&str, Option<&str>) {
     (name, operand)
 }
 
+/// The shell command a variable's value is, for the variables whose value programs run as a
+/// command (`PAGER`, `EDITOR`, `GIT_SSH_COMMAND`, `LESSOPEN='|cmd %s'` …); `None` for the others.
+pub(crate) fn command_variable(name: &str, value: &str) -> Option<String> {
+    const COMMANDS: &[&str] = &[
+        "PAGER",
+        "MANPAGER",
+        "GIT_PAGER",
+        "SYSTEMD_PAGER",
+        "PSQL_PAGER",
+        "MYSQL_PAGER",
+        "BAT_PAGER",
+        "DELTA_PAGER",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EDITOR",
+        "SUDO_EDITOR",
+        "SYSTEMD_EDITOR",
+        "KUBE_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "BROWSER",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "PROMPT_COMMAND",
+        "RSYNC_RSH",
+        "CVS_RSH",
+        "MANROFFOPT_CMD",
+        "DIFF_CMD",
+    ];
+    if !COMMANDS.contains(&name) {
+        return None;
+    }
+    // `less` runs LESSOPEN after a leading `|` (or `||`), with `%s` the file's name.
+    let command = value.trim_start_matches('|').replace("%s", "FILE");
+    // A browser list is tried in turn (`BROWSER=a:b`).
+    let command = if name == "BROWSER" { command.replace(':', ";") } else { command };
+    (!command.trim().is_empty()).then_some(command)
+}
+
 /// Variables that change which programs run or how they load.
 pub(crate) fn dangerous_variable(name: &str) -> Option<String> {
     const NAMES: &[&str] = &[
@@ -431,6 +475,50 @@ fn decode_ansi_c(s: &str) -> String {
 /// `echo`'s text with the common escapes (`-e` style) resolved, for scripts piped into a shell.
 pub(super) fn unescape_echo(s: &str) -> String {
     s.replace("\\n", "\n").replace("\\t", "\t")
+}
+
+/// The text with each brace list that starts a word outside quotes (`{rm,-rf,/srv}`) replaced by
+/// the words bash expands it to, when there is one: in command position bash runs the expansion
+/// (`rm -rf /srv`), which the grammar cannot read as a command.
+pub(crate) fn brace_commands(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut changed = false;
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        let word_start = i == 0 || chars.get(i - 1).is_some_and(|p| p.is_whitespace() || ";|&(`".contains(*p));
+        if quote.is_none() && c == '{' && word_start {
+            // The word runs to a blank or an operator outside braces.
+            let mut depth = 0i32;
+            let mut end = i;
+            while let Some(&w) = chars.get(end) {
+                match w {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ if depth <= 0 && (w.is_whitespace() || ";|&)".contains(w)) => break,
+                    _ => {}
+                }
+                end += 1;
+            }
+            let word: String = chars.get(i..end).unwrap_or(&[]).iter().collect();
+            let expanded = expand_braces(&word);
+            if word.contains(',') && expanded.len() > 1 {
+                out.push_str(&expanded.join(" "));
+                changed = true;
+                i = end;
+                continue;
+            }
+        }
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), _) if q == c => quote = None,
+            _ => {}
+        }
+        out.push(c);
+        i += 1;
+    }
+    changed.then_some(out)
 }
 
 /// Expands brace lists (`{a,b}`, `-r{f,}`) the way bash would, up to a bound.

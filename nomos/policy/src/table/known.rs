@@ -14,6 +14,8 @@ use crate::shell::{Analysis, Arg};
 #[rustfmt::skip]
 pub(crate) const OWN_GRAMMAR: &[&str] = &[
     "sed", "gsed", "awk", "gawk", "mawk", "nawk", "busybox-awk", "find",
+    // `etckeeper vcs` hands its words to git, whose options are checked there.
+    "etckeeper",
 ];
 
 /// Mode paths are at most this many words (`ceph osd pool ls`).
