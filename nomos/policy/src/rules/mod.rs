@@ -18,6 +18,7 @@ mod network;
 mod outage;
 mod proxmox;
 mod pve_api;
+mod requests;
 mod sed;
 mod signals;
 mod sql;
@@ -145,6 +146,15 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         rule(an, base, entry, alt, stdin);
     }
     meaning::judge(an, base, args, mark);
+    // A program with no rule is judged by what its words mean; clients of service APIs by what
+    // their requests ask for.
+    let ruled = entry.is_some() || code_rule(base).is_some();
+    if !ruled {
+        meaning::unknown(an, base, args);
+    }
+    if !ruled || requests::CLIENTS.contains(&base) {
+        requests::client(an, base, args);
+    }
     outage::judge(an, base, args);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
