@@ -59,6 +59,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-storage"),
     data!("attacks-lockouts"),
     data!("attacks-shell"),
+    data!("attacks-services"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

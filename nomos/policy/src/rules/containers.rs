@@ -104,6 +104,9 @@ pub(super) fn docker(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &St
             an.raise(DE, format!("`{base} system reset` deletes every container, image and volume"))
         }
         "network" => group(an, "network", &["ls", "list", "inspect"], &[]),
+        "pod" if base == "podman" => {
+            group(an, "pod", &["ps", "ls", "list", "inspect", "logs", "top", "stats", "exists"], &[])
+        }
         "context" | "plugin" | "node" | "secret" | "config" | "manifest" | "trust" | "buildx" | "stack" | "service" => {
             group(an, sub, &["ls", "list", "inspect", "show", "ps", "logs", "version", "services"], &[])
         }

@@ -121,6 +121,7 @@ fn judge_sql_in(an: &mut Analysis<'_>, base: &str, sql: &str, database: Option<&
     if !meta_only_reads {
         an.raise(CM, format!("`{base}` runs a client command that is not known to only show things"));
     }
+    meta_commands_destroy(an, base, &meta);
     if let Some(why) = judged.changes.first() {
         an.raise(CM, format!("`{base}`: {why}"));
     }
@@ -316,6 +317,33 @@ fn statement_reads(base: &str, statement: &str) -> bool {
 }
 
 /// Client meta-commands (psql `\…`, mysql `\…`) that only show things.
+/// Client commands that replace a database's content or write a query's result over a file:
+/// sqlite3's `.restore` and `.import`, psql's `\copy … to 'FILE'`.
+fn meta_commands_destroy(an: &mut Analysis<'_>, base: &str, meta: &[String]) {
+    for line in meta {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let command = words.first().copied().unwrap_or("").to_ascii_lowercase();
+        match (base, command.as_str()) {
+            ("sqlite3", ".restore" | ".import" | ".recover" | ".load") => an.raise(
+                DE,
+                format!("`{base} {command}` replaces or fills tables from a file it cannot be seen to hold"),
+            ),
+            ("psql", "\\copy") => {
+                // The word after a lone `to` is the file written (a quoted path, or stdout).
+                let target = words
+                    .windows(2)
+                    .find(|w| w.first().is_some_and(|t| t.eq_ignore_ascii_case("to")))
+                    .and_then(|w| w.get(1))
+                    .map(|t| t.trim_matches(|c| c == '\'' || c == '"' || c == ';'));
+                if let Some(file) = target.filter(|f| !f.is_empty() && !f.eq_ignore_ascii_case("stdout")) {
+                    an.write_target(&Arg::Static(file.to_string()), &format!("`{base} \\copy … to`"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn meta_command_reads(base: &str, command: &str, statement: &str) -> bool {
     let argument = statement.split_whitespace().nth(1);
     let lower = command.to_lowercase();

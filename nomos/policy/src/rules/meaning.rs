@@ -20,6 +20,54 @@ const MANAGING: &[&str] = &[
     "lxc", "incus", "multipath", "dmsetup", "losetup", "targetcli", "iscsiadm", "userdel", "deluser", "groupdel",
     "delgroup", "radosgw-admin", "cephadm", "helm", "snapper", "timeshift", "tune2fs", "xfs_admin", "e2fsck",
     "xfs_repair", "ha-manager", "pveam", "qmrestore", "pvesr",
+    // Object storage and backup clients.
+    "aws", "mc", "mcli", "s3cmd", "s5cmd", "gsutil", "gcloud", "az", "b2", "swift", "duplicity", "duply", "kopia",
+    "rustic", "borgmatic", "restic-rest", "rdiff-backup", "bup", "tarsnap", "zrepl", "syncoid", "sanoid",
+    // Containers and orchestration.
+    "docker", "podman", "nerdctl", "crictl", "ctr", "kubectl", "oc", "k3s", "k0s", "kubeadm", "microk8s", "k9s",
+    "consul", "nomad", "vault", "terraform", "tofu", "docker-compose", "podman-compose",
+    // Database servers.
+    "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo", "pg_ctl",
+    "pg_ctlcluster", "pg_dropcluster", "cqlsh", "nodetool",
+];
+
+/// Subcommand paths of these tools that destroy or take down without a deleting word.
+#[rustfmt::skip]
+const ALSO_DESTRUCTIVE: &[(&str, &[&str], &str)] = &[
+    ("rclone", &["sync"], "makes the destination match the source, deleting what the source lacks"),
+    ("rclone", &["bisync"], "deletes on either side what the other side lost"),
+    ("rclone", &["dedupe"], "deletes duplicate files"),
+    ("rclone", &["cleanup"], "empties the trash and deletes old versions"),
+    ("rclone", &["move"], "deletes the source once copied"),
+    ("borg", &["compact"], "frees the space of deleted archives for good"),
+    ("borg", &["recreate"], "rewrites archives, dropping what they no longer match"),
+    ("borgmatic", &["compact"], "frees the space of deleted archives for good"),
+    ("kopia", &["maintenance", "run"], "deletes unreferenced data"),
+    ("kubectl", &["drain"], "evicts every pod from the node"),
+    ("oc", &["drain"], "evicts every pod from the node"),
+    ("kubectl", &["rollout", "undo"], "rolls a workload back"),
+    ("oc", &["rollout", "undo"], "rolls a workload back"),
+    ("docker", &["swarm", "leave"], "takes the node out of the swarm"),
+    ("podman", &["system", "migrate"], "rewrites every container's storage"),
+    ("etcdctl", &["compact"], "discards the key history"),
+    ("etcdctl", &["defrag"], "blocks the member while it rewrites its store"),
+    ("etcdctl", &["member", "remove"], "removes a member from the cluster"),
+    ("redis-cli", &["shutdown"], "stops the database server"),
+    ("redis-cli", &["debug"], "can crash or stall the server"),
+    ("nodetool", &["decommission"], "takes the node out of the ring"),
+    ("vault", &["operator", "seal"], "seals the vault, locking every secret away"),
+    ("consul", &["leave"], "takes the agent out of the cluster"),
+    ("consul", &["kv", "delete"], "deletes keys"),
+    ("aws", &["s3", "mv"], "deletes the source once copied"),
+    ("aws", &["ec2", "stop-instances"], "stops instances"),
+    ("mc", &["mv"], "deletes the source once copied"),
+    ("mc", &["admin", "service", "stop"], "stops the object store"),
+    ("mc", &["admin", "service", "restart"], "restarts the object store"),
+    ("mcli", &["admin", "service", "stop"], "stops the object store"),
+    ("racadm", &["serveraction"], "powers the server off, cycles or resets it"),
+    ("racadm", &["racreset"], "restarts the management controller"),
+    ("racadm", &["racresetcfg"], "resets the management controller to its defaults"),
+    ("racadm", &["systemerase"], "erases the server's storage and settings"),
 ];
 
 /// Words that delete, destroy or reset (whole words of a subcommand or an option's name, or the
@@ -28,7 +76,8 @@ const MANAGING: &[&str] = &[
 const VERBS: &[&str] = &[
     "delete", "destroy", "purge", "prune", "wipe", "format", "reset", "rollback", "flush", "drop", "remove",
     "zap", "erase", "forget", "shrink", "sanitize", "discard", "labelclear", "unlink", "free", "truncate",
-    "flushall", "flushdb", "revert", "uninstall", "kill", "deactivate",
+    "flushall", "flushdb", "revert", "uninstall", "kill", "deactivate", "terminate", "evict", "decommission",
+    "teardown", "factoryreset",
 ];
 
 /// Subcommand paths of these tools whose deleting word is not destructive.
@@ -37,7 +86,39 @@ const NOT_DESTRUCTIVE: &[(&str, &[&str])] = &[
     ("ceph", &["crash"]), ("ceph", &["config"]), ("ceph", &["health"]), ("ceph", &["progress"]),
     ("ceph", &["orch"]), ("qm", &["reset"]), ("pct", &["reset"]),
     ("qm", &["set"]), ("pct", &["set"]), ("zpool", &["clear"]), ("pvesm", &["prune-backups"]),
-    ("ipmitool", &["sel"]), ("virsh", &["undefine"]), ("parted", &["print"]),
+    ("virsh", &["undefine"]), ("parted", &["print"]),
+    // A container killed is a container stopped; it starts again as it was.
+    ("docker", &["kill"]), ("podman", &["kill"]), ("nerdctl", &["kill"]), ("docker", &["container", "kill"]),
+    ("podman", &["container", "kill"]), ("docker", &["compose", "kill"]), ("podman", &["pod", "kill"]),
+    ("docker-compose", &["kill"]), ("podman-compose", &["kill"]), ("crictl", &["stop"]),
+    ("racadm", &["serveraction", "powerstatus"]),
+    // A stopped container or an image removed is recreated from its image or pulled again;
+    // a forced removal is judged above. A key or two deleted by name is an edit.
+    ("docker", &["rm"]), ("docker", &["rmi"]), ("docker", &["container", "rm"]), ("docker", &["image", "rm"]),
+    ("podman", &["rm"]), ("podman", &["rmi"]), ("podman", &["container", "rm"]), ("podman", &["image", "rm"]),
+    ("podman", &["pod", "rm"]), ("nerdctl", &["rm"]), ("nerdctl", &["rmi"]), ("redis-cli", &["del"]),
+    ("redis-cli", &["unlink"]), ("valkey-cli", &["del"]), ("valkey-cli", &["unlink"]),
+    // What a container runs is judged as its own command.
+    ("docker", &["exec"]), ("docker", &["run"]), ("docker", &["create"]), ("docker", &["container", "exec"]),
+    ("docker", &["container", "run"]), ("docker", &["container", "create"]), ("docker", &["compose", "exec"]),
+    ("docker", &["compose", "run"]), ("podman", &["exec"]), ("podman", &["run"]), ("podman", &["create"]),
+    ("podman", &["container", "exec"]), ("podman", &["container", "run"]), ("podman", &["compose", "exec"]),
+    ("podman", &["compose", "run"]), ("nerdctl", &["exec"]), ("nerdctl", &["run"]), ("kubectl", &["exec"]),
+    ("kubectl", &["run"]), ("kubectl", &["debug"]), ("oc", &["exec"]), ("oc", &["run"]), ("oc", &["debug"]),
+    ("oc", &["rsh"]), ("docker-compose", &["exec"]), ("docker-compose", &["run"]), ("podman-compose", &["exec"]),
+    ("podman-compose", &["run"]), ("crictl", &["exec"]),
+];
+
+/// Options of these tools whose deleting name is not destructive (`docker run --rm` removes the
+/// container it started when it exits).
+const NOT_DESTRUCTIVE_OPTIONS: &[(&str, &[&str])] = &[
+    ("docker", &["rm", "force-rm", "remove-orphans"]),
+    ("podman", &["rm", "force-rm", "remove-orphans", "replace"]),
+    ("nerdctl", &["rm"]),
+    ("kubectl", &["rm"]),
+    ("oc", &["rm"]),
+    ("docker-compose", &["rm", "remove-orphans"]),
+    ("podman-compose", &["rm", "remove-orphans"]),
 ];
 
 /// One option as Getopt::Long reads it: its name in lower case and its value, if it has one.
@@ -103,6 +184,13 @@ pub(crate) fn getopt(args: &[Arg]) -> (Vec<Opt>, Vec<String>) {
     (opts, positional)
 }
 
+/// Whether a positional word reads as a subcommand: a letter, then letters, digits, `-` or `_`
+/// (`s3api`, `delete-object`; not a number, a path or a name with dots).
+fn is_word(w: &str) -> bool {
+    w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// Whether a word (a subcommand, or an option's name) deletes by its meaning; for an option,
 /// also when it abbreviates such a name.
 pub(crate) fn deleting(word: &str, option: bool) -> Option<&'static str> {
@@ -120,7 +208,7 @@ pub(crate) fn deleting(word: &str, option: bool) -> Option<&'static str> {
                         && !w.starts_with("dela")
                         && !w.starts_with("delt")
                         && !w.starts_with("deleg"))))
-            || (*v == "remove" && (w == "rm" || (w.starts_with("rm") && w.len() > 2)))
+            || (*v == "remove" && (w == "rm" || w == "rb" || (w.starts_with("rm") && w.len() > 2)))
     })
 }
 
@@ -129,6 +217,9 @@ pub(crate) fn deleting(word: &str, option: bool) -> Option<&'static str> {
 pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize) {
     if !MANAGING.contains(&base) || an.max_since(mark) == Some(Risk::Destructive) {
         return;
+    }
+    if let Some(why) = also_destructive(base, args) {
+        return an.raise(DE, why);
     }
     // A subcommand the table lists is what the table says it is (`ceph osd safe-to-destroy`).
     if crate::table::table().get(base).and_then(|e| e.subcommand_level(args)).is_some() {
@@ -144,7 +235,7 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
             Some((n, v)) => (n, Some(v)),
             None => (lower.as_str(), None),
         };
-        let off = |v: &str| matches!(v, "0" | "false" | "no" | "off");
+        let off = |v: &str| matches!(v, "0" | "false" | "no" | "off" | "none");
         if matches!(name, "--dry-run" | "--dryrun" | "--dry_run" | "-dry-run" | "--simulate") {
             dry_run = !value.or(words.get(i + 1).copied()).is_some_and(off);
         } else if matches!(name, "--no-dry-run" | "--no-dryrun" | "--no-simulate") {
@@ -159,17 +250,14 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
     }
     let (opts, positional) = getopt(args);
     // The subcommand path: the leading positional words that read as words.
-    let path: Vec<&str> = positional
-        .iter()
-        .map(String::as_str)
-        .take(3)
-        .take_while(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_'))
-        .collect();
+    let path: Vec<&str> = positional.iter().map(String::as_str).take(3).take_while(|w| is_word(w)).collect();
     // Proxmox's tools destroy or take down by options and words that do not say so.
     if let Some(why) = super::pve_cli::judge(base, &path, &opts, &positional) {
         return an.raise(DE, format!("`{base} {}` {why}", path.join(" ")));
     }
-    let exempt = NOT_DESTRUCTIVE.iter().any(|(p, prefix)| *p == base && path.starts_with(prefix));
+    let exempt = NOT_DESTRUCTIVE.iter().any(|(p, prefix)| {
+        *p == base && prefix.iter().enumerate().all(|(i, w)| path.get(i).is_some_and(|x| x.eq_ignore_ascii_case(w)))
+    });
     if exempt {
         return;
     }
@@ -191,9 +279,163 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
     if let Some((word, verb)) = path.iter().find_map(|w| deleting(w, false).map(|v| (*w, v))) {
         return an.raise(DE, format!("`{base} {word}` is a `{verb}`: it destroys what it names"));
     }
-    if let Some((opt, verb)) = opts.iter().filter(|o| !o.is_off()).find_map(|o| deleting(&o.name, true).map(|v| (o, v)))
+    let kept = NOT_DESTRUCTIVE_OPTIONS.iter().find(|(p, _)| *p == base).map_or(&[][..], |(_, o)| *o);
+    if let Some((opt, verb)) = opts
+        .iter()
+        .filter(|o| !o.is_off() && !kept.contains(&o.name.as_str()))
+        .find_map(|o| deleting(&o.name, true).map(|v| (o, v)))
     {
         an.raise(DE, format!("`{base} --{}` is a `{verb}`: it destroys what it names", opt.name));
+    }
+}
+
+/// A subcommand of a managing tool that destroys or takes down without a deleting word: listed
+/// paths (`rclone sync`, `kubectl drain`), a workload scaled to nothing, every container stopped.
+fn also_destructive(base: &str, args: &[Arg]) -> Option<String> {
+    let (opts, positional) = getopt(args);
+    let path: Vec<String> = positional.iter().take(3).map(|w| w.to_ascii_lowercase()).collect();
+    // Every container at once (`--all`, or the ids `docker ps -q` lists) stopped, killed or removed.
+    let containers = matches!(base, "docker" | "podman" | "nerdctl");
+    let lifecycle = matches!(path.first().map(String::as_str), Some("stop" | "kill" | "rm" | "pause" | "restart"))
+        || (path.first().is_some_and(|w| w == "container")
+            && matches!(path.get(1).map(String::as_str), Some("stop" | "kill" | "rm")));
+    if containers && lifecycle {
+        let every = args.iter().any(|a| match a {
+            Arg::Dynamic { text, .. } => text.contains(" ps") || text.contains("container ls"),
+            Arg::Static(w) => {
+                w == "--all"
+                    || (w.starts_with('-')
+                        && !w.starts_with("--")
+                        && w.contains('a')
+                        && path.first().is_none_or(|w| w != "rm"))
+            }
+        });
+        if every {
+            return Some(format!("`{base} {}` acts on every container at once", path.join(" ")));
+        }
+    }
+    // A forced removal kills running containers first; plain removal takes only stopped ones.
+    let removal = matches!(path.first().map(String::as_str), Some("rm" | "rmi"))
+        || (path.first().is_some_and(|w| matches!(w.as_str(), "container" | "image" | "pod"))
+            && path.get(1).is_some_and(|w| w == "rm"));
+    let force = args.iter().filter_map(Arg::as_static).any(|w| {
+        w == "--force" || w == "--force=true" || (w.starts_with('-') && !w.starts_with("--") && w.contains('f'))
+    });
+    if containers && removal && force {
+        return Some(format!("`{base} {} -f` kills and removes running containers", path.join(" ")));
+    }
+    // Keys fed in from elsewhere (`--scan | xargs redis-cli del`): every key found is deleted.
+    let redis = matches!(base, "redis-cli" | "valkey-cli" | "keydb-cli");
+    if redis && matches!(path.first().map(String::as_str), Some("del" | "unlink")) && path.len() == 1 {
+        return Some(format!("`{base} {}` deletes every key it is fed", path.join(" ")));
+    }
+    let exempt = NOT_DESTRUCTIVE
+        .iter()
+        .any(|(p, pre)| *p == base && pre.iter().enumerate().all(|(i, w)| path.get(i).is_some_and(|x| x == w)));
+    if exempt {
+        return None;
+    }
+    for (tool, prefix, why) in ALSO_DESTRUCTIVE {
+        if *tool == base && prefix.iter().enumerate().all(|(i, p)| path.get(i).is_some_and(|w| w == p)) {
+            return Some(format!("`{base} {}` {why}", prefix.join(" ")));
+        }
+    }
+    let first = path.first().map(String::as_str);
+    // An immediate stop skips the clean shutdown: the server needs crash recovery to come back.
+    if matches!(base, "pg_ctl" | "pg_ctlcluster") && positional.iter().any(|w| matches!(w.as_str(), "stop" | "restart"))
+    {
+        let immediate = opts.iter().any(|o| {
+            (o.name == "m" || o.is("mode"))
+                && o.value.as_deref().is_some_and(|v| v.to_ascii_lowercase().starts_with('i'))
+        }) || opts.iter().any(|o| o.name.starts_with("mi"));
+        if immediate {
+            return Some(format!("`{base} stop -m immediate` stops the server without a clean shutdown"));
+        }
+    }
+    // `compose down -v` deletes the project's volumes with its containers.
+    let compose =
+        (matches!(base, "docker" | "podman") && first == Some("compose") && path.get(1).is_some_and(|w| w == "down"))
+            || (matches!(base, "docker-compose" | "podman-compose") && first == Some("down"));
+    let volumes = args.iter().filter_map(Arg::as_static).any(|w| {
+        w == "--volumes" || w == "--volumes=true" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'))
+    });
+    if compose && volumes {
+        return Some(format!("`{base} compose down -v` deletes the project's volumes"));
+    }
+    // Old backup sets are only deleted with `--force`; without it `cleanup` lists them.
+    if matches!(base, "duplicity" | "duply") && first == Some("cleanup") && args.iter().any(|a| a.shown() == "--force")
+    {
+        return Some(format!("`{base} cleanup --force` deletes backup files"));
+    }
+    // A workload scaled to zero replicas serves nothing.
+    if matches!(base, "kubectl" | "oc") && first == Some("scale") {
+        let zero = opts.iter().any(|o| o.is("replicas") && o.value.as_deref().is_some_and(|v| v.trim() == "0"));
+        if zero {
+            return Some(format!("`{base} scale --replicas=0` takes the workload down"));
+        }
+    }
+    None
+}
+
+/// Whether a word of an unknown program (its name's parts, a subcommand, an option's name)
+/// names a deletion: a deleting word whole, `rm`/`del`/`rb` and the like, or (not in a name) a
+/// word that starts with a strong one (`deletefile`, `--purge-all`). `format`, `free`, `kill`
+/// and their like speak of output, memory or signals as often, so they do not count here.
+fn deleting_strict(word: &str, name: bool) -> Option<&'static str> {
+    let w = word.to_ascii_lowercase();
+    if w.starts_with("no-") || w.starts_with("keep") || w.starts_with("skip") {
+        return None;
+    }
+    let parts: Vec<&str> = w.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    if parts.iter().any(|p| matches!(*p, "killall" | "nuke")) {
+        return Some("kill");
+    }
+    if matches!(parts.as_slice(), ["rm" | "rb" | "del" | "rmi" | "rmdir" | "rmdirs", ..]) {
+        return Some("remove");
+    }
+    const STRONG: &[&str] =
+        &["delete", "destroy", "purge", "wipe", "remove", "drop", "erase", "uninstall", "flush", "prune", "truncate"];
+    const WEAK: &[&str] = &["format", "free", "kill", "discard", "unlink", "revert", "shrink", "deactivate", "zap"];
+    VERBS
+        .iter()
+        .copied()
+        .filter(|v| !WEAK.contains(v))
+        .find(|v| parts.contains(v) || (!name && STRONG.contains(v) && parts.iter().any(|p| p.starts_with(v))))
+}
+
+/// A program with no rule: when its name, subcommand or an option is a deleting word, it
+/// destroys what it names (an unknown tool is never read-only; this only raises).
+pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    let name = base.rsplit('/').next().unwrap_or(base);
+    // A bare word (`drop`, `DROP TABLE x;` typed at the shell) is not a program's name that says
+    // what it does; a name of several parts (`k3s-uninstall.sh`, `wipe-cache`) is.
+    let several = name.split(['-', '_', '.']).filter(|p| !p.is_empty()).count() > 1;
+    if let Some(verb) = deleting_strict(name, true).filter(|_| several) {
+        return an.raise(DE, format!("`{name}` is named for a `{verb}`: it destroys what it names"));
+    }
+    let dry_run = args.iter().filter_map(Arg::as_static).any(|w| {
+        let w = w.to_ascii_lowercase();
+        w.starts_with("--dry-run") || w == "--dryrun" || w == "--simulate" || w == "--what-if"
+    });
+    if dry_run {
+        return;
+    }
+    let (opts, positional) = getopt(args);
+    let path = positional.iter().take(3).take_while(|w| is_word(w));
+    for word in path {
+        if let Some(verb) = deleting_strict(word, false) {
+            return an.raise(DE, format!("`{name} {word}` is a `{verb}`: it destroys what it names"));
+        }
+        // Formatting is a disk's content lost when it names a device.
+        let device = args.iter().any(|a| a.shown().starts_with("/dev/"));
+        if device && word.eq_ignore_ascii_case("format") {
+            return an.raise(DE, format!("`{name} format` erases the device it names"));
+        }
+    }
+    if let Some((opt, verb)) =
+        opts.iter().filter(|o| !o.is_off()).find_map(|o| deleting_strict(&o.name, false).map(|v| (o, v)))
+    {
+        an.raise(DE, format!("`{name} --{}` is a `{verb}`: it destroys what it names", opt.name));
     }
 }
 

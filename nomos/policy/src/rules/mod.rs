@@ -20,6 +20,7 @@ mod outage;
 mod proxmox;
 mod pve_api;
 mod pve_cli;
+mod requests;
 mod sed;
 mod signals;
 mod sql;
@@ -151,6 +152,15 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         rule(an, base, entry, alt, stdin);
     }
     meaning::judge(an, base, args, mark);
+    // A program with no rule is judged by what its words mean; clients of service APIs by what
+    // their requests ask for.
+    let ruled = entry.is_some() || code_rule(base).is_some();
+    if !ruled {
+        meaning::unknown(an, base, args);
+    }
+    if !ruled || requests::CLIENTS.contains(&base) {
+        requests::client(an, base, args);
+    }
     outage::judge(an, base, args);
     storage_effect::judge(an, base, args, stdin);
     lockout::judge(an, base, args, stdin);

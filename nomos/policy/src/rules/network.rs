@@ -5,6 +5,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReversibleLow a
 
 use super::links::{bridge_outage, ip_outage, nmcli_outage, tc_outage};
 use super::pve_api;
+use super::requests;
 use super::wrappers::wrapped;
 use super::Args;
 use super::{recursive_read, ro, script_from_stdin};
@@ -259,6 +260,10 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     }) {
         an.raise(DE, "`curl` sends a Redfish power action: it turns a machine off or resets it");
     }
+    let headers: Vec<String> = a.values(&["-H", "--header"]).iter().flat_map(requests::texts).collect();
+    let bodies: Vec<String> = a.values(&sending).iter().flat_map(requests::texts).collect();
+    let targets: Vec<String> = urls.iter().flat_map(requests::texts).collect();
+    requests::judge(an, "curl", method.as_deref(), &targets, &bodies, &headers);
     for url in &urls {
         if let Some(action) = url.values().into_iter().find_map(names_an_action) {
             if TAKES_DOWN.iter().any(|t| action.contains(t)) {
@@ -285,6 +290,7 @@ pub(super) fn names_an_action(url: &str) -> Option<String> {
         "cmd", "command", "action", "apply", "set", "write", "purge", "flush", "truncate", "unlock", "lock",
         "enable", "disable", "trigger", "deploy", "rollback", "factory", "erase", "clear", "mute", "pause",
         "resume", "suspend", "wake", "toggle", "switch", "turn_off", "turn_on", "off", "on", "logout", "login",
+        "win",
     ];
     // Words run together or camel-cased (`setswitchoff`, `Shelly.FactoryReset`) still name these.
     const RUN_TOGETHER: &[&str] = &[
@@ -305,6 +311,7 @@ pub(super) fn names_an_action(url: &str) -> Option<String> {
         "restart",
         "switchoff",
         "setswitch",
+        "setconfig",
     ];
     // Query keys that carry a device command (Tasmota `cmnd`, Shelly `turn`/`go`, FRITZ!Box `switchcmd`).
     const COMMAND_KEYS: &[&str] = &["cmnd", "cmd", "switchcmd", "turn", "go", "method", "command", "action", "op"];
@@ -317,7 +324,15 @@ pub(super) fn names_an_action(url: &str) -> Option<String> {
     if let Some((k, v)) = command {
         return Some(format!("{k}={v}"));
     }
-    let words: Vec<&str> = path.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    // The path and the query's keys name actions; other values are data (a metric's name in a
+    // query, `node_reboot_required`, names no action).
+    let keys: Vec<&str> = query.split('&').map(|kv| kv.split_once('=').map_or(kv, |(k, _)| k)).collect();
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    let words: Vec<&str> = std::iter::once(path)
+        .chain(keys)
+        .flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
     if let Some(w) = words.iter().find(|w| ACTIONS.contains(w)) {
         return Some((*w).to_string());
     }
@@ -684,6 +699,10 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.value(&["-e", "--execute", "--config"]).is_some() {
         an.raise(CM, "`wget -e`/`--config` sets options that can write files or run programs");
     }
+    let method = a.value(&["--method"]).map(|m| m.shown().to_string());
+    let bodies: Vec<String> = a.values(&["--post-data", "--body-data"]).iter().flat_map(requests::texts).collect();
+    let targets: Vec<String> = a.operands(&[]).into_iter().flat_map(requests::texts).collect();
+    requests::judge(an, "wget", method.as_deref(), &targets, &bodies, &[]);
     if a.long_prefix("--post") || a.long("--method") || a.long("--body-data") || a.long("--body-file") {
         an.raise(CM, "`wget` sends data");
     } else if let Some(action) = a.operands(&[]).iter().flat_map(|u| u.values()).find_map(names_an_action) {

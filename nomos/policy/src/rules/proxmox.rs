@@ -339,6 +339,28 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
         // The controller's network settings and its accounts are the way in when the host is down.
         ("lan", "set", _) => an.raise(DE, "`ipmitool lan set` changes the controller's network, cutting the way in"),
         ("user", "disable", _) => an.raise(DE, "`ipmitool user disable` locks an account out of the controller"),
+        // A password, name or privilege changed is the operator's way in changed.
+        ("user", "set" | "priv", _) => {
+            an.raise(DE, "`ipmitool user set/priv` changes a controller account, which can lock the operator out")
+        }
+        // Any other raw request goes to the controller unchecked: power, fans, resets, firmware.
+        ("raw" | "i2c" | "spd", _, _) => {
+            an.raise(DE, "`ipmitool raw` sends the controller a request that can power off, reset or reflash it")
+        }
+        // Commands read from a file or typed at its shell cannot be seen.
+        ("exec" | "shell", _, _) => an.raise(DE, "`ipmitool exec/shell` runs controller commands that cannot be seen"),
+        ("sel", "clear" | "delete", _) => an.raise(DE, "`ipmitool sel clear` erases the event log for good"),
+        // The next boot from the network or a disc can reinstall the machine; a power policy of
+        // always-off keeps it down after an outage.
+        ("chassis", "bootdev", dev) if !matches!(dev, "disk" | "none" | "") => {
+            an.raise(DE, format!("`ipmitool chassis bootdev {dev}` boots the machine from another device next time"))
+        }
+        ("chassis", "policy", "always-off") => {
+            an.raise(DE, "`ipmitool chassis policy always-off` keeps the machine off")
+        }
+        ("fru", "write" | "edit", _) | ("hpm" | "fwum" | "ekanalyzer", _, _) => {
+            an.raise(DE, "`ipmitool` rewrites the controller's firmware or inventory")
+        }
         ("sensor", "" | "list" | "get", _)
         | ("sdr", "" | "list" | "elist" | "type" | "get" | "info" | "entity", _)
         | ("fru", "" | "print" | "list", _)

@@ -245,8 +245,12 @@ fn by_tokens(
             second.to_uppercase()
         ));
     }
+    if let Some(why) = takes_down(words) {
+        judged.destroys.push(why);
+    }
     // SQL kept in strings: function and procedure bodies, `DO` blocks, `EXECUTE`, `PREPARE`.
-    let holds_sql = matches!(first, "create" | "do" | "execute" | "prepare")
+    let holds_sql = (matches!(first, "create" | "do" | "execute" | "prepare" | "begin")
+        || words.iter().any(|w| matches!(w.as_str(), "execute" | "exec")))
         && (first != "create"
             || words.iter().any(|w| matches!(w.as_str(), "function" | "procedure" | "trigger" | "rule")));
     if holds_sql && depth < MAX_DEPTH {
@@ -522,6 +526,35 @@ fn name_of(name: &ObjectName) -> String {
 }
 
 /// What a statement is, as a whole.
+/// Statements that stop the server, lock logins out, make it refuse writes, rewrite its
+/// configuration or replace rows, read by their words (so also where the grammar fails).
+fn takes_down(words: &[String]) -> Option<String> {
+    let first = words.first().map(String::as_str).unwrap_or("");
+    let second = words.get(1).map(String::as_str).unwrap_or("");
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let why = match first {
+        "shutdown" => "`SHUTDOWN` stops the database server",
+        "alter" if matches!(second, "user" | "role") && (has("nologin") || has("lock") || has("password")) => {
+            "`ALTER USER/ROLE` locks a login out or changes its password"
+        }
+        "alter" if second == "system" => "`ALTER SYSTEM` rewrites the server's configuration for its next start",
+        "vacuum" if has("full") || has("into") => {
+            "`VACUUM FULL/INTO` locks the tables or writes the database elsewhere"
+        }
+        "replace" => "`REPLACE` deletes the rows it replaces",
+        "insert" if second == "or" && has("replace") => "`INSERT OR REPLACE` deletes the rows it replaces",
+        "set"
+            if matches!(second, "global" | "persist" | "@@global")
+                && (has("read_only") || has("super_read_only") || has("offline_mode") || has("max_connections")) =>
+        {
+            "`SET GLOBAL` makes the server refuse writes or connections"
+        }
+        "flush" if has("read") && has("lock") => "`FLUSH TABLES WITH READ LOCK` blocks every write",
+        _ => return None,
+    };
+    Some(why.to_string())
+}
+
 fn statement_level(statement: &Statement, judged: &mut Judged) {
     match statement {
         Statement::Query(q) => query_level(q, judged),
@@ -564,6 +597,18 @@ fn statement_level(statement: &Statement, judged: &mut Judged) {
         }
         Statement::Delete(d) if d.selection.as_ref().is_none_or(always_true) => {
             judged.destroys.push("a `DELETE` without a `WHERE` that bounds it removes every row".into());
+        }
+        // A `WHERE` written to hold for every row overwrites them all; every account's password
+        // overwritten locks its users out.
+        Statement::Update { selection, assignments, .. }
+            if selection.as_ref().is_some_and(always_true)
+                || (selection.is_none()
+                    && assignments.iter().any(|a| {
+                        let column = a.target.to_string().to_ascii_lowercase();
+                        ["pass", "hash", "authentication_string", "token", "secret"].iter().any(|c| column.contains(c))
+                    })) =>
+        {
+            judged.destroys.push("an `UPDATE` without a `WHERE` that bounds it overwrites every row".into());
         }
         Statement::AlterTable { operations, .. }
             if operations.iter().any(|o| matches!(o, AlterTableOperation::DropColumn { .. })) =>
