@@ -147,7 +147,8 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     meaning::judge(an, base, args, mark);
     outage::judge(an, base, args);
     // A computed word with no known value could be any option or subcommand.
-    let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
+    let inert =
+        entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args);
     if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
             // A process id read at run time is some process, whichever stands in for it.
