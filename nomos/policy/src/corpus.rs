@@ -55,6 +55,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-tools"),
     data!("attacks-sql"),
     data!("attacks-proof"),
+    data!("attacks-proof2"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -10,6 +10,7 @@ mod builtins;
 mod containers;
 mod coreutils;
 mod databases;
+mod disclosure;
 mod firewall;
 mod interpreters;
 mod links;
@@ -30,6 +31,7 @@ mod wrappers;
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
 pub(crate) use args::{is_identifier, Args};
+pub(crate) use disclosure::judge as disclosure;
 pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
@@ -146,6 +148,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     }
     meaning::judge(an, base, args, mark);
     outage::judge(an, base, args);
+    disclosure::judge(an, base, args);
     // A computed word with no known value could be any option or subcommand.
     let inert =
         entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args);
