@@ -119,7 +119,7 @@ fn environment(base: &str, args: &[Arg], words: &[&str]) -> Option<String> {
             Some("prints from `ENVIRON`, the environment with its passwords and tokens".into())
         }
         "systemctl" => {
-            let shows_environment = words.iter().any(|w| *w == "show-environment")
+            let shows_environment = words.contains(&"show-environment")
                 || property_values(words).iter().any(|p| p.to_ascii_lowercase().contains("environment"));
             shows_environment.then(|| "prints the environment services are started with, secrets and all".into())
         }
