@@ -60,6 +60,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-lockouts"),
     data!("attacks-shell"),
     data!("attacks-services"),
+    data!("attacks-proof2"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

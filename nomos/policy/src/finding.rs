@@ -26,10 +26,21 @@ pub(crate) fn verdict(findings: Vec<Finding>, declared: Option<Risk>) -> Verdict
     if risk > found {
         reasons.push(format!("declared {risk}"));
     }
-    for f in findings {
-        if f.risk == found && !reasons.contains(&f.reason) && reasons.len() < MAX_REASONS {
-            reasons.push(f.reason);
+    for f in findings.into_iter().filter(|f| f.risk == found) {
+        let reason = shown_on_one_line(f.reason);
+        if !reasons.contains(&reason) && reasons.len() < MAX_REASONS {
+            reasons.push(reason);
         }
     }
     Verdict { risk, reasons, secret }
+}
+
+/// A reason shown on one line: line breaks and carriage returns from the command are written as
+/// `\n` and `\r`, so a reason cannot hide or fake a line of its own.
+pub(crate) fn shown_on_one_line(reason: String) -> String {
+    if reason.contains(['\n', '\r']) {
+        reason.replace('\n', "\\n").replace('\r', "\\r")
+    } else {
+        reason
+    }
 }

@@ -147,7 +147,7 @@ impl Policy {
     pub fn classify(&self, command: &str, declared: Option<Risk>) -> Verdict {
         self.judge(command, declared).unwrap_or_else(|failure| Verdict {
             risk: Risk::Destructive,
-            reasons: vec![failure.to_string()],
+            reasons: vec![finding::shown_on_one_line(failure.to_string())],
             secret: true,
         })
     }
@@ -187,6 +187,14 @@ impl Policy {
                 format!("the command has more than {MAX_OPERATORS} shell operators and is not judged"),
             );
         } else {
+            // Bash reads a carriage return as a character of the word it is in, where the grammar
+            // may read a blank: the words bash would run are not the words judged.
+            if command.contains('\r') {
+                analysis.raise(
+                    Risk::ConfigMutation,
+                    "a carriage return in the command is part of a word to bash, which then runs other words",
+                );
+            }
             analysis.script(command);
             analysis.finish();
         }
@@ -354,5 +362,32 @@ mod tests {
         ] {
             assert!(!classify(c, None).secret, "{c}");
         }
+    }
+
+    #[test]
+    fn reasons_are_one_line_each() {
+        for c in [
+            "rm -rf '/srv/a\nb'",
+            "cat \"/etc/shad\now\"",
+            "tee \"/etc/motd\r\" < /dev/null",
+            "echo x > '/etc/cron.d/a\r\nb'",
+            "ls\r\nrm -rf /srv",
+            "frobnicate 'a\nb'",
+        ] {
+            let v = classify(c, None);
+            assert!(v.reasons.iter().all(|r| !r.contains(['\n', '\r'])), "{c:?}: {v:?}");
+        }
+    }
+
+    #[test]
+    fn a_carriage_return_is_not_a_blank() {
+        // Bash runs `cat\r` (no such program) or `rm` with the operand `-rf\r/srv`: never the words
+        // a grammar reading the return as a blank would see, so nothing here is read-only.
+        for c in ["ls\r-la /etc", "cat\r/etc/hostname", "uptime\r", "echo hi\rrm -rf /srv", "df -h\r\n"] {
+            let v = classify(c, None);
+            assert!(v.risk >= Risk::ConfigMutation, "{c:?}: {v:?}");
+            assert!(v.reasons.iter().all(|r| !r.contains('\r')), "{c:?}: {v:?}");
+        }
+        assert_eq!(classify("ls -la /etc\n", None).risk, Risk::ReadOnly);
     }
 }

@@ -55,6 +55,7 @@ const SECRET_FILES: &[&str] = &[
     "**/*.pfx",
     "**/*.jks",
     "**/*.keystore",
+    "**/keystore",
     "**/*.ppk",
     "**/*.age",
     "**/*.keyring",
@@ -80,6 +81,9 @@ const SECRET_FILES: &[&str] = &[
     "/var/lib/proxmox-backup/priv/**",
     "~/.config/proxmox-backup/**",
     "**/encryption-key.json",
+    // ACME DNS plugins keep the DNS provider's API credentials.
+    "**/acme/plugins.cfg",
+    "/etc/pve/priv/acme/**",
     // Kernel keys, memory and credentials handed to services.
     "/proc/kcore",
     "/proc/keys",

@@ -465,6 +465,15 @@ fn read_invocation(args: &[Arg]) -> Invocation {
 
 /// `awk`: its options, its program and the files it reads.
 pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // Exactly a version or help query, with nothing flowing in: it prints and exits, running nothing.
+    let words: Vec<Option<&str>> = a.all.iter().map(Arg::as_static).collect();
+    let query = matches!(
+        words.as_slice(),
+        [Some("--version" | "--help" | "-Wversion" | "-Wv")] | [Some("-W"), Some("version" | "v")]
+    );
+    if query && stdin.texts.is_empty() && !stdin.unknown {
+        return ro(an, format!("`{base}` only prints its version or help"));
+    }
     let inv = read_invocation(a.all);
     for word in &inv.unknown {
         an.raise(CM, format!("`{base} {word}` is not an option known to be read-only"));

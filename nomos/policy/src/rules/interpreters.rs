@@ -29,6 +29,12 @@ pub(super) fn is_interpreter(base: &str) -> bool {
 
 /// A shell: its `-c` script, or the script it reads from its input, is judged as shell.
 pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    // Exactly a version or help query, with nothing flowing in: it prints and exits, running nothing.
+    if let [only] = a.all {
+        if matches!(only.as_static(), Some("--version" | "--help")) && stdin.texts.is_empty() && !stdin.unknown {
+            return ro(an, format!("`{base} {}` only prints its version or help", only.shown()));
+        }
+    }
     // Options end at the first operand; `-c` (alone or in a cluster such as `-lc`) makes that operand
     // the script.
     let mut has_c = false;

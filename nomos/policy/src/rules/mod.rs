@@ -10,6 +10,7 @@ mod builtins;
 mod containers;
 mod coreutils;
 mod databases;
+mod disclosure;
 mod firewall;
 mod interpreters;
 mod links;
@@ -37,6 +38,7 @@ use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO}
 pub(crate) use args::{is_identifier, Args};
 pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use lockout::lockout_write;
+pub(crate) use disclosure::judge as disclosure;
 pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
@@ -165,8 +167,10 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     storage_effect::judge(an, base, args, stdin);
     lockout::judge(an, base, args, stdin);
     teardown::packages(an, base, args);
+    disclosure::judge(an, base, args);
     // A computed word with no known value could be any option or subcommand.
-    let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert);
+    let inert =
+        entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args);
     if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
             // A process id read at run time is some process, whichever stands in for it.

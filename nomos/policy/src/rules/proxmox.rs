@@ -146,6 +146,13 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
 /// The command a Proxmox CLI runs in a guest: its `extra-args`, which the option parser leaves
 /// wherever they are (options may come before, among or after them; `--` ends the options).
 /// Options take a value (`--timeout 5`, `-timeout=5`); a boolean takes one only if it reads as one.
+/// `qm config $id`, `pct status $id`: the subcommand, given literally first, only reads whatever
+/// words follow it (a guest id, `--current`), so a word computed at run time there changes nothing.
+pub(super) fn reads_whatever_follows(base: &str, args: &[Arg]) -> bool {
+    const READS: &[&str] = &["config", "status", "pending", "listsnapshot", "showcmd"];
+    matches!(base, "qm" | "pct") && args.first().and_then(Arg::as_static).is_some_and(|s| READS.contains(&s))
+}
+
 fn guest_command(an: &mut Analysis<'_>, who: &str, args: &[Arg], valued: &[&str], booleans: &[&str], stdin: &Stdin) {
     let mut command: Vec<Arg> = Vec::new();
     let mut rest = args;

@@ -110,6 +110,12 @@ impl Analysis<'_> {
                 self.walk_children(node, src, depth, stdin);
             }
             "declaration_command" => {
+                // `export -p`, `declare -p NAME`: what a declaration prints is judged as any program's output.
+                let words: Vec<&str> = text(node, src).split_whitespace().collect();
+                if let Some((base, rest)) = words.split_first() {
+                    let args: Vec<Arg> = rest.iter().map(|w| Arg::Static((*w).to_string())).collect();
+                    crate::rules::disclosure(self, base, &args);
+                }
                 self.declaration(node, src);
                 self.declaration_values(node, src);
                 self.walk_children(node, src, depth, stdin);
