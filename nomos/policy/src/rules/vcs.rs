@@ -29,7 +29,13 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     }
     let rest_words: Vec<&str> = a.tail_from(i + 1).iter().filter_map(Arg::as_static).collect();
     // What shows files' contents (a patch, a blob, a diff), as opposed to their names.
-    let shows_contents = matches!(sub, "show" | "diff" | "cat-file" | "grep" | "blame" | "annotate" | "archive")
+    // Summaries (`--stat`, `--name-only`, `-s`) list names and counts, not contents.
+    let summary_only = rest_words.iter().any(|w| {
+        matches!(*w, "--stat" | "--shortstat" | "--numstat" | "--name-only" | "--name-status" | "--summary" | "-s")
+            || *w == "--no-patch"
+    }) && !rest_words.iter().any(|w| matches!(*w, "-p" | "-u" | "--patch"));
+    let shows_contents = (matches!(sub, "show" | "diff") && !summary_only)
+        || matches!(sub, "cat-file" | "grep" | "blame" | "annotate" | "archive")
         || (matches!(sub, "log" | "whatchanged" | "reflog" | "stash")
             && rest_words.iter().any(|w| matches!(*w, "-p" | "-u" | "--patch" | "--full-diff") || w.starts_with("-p")));
     // `git show HEAD:.env`, `git cat-file -p HEAD:shadow`: a blob by its path.
