@@ -27,6 +27,27 @@ pub(super) fn is_interpreter(base: &str) -> bool {
     INTERPRETERS.contains(&family) || family.starts_with("python")
 }
 
+/// bash's long options, which it also takes after a single dash.
+const BASH_LONG: &[&str] = &[
+    "debugger",
+    "dump-po-strings",
+    "dump-strings",
+    "help",
+    "init-file",
+    "login",
+    "noediting",
+    "noprofile",
+    "norc",
+    "posix",
+    "pretty-print",
+    "protected",
+    "rcfile",
+    "restricted",
+    "verbose",
+    "version",
+    "wordexp",
+];
+
 /// A shell: its `-c` script, or the script it reads from its input, is judged as shell.
 pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
     // Exactly a version or help query, with nothing flowing in: it prints and exits, running nothing.
@@ -50,16 +71,18 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
                 first_operand = a.all.get(i + 1);
                 break;
             }
-            Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") => i += 2,
+            Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" | "-rcfile" | "-init-file") => i += 2,
             Some(s) if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 => {
-                if !s.starts_with("--") && s.starts_with('-') {
+                // bash takes its long options after one dash too (`-norc` is `--norc`, not `-n`).
+                let long = s.starts_with("--") || (base == "bash" && BASH_LONG.contains(&s.trim_start_matches('-')));
+                if !long && s.starts_with('-') {
                     has_c |= s.contains('c');
                     reads_stdin |= s.contains('s');
                     noexec |= s.contains('n');
                     interactive |= s.contains('i');
                 }
                 // `-euo pipefail`: a cluster ending in `o`/`O` takes the next word as its name.
-                let takes_name = !s.starts_with("--") && s.ends_with(['o', 'O']);
+                let takes_name = !long && s.ends_with(['o', 'O']);
                 i += if takes_name { 2 } else { 1 };
             }
             _ => {

@@ -36,9 +36,9 @@ mod wrappers;
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
 pub(crate) use args::{is_identifier, Args};
-pub(crate) use storage_effect::ceph_own_config;
-pub(crate) use lockout::lockout_write;
 pub(crate) use disclosure::judge as disclosure;
+pub(crate) use lockout::lockout_write;
+pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
 
 use crate::secrets::holds_secrets;
@@ -157,7 +157,8 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     // A program with no rule is judged by what its words mean; clients of service APIs by what
     // their requests ask for.
     let ruled = entry.is_some() || code_rule(base).is_some();
-    if !ruled {
+    // Already destroying (a site's own pattern): one reason says it.
+    if !ruled && an.max_risk() < Some(DE) {
         meaning::unknown(an, base, args);
     }
     if !ruled || requests::CLIENTS.contains(&base) {

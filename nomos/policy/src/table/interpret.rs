@@ -448,7 +448,15 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
         if !words.is_empty() {
             has_command = true;
             an.in_dir(dir.as_ref(), |an| match kind {
-                Operand::Script => an.script(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" ")),
+                Operand::Script => {
+                    an.script(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" "));
+                    // A wrapper that takes a command and was switched to hand it to a shell
+                    // (`sudo -i`, `sudo -s`) escapes each word first: the shell gets the same
+                    // words, so `sudo -i bash -c 'a b'` runs `a b`. Both readings are judged.
+                    if entry.operands.contains(&Operand::Command) {
+                        an.run(words, stdin);
+                    }
+                }
                 Operand::ShellArgs => {
                     let mut argv = vec![Arg::Static("sh".into())];
                     argv.extend_from_slice(words);
