@@ -292,9 +292,10 @@ fn passwd(a: &Args<'_>, stdin: &Stdin) -> Option<String> {
         "locks"
     } else if a.short('d') || a.long("--delete") {
         "deletes the password of"
-    } else if a.short('e') || a.long("--expire") {
-        "expires the password of"
-    } else if a.value(&["-x", "--maxdays", "-i", "--inactive"]).is_some_and(|v| v.shown() == "0") {
+    } else if a.short('e')
+        || a.long("--expire")
+        || a.value(&["-x", "--maxdays", "-i", "--inactive"]).is_some_and(|v| v.shown() == "0")
+    {
         "expires the password of"
     } else if stdin.unknown || !stdin.texts.is_empty() || a.long("--stdin") {
         "sets, from input given to it, the password of"
@@ -591,7 +592,7 @@ fn ip(a: &Args<'_>) -> Option<String> {
             return Some(format!("route makes {} unreachable, a range the way in may come from", dest.unwrap_or(&"")));
         }
     }
-    if o("neighbour", 1) && adds && host_dev && ops.iter().any(|w| *w == "permanent") {
+    if o("neighbour", 1) && adds && host_dev && ops.contains(&"permanent") {
         return Some("neigh fixes a neighbour's hardware address, cutting it off until removed if wrong".into());
     }
     if o("address", 1) && is("delete") && host_dev {
@@ -610,7 +611,7 @@ fn ip(a: &Args<'_>) -> Option<String> {
     }
     if o("xfrm", 1)
         && ops.get(2).is_some_and(|v| ["add", "update"].iter().any(|x| x.starts_with(v)))
-        && ops.iter().any(|w| *w == "block")
+        && ops.contains(&"block")
         && !ops.iter().any(|w| matches!(*w, "src" | "dst" | "proto" | "dport" | "sport"))
     {
         return Some("xfrm policy … block drops all traffic in that direction".into());

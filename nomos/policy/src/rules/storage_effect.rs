@@ -184,8 +184,7 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
             })
             .map(|s| format!("`cryptsetup {s}` takes an open encrypted volume away, or its key")),
         "dmsetup" => all
-            .iter()
-            .any(|w| *w == "message")
+            .contains(&"message")
             .then(|| "sends a thin pool a message, which creates or deletes thin volumes in it".into()),
         "btrfs" => {
             let balance = all.first() == Some(&"balance") || all.iter().take(2).any(|w| *w == "balance");
@@ -563,7 +562,7 @@ fn ceph_command(w: &[&str], admin_socket: bool, a: &Args<'_>, listed: bool) -> O
         ["osd", "blocklist" | "blacklist", "add", ..] => {
             Some("fences a client: its writes are refused and its guests stop".into())
         }
-        ["osd", "erasure-code-profile", "set", ..] if w.iter().any(|x| *x == "m=0") || a.long("--force") => {
+        ["osd", "erasure-code-profile", "set", ..] if w.contains(&"m=0") || a.long("--force") => {
             Some("sets an erasure-code profile without redundancy or over one in use".into())
         }
         ["osd", "pool", "set", _, key, value, ..] => pool_setting(key, value),
@@ -577,7 +576,7 @@ fn ceph_command(w: &[&str], admin_socket: bool, a: &Args<'_>, listed: bool) -> O
             Some("replaces keys, which can lock clients and daemons out".into())
         }
         ["mon", op, ..]
-            if !matches!(
+            if !(matches!(
                 *op,
                 "stat"
                     | "dump"
@@ -591,7 +590,7 @@ fn ceph_command(w: &[&str], admin_socket: bool, a: &Args<'_>, listed: bool) -> O
                     | "enable-msgr2"
                     | "compact"
                     | "scrub"
-            ) && !(*op == "feature" && at(2) == "ls") =>
+            ) || (*op == "feature" && at(2) == "ls")) =>
         {
             Some("changes the monitors, which hold the cluster's quorum".into())
         }
