@@ -126,6 +126,9 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
     }
+    if let Some(words) = proxmox::long_options(base, args) {
+        return program(an, name, &words, stdin);
+    }
     let mark = an.mark();
     let entry = table().get(base);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`); when those are

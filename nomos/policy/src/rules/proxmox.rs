@@ -143,6 +143,42 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     }
 }
 
+/// Proxmox VE's command-line tools, which read options with Perl's Getopt::Long: one dash or two.
+const GETOPT_LONG: &[&str] = &[
+    "qm", "pct", "pvesh", "pvesm", "pveum", "pvenode", "ha-manager", "pvecm", "vzdump", "pveceph", "pvesr", "pveam",
+    "pvesubscription", "pve-firewall", "qmrestore", "pvereport",
+];
+
+/// The words of a Proxmox tool with its single-dash long options (`-current 1`) written with two,
+/// so one spelling is judged; `None` when nothing changes. Words after `--` are another program's.
+pub(super) fn long_options(base: &str, args: &[Arg]) -> Option<Vec<Arg>> {
+    if !GETOPT_LONG.contains(&base) {
+        return None;
+    }
+    let mut changed = false;
+    let mut after_dashes = false;
+    let words = args
+        .iter()
+        .map(|arg| match arg.as_static() {
+            Some("--") => {
+                after_dashes = true;
+                arg.clone()
+            }
+            Some(w)
+                if !after_dashes
+                    && !w.starts_with("--")
+                    && w.chars().count() > 2
+                    && w.strip_prefix('-').and_then(|b| b.chars().next()).is_some_and(|c| c.is_ascii_alphabetic()) =>
+            {
+                changed = true;
+                Arg::Static(format!("-{w}"))
+            }
+            _ => arg.clone(),
+        })
+        .collect();
+    changed.then_some(words)
+}
+
 /// The command a Proxmox CLI runs in a guest: its `extra-args`, which the option parser leaves
 /// wherever they are (options may come before, among or after them; `--` ends the options).
 /// Options take a value (`--timeout 5`, `-timeout=5`); a boolean takes one only if it reads as one.
