@@ -421,7 +421,8 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         return;
     }
     let (opts, positional) = getopt(args);
-    let path = positional.iter().take(3).take_while(|w| is_word(w));
+    // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`).
+    let path = positional.iter().take(4).filter(|w| is_word(w));
     for word in path {
         if let Some(verb) = deleting_strict(word, false) {
             return an.raise(DE, format!("`{name} {word}` is a `{verb}`: it destroys what it names"));
