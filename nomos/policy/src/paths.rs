@@ -32,7 +32,10 @@ pub fn is_block_device(path: &str) -> bool {
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "mapper/", "disk/", "zd", "zvol/", "loop", "nbd",
         "rbd", "pve/", "sr", "ram", "mem", "kmem", "port", "fd0", "zram",
     ];
-    PREFIXES.iter().any(|pre| dev.starts_with(pre) || (has_glob(dev) && globs_intersect(dev, &format!("{pre}*"))))
+    // Tape drives (`st0`, `nst0`): an archive written there replaces the tape's contents.
+    let tape =
+        ["st", "nst"].iter().any(|t| dev.strip_prefix(t).is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit())));
+    tape || PREFIXES.iter().any(|pre| dev.starts_with(pre) || (has_glob(dev) && globs_intersect(dev, &format!("{pre}*"))))
         // `/dev/<vg>/<lv>`: a volume group's logical volume.
         || (dev.contains('/') && !dev.starts_with("fd/") && !dev.starts_with("shm/") && !dev.starts_with("pts/"))
 }

@@ -145,8 +145,22 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
 
 /// Proxmox VE's command-line tools, which read options with Perl's Getopt::Long: one dash or two.
 const GETOPT_LONG: &[&str] = &[
-    "qm", "pct", "pvesh", "pvesm", "pveum", "pvenode", "ha-manager", "pvecm", "vzdump", "pveceph", "pvesr", "pveam",
-    "pvesubscription", "pve-firewall", "qmrestore", "pvereport",
+    "qm",
+    "pct",
+    "pvesh",
+    "pvesm",
+    "pveum",
+    "pvenode",
+    "ha-manager",
+    "pvecm",
+    "vzdump",
+    "pveceph",
+    "pvesr",
+    "pveam",
+    "pvesubscription",
+    "pve-firewall",
+    "qmrestore",
+    "pvereport",
 ];
 
 /// The words of a Proxmox tool with its single-dash long options (`-current 1`) written with two,

@@ -40,6 +40,9 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
             );
         }
     }
+    if let Some(why) = extracts_over_system(base, &a, &all) {
+        an.raise(DE, format!("`{base}` {why}"));
+    }
     let why: Option<String> = match base {
         "ceph" => return ceph(an, &a, stdin),
         "rbd" => rbd(&a),
@@ -753,4 +756,52 @@ fn quota_is_small(field: &str, value: &str) -> bool {
     };
     let limit = if field.contains("objects") { 1000 } else { 1 << 30 };
     n != 0 && n.saturating_mul(factor) < limit
+}
+
+/// Where extracting replaces the system's own files: the root, its programs, libraries and boot
+/// files, its configuration and services' state, root's home.
+fn is_system_tree(dir: &str) -> bool {
+    let d = normalise(dir);
+    let d = d.trim_end_matches('/');
+    const TREES: &[&str] =
+        &["/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var/lib", "/root"];
+    d.is_empty() || TREES.iter().any(|t| d.strip_prefix(t).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+}
+
+/// An archive extracted over the system's own files, or wherever its member names point.
+fn extracts_over_system(base: &str, a: &Args<'_>, all: &[&str]) -> Option<String> {
+    let cluster_has = |c: char| {
+        all.iter().enumerate().any(|(i, w)| {
+            (w.starts_with('-') && !w.starts_with("--") && w.contains(c))
+                || (i == 0 && !w.starts_with('-') && w.chars().all(|x| x.is_ascii_alphabetic()) && w.contains(c))
+        })
+    };
+    let (extracting, dest, absolute) = match base {
+        "tar" | "bsdtar" | "star" | "gtar" => (
+            cluster_has('x') || all.iter().any(|w| matches!(*w, "--extract" | "--get")),
+            a.values(&["-C", "--directory"]).last().map(|v| v.shown().to_string()),
+            cluster_has('P') || all.contains(&"--absolute-names"),
+        ),
+        "unzip" => (
+            !all.iter()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(['l', 't', 'v', 'Z', 'p', 'c', 'z'])),
+            a.values(&["-d"]).last().map(|v| v.shown().to_string()),
+            false,
+        ),
+        "7z" | "7za" | "7zz" => (
+            a.operands(&[]).first().is_some_and(|w| matches!(w.shown(), "x" | "e")),
+            all.iter().rev().find_map(|w| w.strip_prefix("-o")).map(str::to_string),
+            false,
+        ),
+        "unsquashfs" => (true, a.values(&["-d", "-dest"]).last().map(|v| v.shown().to_string()), false),
+        _ => return None,
+    };
+    if !extracting {
+        return None;
+    }
+    if absolute {
+        return Some("extracts members to the absolute paths they name, over the system's files".into());
+    }
+    dest.filter(|d| is_system_tree(d))
+        .map(|d| format!("extracts an archive over the system's own files in `{d}`, replacing them"))
 }
