@@ -28,7 +28,16 @@ impl Analysis<'_> {
         let mut out = Vec::new();
         for ifs in self.ifs_values() {
             for v in &values {
-                let fields = split_fields(v, &ifs).join(&FIELD.to_string());
+                let mut fields = split_fields(v, &ifs).join(&FIELD.to_string());
+                // White space at either end still ends the word it touches: `rm${IFS}-rf` is
+                // two words, `rm` and `-rf`.
+                let white = |c: char| ifs.contains(c) && c.is_whitespace();
+                if v.ends_with(white) {
+                    fields.push(FIELD);
+                }
+                if v.starts_with(white) && !(v.chars().all(white) && fields.starts_with(FIELD)) {
+                    fields.insert(0, FIELD);
+                }
                 if !out.contains(&fields) && out.len() < MAX_CANDIDATES {
                     out.push(fields);
                 }
