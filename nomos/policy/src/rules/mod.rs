@@ -129,6 +129,9 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     if let Some(words) = proxmox::long_options(base, args) {
         return program(an, name, &words, stdin);
     }
+    if trusted && proxmox::only_help(base, args) {
+        return ro(an, format!("`{base}` only prints its usage"));
+    }
     let mark = an.mark();
     let entry = table().get(base);
     // Each known value of a computed word, in its place (`c=destroy; zfs $c …`); when those are
@@ -326,7 +329,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     // Services and the system.
     (&["systemctl"], systemd::systemctl),
     (&["service", "invoke-rc.d", "rc-service"], systemd::service),
-    (&["busctl", "dbus-send", "gdbus"], systemd::dbus),
+    (&["busctl", "dbus-send", "gdbus", "qdbus", "qdbus6"], systemd::dbus),
     (&["crontab"], systemd::crontab),
     (&["init", "telinit"], systemd::init),
     (&["loginctl"], systemd::loginctl),

@@ -163,6 +163,17 @@ const GETOPT_LONG: &[&str] = &[
     "pvereport",
 ];
 
+/// `qm help destroy`, `qm destroy --help`: Proxmox's tools print the usage and do nothing else (an
+/// option the command does not take stops it before it acts).
+pub(super) fn only_help(base: &str, args: &[Arg]) -> bool {
+    if !GETOPT_LONG.contains(&base) {
+        return false;
+    }
+    let words: Vec<Option<&str>> = args.iter().map(Arg::as_static).take_while(|w| *w != Some("--")).collect();
+    // Every word must be known: a computed one could be anything.
+    words.iter().all(Option::is_some) && (words.first() == Some(&Some("help")) || words.contains(&Some("--help")))
+}
+
 /// The words of a Proxmox tool with its single-dash long options (`-current 1`) written with two,
 /// so one spelling is judged; `None` when nothing changes. Words after `--` are another program's.
 pub(super) fn long_options(base: &str, args: &[Arg]) -> Option<Vec<Arg>> {
@@ -386,6 +397,22 @@ pub(super) fn ipmitool(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin:
     let byte = |s: &str| u8::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16).ok();
     if w(0) == "raw" && byte(w(1)) == Some(0) && byte(w(2)) == Some(2) {
         return an.raise(DE, "`ipmitool raw 0x00 0x02` is chassis control: it powers the machine off or resets it");
+    }
+    // The specification's Get requests (network function, command) only read.
+    const RAW_GETS: &[(u8, &[u8])] = &[
+        (0x00, &[0x00, 0x01, 0x07, 0x09, 0x0f]),
+        (0x04, &[0x20, 0x21, 0x25, 0x27, 0x29, 0x2b, 0x2d, 0x2f]),
+        (0x06, &[0x01, 0x04, 0x07, 0x08, 0x25, 0x37, 0x42, 0x44, 0x46, 0x59]),
+        (0x0a, &[0x10, 0x11, 0x20, 0x23, 0x40, 0x43, 0x48]),
+        (0x0c, &[0x02]),
+    ];
+    if w(0) == "raw" {
+        let get = byte(w(1))
+            .zip(byte(w(2)))
+            .is_some_and(|(f, c)| RAW_GETS.iter().any(|(nf, cmds)| *nf == f && cmds.contains(&c)));
+        if get && words.iter().skip(1).all(|x| byte(x).is_some()) {
+            return ro(an, "`ipmitool raw` sends a Get request, which only reads");
+        }
     }
     match (w(0), w(1), w(2)) {
         ("chassis" | "power", "power", "off" | "cycle" | "reset" | "soft" | "diag")

@@ -247,7 +247,15 @@ pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
         "softreboot",
         "exit",
     ];
-    let words: Vec<String> = a.all.iter().map(|w| w.shown().to_string()).collect();
+    // dbus-send writes an argument with its type (`string:ssh.service`).
+    let words: Vec<String> = a
+        .all
+        .iter()
+        .map(|w| {
+            let w = w.shown();
+            w.strip_prefix("string:").or_else(|| w.strip_prefix("objpath:")).unwrap_or(w).to_string()
+        })
+        .collect();
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
     // The method is the last dotted part of a word (`org.freedesktop.login1.Manager.Reboot`) or a
     // word of its own (`busctl call … PowerOff b false`).
@@ -258,6 +266,14 @@ pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     ) || base == "gdbus" && lower.iter().any(|w| matches!(w.as_str(), "introspect" | "monitor"));
     if let Some(m) = methods.iter().find(|m| POWER.contains(m)) {
         return an.raise(DE, format!("`{base}` calls {m}, which takes the machine down"));
+    }
+    if let Some(m) = methods.iter().find(|m| {
+        matches!(
+            **m,
+            "terminateuser" | "killuser" | "terminatesession" | "killsession" | "terminateseat" | "locksessions"
+        )
+    }) {
+        return an.raise(DE, format!("`{base}` calls {m}, which ends or locks the logins on the machine"));
     }
     if methods.iter().any(|m| matches!(*m, "stopunit" | "killunit" | "maskunitfiles" | "disableunitfiles")) {
         if let Some(unit) = words.iter().find(|w| cuts_access("stop", w.trim_matches(['\'', '"']))) {
