@@ -364,7 +364,13 @@ const TAKES_DOWN: &[&str] = &[
 
 /// A URL with its `%XX` escapes decoded (`of%66` is `off`), the rest left as written.
 fn percent_decoded(url: &str) -> String {
-    let bytes = url.as_bytes();
+    decode_escapes(url, false)
+}
+
+/// `%XX` escapes decoded; with `plus_is_space`, `+` read as a space, as a server reads a query
+/// or a form body.
+pub(super) fn decode_escapes(text: &str, plus_is_space: bool) -> String {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
@@ -373,6 +379,10 @@ fn percent_decoded(url: &str) -> String {
             (b'%', Some(h), Some(l)) => {
                 out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
                 i += 3;
+            }
+            (b'+', _, _) if plus_is_space => {
+                out.push(b' ');
+                i += 1;
             }
             _ => {
                 out.push(b);

@@ -207,27 +207,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 
 /// A text with `%XX` escapes decoded and `+` read as a space, as a server reads a query.
 fn decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |k: usize| bytes.get(k).and_then(|c| (*c as char).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
-                i += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    super::network::decode_escapes(text, true)
 }
 
 /// Every text a word can be: its literal values, and as written.
