@@ -114,7 +114,27 @@ impl Store {
             .map_err(|e| classify_open_error(path, e))?;
         let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default(), clock };
         store.migrate().await?;
+        store.check_writable().await?;
         Ok(store)
+    }
+
+    /// SQLite opens a file it cannot write read-only without a word (even BEGIN IMMEDIATE passes
+    /// in WAL mode), and an up-to-date schema writes nothing while migrating; so write the
+    /// header's user version back unchanged and roll back, and a read-only database is a clear
+    /// error at open rather than a failure at the first change.
+    async fn check_writable(&self) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await.map_err(|e| classify_open_error(&self.path, e))?;
+        let probe = async {
+            let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *conn).await?;
+            sqlx::query(&format!("PRAGMA user_version = {version}")).execute(&mut *conn).await?;
+            Ok::<(), sqlx::Error>(())
+        }
+        .await;
+        let rolled_back = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+        probe.map_err(|e| classify_open_error(&self.path, e))?;
+        rolled_back?;
+        Ok(())
     }
 
     /// Applies pending migrations. Already-applied migrations are skipped, so this is idempotent.
@@ -411,6 +431,9 @@ mod tests {
         assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
         assert!(err.to_string().contains("read-only"), "{err}");
         assert!(err.to_string().contains(&ro.existing_db().display().to_string()), "{err}");
+        // One whose -wal and -shm files are still there.
+        let err = Store::open(&ro.live_db()).await.unwrap_err();
+        assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
         // A new database in a directory that cannot be written.
         let fresh = ro.path().join("new.db");
         let err = Store::open(&fresh).await.unwrap_err();

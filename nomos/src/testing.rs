@@ -59,6 +59,14 @@ impl ReadOnlyDir {
         let ro = ReadOnlyDir { dir, mounted };
         {
             let engine = Engine::open(&ro.existing_db()).await.ok()?;
+            // A copy taken while the database is open keeps its -wal and -shm files, as a
+            // database left by a killed app does; SQLite then opens it read-only without a word.
+            for suffix in ["", "-wal", "-shm"] {
+                let from = path_with_suffix(&ro.existing_db(), suffix);
+                if from.exists() {
+                    std::fs::copy(&from, path_with_suffix(&ro.live_db(), suffix)).ok()?;
+                }
+            }
             engine.store().close().await;
         }
         if ro.mounted {
@@ -81,6 +89,9 @@ impl ReadOnlyDir {
             }
         } else {
             set_mode(&ro.existing_db(), 0o444);
+            for suffix in ["", "-wal", "-shm"] {
+                set_mode(&path_with_suffix(&ro.live_db(), suffix), 0o444);
+            }
             for suffix in ["-wal", "-shm"] {
                 let _ = std::fs::remove_file(path_with_suffix(&ro.existing_db(), suffix));
             }
@@ -99,6 +110,11 @@ impl ReadOnlyDir {
 
     pub(crate) fn existing_db(&self) -> PathBuf {
         self.dir.path().join("existing.db")
+    }
+
+    /// A copy of a database taken while it was open, with whatever -wal and -shm files it had.
+    pub(crate) fn live_db(&self) -> PathBuf {
+        self.dir.path().join("live.db")
     }
 }
 
