@@ -103,12 +103,23 @@ pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
     if matches!(base, "vi" | "vim" | "nvim" | "view" | "ex") {
         editor_commands(an, base, a);
     }
+    // Emacs Lisp given to run: judged as code (`shell-command`, `delete-directory` …).
+    if base == "emacs" {
+        for code in a.values(&["--eval", "-eval", "--execute", "-execute"]) {
+            an.raise(CM, "`emacs --eval` runs Lisp code");
+            super::interpreters::code_literals(an, "emacs", code.shown());
+        }
+    }
     if EDITORS.contains(&base) && !a.short('R') && !a.long("--view") {
         // The options that take a value, by family.
         let valued: &[&str] = match base {
             "ed" => &["-p", "--prompt"],
             "nano" | "pico" => &["-o", "--operatingdir", "-Y", "--syntax", "-T", "--tabsize", "-r", "--fill"],
             "emacs" => &["-l", "--load", "-f", "--funcall", "--eval", "-L", "--directory"],
+            // In Ex mode (`-e`, `-E`, `ex`) `-s` is silent mode and takes no file.
+            _ if base == "ex" || a.short('e') || a.short('E') || a.any(&["-es", "-Es"]) => {
+                &["-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W"]
+            }
             _ => &["-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W", "-s"],
         };
         let files: Vec<&Arg> =
@@ -396,7 +407,12 @@ fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin)
             "-F",
         ]) {
             let cmd = v.shown().strip_prefix("exec=").unwrap_or(v.shown()).to_string();
-            an.script(&cmd);
+            // `--checkpoint-action=echo` and friends are tar's own actions, not commands.
+            if !v.shown().contains('=') || v.shown().starts_with("exec=") {
+                crate::rules::run_given(an, "`tar`", &cmd);
+            } else {
+                an.script(&cmd);
+            }
         }
     }
     if a.long("--remove-files") {
@@ -482,6 +498,62 @@ pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
 fn editor_commands(an: &mut Analysis<'_>, base: &str, a: &Args<'_>) {
     let mut commands: Vec<String> = a.values(&["-c", "--cmd", "-S"]).iter().map(|v| v.shown().to_string()).collect();
     commands.extend(a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix('+')).map(str::to_string));
+    vim_write(an, base, commands.clone());
+    for command in commands {
+        vim_command(an, base, &command);
+    }
+}
+
+/// One Vim or ex command line (`-c`, `+cmd`, `VIMINIT`): `!cmd`, a range filtered through a
+/// command (`%!cmd`), `call system(…)`, `execute "!…"` and embedded Python, Lua, Perl or Ruby run
+/// programs; `w FILE` writes.
+pub(crate) fn vim_command(an: &mut Analysis<'_>, base: &str, line: &str) {
+    // `|` separates commands, except after `!`, which takes the rest of the line.
+    let mut rest = line;
+    while !rest.is_empty() {
+        let c = rest.trim_start_matches([':', ' ', '\t']);
+        let c = c.strip_prefix("silent!").or_else(|| c.strip_prefix("silent")).unwrap_or(c).trim_start();
+        // A range (`%`, `1,$`, `.`) before a filter.
+        let unranged = c.trim_start_matches(|ch: char| ch.is_ascii_digit() || "%.$,;+-'<>".contains(ch));
+        if let Some(shell) = unranged.strip_prefix('!') {
+            an.raise(CM, format!("`{base}` runs a shell command"));
+            an.script(shell);
+            return;
+        }
+        let (this, next) = c.split_once('|').unwrap_or((c, ""));
+        let verb = this.trim().split_whitespace().next().unwrap_or_default();
+        if matches!(
+            verb,
+            "py" | "python"
+                | "py3"
+                | "python3"
+                | "pyx"
+                | "lua"
+                | "perl"
+                | "ruby"
+                | "pydo"
+                | "py3do"
+                | "luado"
+                | "rubydo"
+        ) || this.contains("system(")
+            || this.contains("systemlist(")
+            || matches!(verb, "exe" | "exec" | "execute" | "call")
+        {
+            an.raise(CM, format!("`{base}` runs code"));
+            super::interpreters::code_literals(an, base, this);
+            // `execute "!reboot"`: a literal that is itself an ex command.
+            for literal in super::quoted_literals(this) {
+                if literal.trim_start_matches(':').starts_with('!') {
+                    vim_command(an, base, &literal);
+                }
+            }
+        }
+        rest = next;
+    }
+}
+
+/// `w FILE`, `sh`, `r !cmd` in one of an editor's commands.
+fn vim_write(an: &mut Analysis<'_>, base: &str, commands: Vec<String>) {
     for command in commands {
         let c = command.trim_start_matches([':', ' ']);
         if let Some(shell) = c.strip_prefix('!').or_else(|| c.strip_prefix("sh ")).or_else(|| c.strip_prefix("r !")) {

@@ -19,12 +19,15 @@ pub(super) const SHELLS: &[&str] = &[
 pub(super) const INTERPRETERS: &[&str] = &[
     "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua",
     "luajit", "Rscript", "tclsh", "wish", "pwsh", "powershell", "osascript", "groovy", "julia", "expect",
+    // Lisp, ML, Haskell, JVM and BEAM languages and REPLs: their code can run programs the same way.
+    "guile", "racket", "sbcl", "clisp", "ecl", "gosh", "csi", "chez", "ghc", "ghci", "runghc", "runhaskell", "ocaml",
+    "jshell", "scala", "clojure", "clj", "bb", "kotlin", "elixir", "erl", "escript", "ipython", "ipython3",
 ];
 
 /// Interpreters, also with a version suffix (`python3.11`).
 pub(super) fn is_interpreter(base: &str) -> bool {
-    let family = base.split_once('.').map(|(f, _)| f).unwrap_or(base);
-    INTERPRETERS.contains(&family) || family.starts_with("python")
+    let name = base.split_once('.').map(|(f, _)| f).unwrap_or(base);
+    INTERPRETERS.contains(&name) || name.starts_with("python") || INTERPRETERS.contains(&family(base))
 }
 
 /// bash's long options, which it also takes after a single dash.
@@ -151,16 +154,35 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
             letters.contains('i') && !letters.split('i').next().is_some_and(|pre| pre.contains(['e', 'E', 'M', 'I']))
         })
     });
-    if base.starts_with("perl") && (a.short('i') || in_place) {
-        an.raise(CM, "`perl -i` edits files in place");
+    if (base.starts_with("perl") || family(base) == "ruby") && (a.short('i') || in_place) {
+        an.raise(CM, format!("`{base} -i` edits files in place"));
         if let Some(f) =
             a.operands(&["-e", "-E", "-M", "-I"]).iter().find(|f| f.values().iter().any(|p| is_access_file(p)))
         {
-            an.raise(DE, format!("`perl -i` edits {}, which logins or access depend on", f.shown()));
+            an.raise(DE, format!("`{base} -i` edits {}, which logins or access depend on", f.shown()));
         }
-        super::coreutils::in_place_edit(an, "perl -i", &a.operands(&["-e", "-E", "-M", "-I"]));
+        super::coreutils::in_place_edit(an, &format!("{base} -i"), &a.operands(&["-e", "-E", "-M", "-I"]));
     }
-    let inline = a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command", "-ex"]);
+    let mut inline =
+        a.values(&["-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command", "-ex", "-eval"]);
+    // `deno eval CODE`, `bun eval CODE`: the subcommand's operand is the code.
+    if matches!(family(base), "deno" | "bun") {
+        let words: Vec<&Arg> = a.all.iter().filter(|w| w.as_static().is_none_or(|s| !s.starts_with('-'))).collect();
+        if let [first, code, ..] = words.as_slice() {
+            if first.as_static() == Some("eval") {
+                inline.push((*code).clone());
+            }
+        }
+    }
+    // PowerShell's encoded command is code nobody can read before it runs.
+    if matches!(family(base), "pwsh" | "powershell")
+        && a.all.iter().filter_map(Arg::as_static).any(|w| {
+            let w = w.to_ascii_lowercase();
+            (w.len() > 2 && "-encodedcommand".starts_with(w.as_str())) || w == "-ec"
+        })
+    {
+        an.raise(DE, format!("`{base}` runs an encoded command, which cannot be judged"));
+    }
     let script = a
         .operands(&["-m", "-W", "-X", "-I", "-M", "-d", "-c", "-e", "-E", "-r", "--eval"])
         .first()
@@ -201,12 +223,86 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
     }
 }
 
+/// `gdb`: it can change, or kill, whatever it attaches to. Its commands (`-ex`, `-iex`, a script on
+/// its input) are judged: `shell`/`!` run shell text, `python` runs code, and calling `exit`,
+/// `abort`, `kill` or `raise` in an attached process ends it, which may be PID 1 or a service.
+pub(super) fn gdb(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    an.raise(CM, "`gdb` debugs a process, which it can change or kill");
+    if let Some(k) = a.all.iter().position(|w| w.as_static().is_some_and(|s| matches!(s, "--args" | "-args"))) {
+        an.run(a.tail_from(k + 1), &Stdin::default());
+    }
+    let valued = [
+        "-ex",
+        "--ex",
+        "-iex",
+        "--iex",
+        "-eval-command",
+        "--eval-command",
+        "-init-eval-command",
+        "--init-eval-command",
+    ];
+    let mut commands: Vec<String> = a.values(&valued).iter().map(|v| v.shown().to_string()).collect();
+    commands.extend(stdin.texts.iter().flat_map(|t| t.lines().map(str::to_string)));
+    let attached = a.value(&["-p", "--pid"]).is_some()
+        || a.operands(&valued)
+            .iter()
+            .skip(1)
+            .any(|o| o.as_static().is_none_or(|w| w.chars().all(|c| c.is_ascii_digit())))
+        || commands.iter().any(|c| c.trim_start().starts_with("attach"));
+    for command in &commands {
+        let c = command.trim();
+        let (verb, rest) = c.split_once(char::is_whitespace).unwrap_or((c, ""));
+        if let Some(shell) = c.strip_prefix('!').or_else(|| matches!(verb, "shell" | "she" | "shel").then_some(rest)) {
+            an.raise(CM, "`gdb` runs a shell command");
+            an.script(shell);
+        } else if verb == "pipe" || verb == "|" {
+            if let Some((_, shell)) = rest.split_once('|') {
+                an.script(shell);
+            }
+        } else if matches!(verb, "python" | "py" | "python-interactive" | "pi") {
+            code_literals(an, "gdb python", rest);
+        } else if matches!(verb, "call" | "print" | "p" | "output" | "set" | "kill" | "signal" | "queue-signal") {
+            let ends = ["exit", "abort", "kill", "raise", "syscall", "reboot", "SIG"].iter().any(|w| rest.contains(w))
+                || matches!(verb, "kill" | "signal" | "queue-signal");
+            if ends && attached {
+                an.raise(DE, "`gdb` makes the process it attaches to exit or be killed (it may be init or a service)");
+            }
+            if rest.contains("system") || rest.contains("exec") {
+                code_literals(an, "gdb", rest);
+            }
+        }
+    }
+}
+
 /// Words of interpreter code that run a program or a shell.
 #[rustfmt::skip]
 const RUNS: &[&str] = &[
     "system", "exec", "popen", "subprocess", "spawn", "shell", "`", "call(", "qx", "%x", "passthru", "proc_open",
     "pcntl_exec", "child_process", "os.execute", "Open3", "run(", "pipeline(", "Process.Start", "Start-Process",
     "Invoke-Expression", "iex ", "open(", "readpipe", "Kernel.", "IO.popen", "execSync", "spawnSync", "& /",
+    "run-program", "callCommand", "readProcess", "rawSystem", "Sys.command", "Unix.system", "Unix.exec",
+    "getRuntime", "ProcessBuilder", "clojure.java.shell", "shell-command", "call-process", "start-process",
+    "process-lines", "Command::new", "System.cmd", "os:cmd", "do shell script", "shell_exec", "Deno.run",
+    "Deno.Command", "Bun.spawn", "\"-|\"", "\"|-\"", "'-|'", "'|-'", "getoutput", "check_output",
+];
+
+/// Words of code that reach the operating system beneath any command (system calls, foreign
+/// functions, power and process APIs): what they do cannot be judged, and can be anything.
+#[rustfmt::skip]
+const OS_CALLS: &[&str] = &[
+    "syscall", "ctypes", "CDLL", "dlopen", "FFI", "require 'ffi'", "require(\"ffi", "import ffi", "cffi", "Fiddle",
+    "DllImport", "sb-alien", "foreign-funcall", "Native.load", "reboot(", "Stop-Computer", "Restart-Computer",
+    "Stop-Process", "Stop-Service", "to shut down", "to restart", "LINUX_REBOOT", "0xfee1dead", "sysrq-trigger",
+];
+
+/// Calls that run what they are given: followed by something other than a literal, the program
+/// they run is computed.
+#[rustfmt::skip]
+const RUN_CALLS: &[&str] = &[
+    "system", "exec", "popen", "spawn", "passthru", "shell_exec", "proc_open", "pcntl_exec", "execSync", "spawnSync",
+    "execFile", "execv", "execvp", "callCommand", "readProcess", "Sys.command", "run-program", "Popen",
+    "check_output", "check_call", "getoutput", "os.execute", "io.popen", "Start-Process", "Invoke-Expression", "iex",
+    "eval", "Process.Start", "ProcessBuilder", "call-process", "shell-command", "Command::new", "readpipe", "qx",
 ];
 
 /// Words of interpreter code that write or truncate files.
@@ -222,13 +318,16 @@ const WRITES: &[&str] = &[
 const DELETES: &[&str] = &[
     "unlink", "rmtree", "remove(", "rmdir", "rm_rf", "rm_r", "File.delete", "FileUtils.rm", "fs.rm", "rmSync",
     "os.remove", "Remove-Item", "truncate", "shred", "remove_tree", "rm(", "delete(", "file delete", "unlinkSync",
+    "delete-file", "delete-directory", "Files.delete", "deleteRecursively", "removeFile", "removeDirectory",
+    "Sys.remove", "file:delete", "File.rm",
 ];
 
 /// Words of interpreter code that delete a whole tree.
 #[rustfmt::skip]
 const RECURSIVE_DELETES: &[&str] = &[
     "rmtree", "rm_rf", "rm_r", "remove_tree", "rmdir -r", "-Recurse", "recursive: true", "recursive=True",
-    "File::Path", "rimraf", "remove_dir_all", "RemoveAll", "file delete -force",
+    "File::Path", "rimraf", "remove_dir_all", "RemoveAll", "file delete -force", "delete-directory",
+    "deleteRecursively", "removeDirectoryRecursive", "File.rm_rf",
 ];
 
 /// Judges interpreter code by what can be seen of it: secret paths anywhere; when it can run
@@ -236,7 +335,7 @@ const RECURSIVE_DELETES: &[&str] = &[
 /// literals (`["systemctl", "stop", "ssh"]`) and each `exec`/`spawn`/`system` statement as a
 /// shell command; deleting, truncating or writing a precious file or tree, or signalling PID 1, is
 /// destructive. Payloads spelled in hex or base64 are decoded and judged the same way.
-pub(super) fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
+pub(crate) fn code_literals(an: &mut Analysis<'_>, base: &str, code: &str) {
     code_literals_at(an, base, code, 0);
 }
 
@@ -250,6 +349,12 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     let deletes = DELETES.iter().any(|w| code.contains(w));
     let recursive = RECURSIVE_DELETES.iter().any(|w| code.contains(w));
     let writes = WRITES.iter().any(|w| code.contains(w));
+    if let Some(call) = OS_CALLS.iter().find(|w| code.contains(*w)) {
+        an.raise(DE, format!("`{base}` code calls the operating system directly (`{call}`), which can do anything"));
+    }
+    if runs_computed(code, matches!(family(base), "tclsh" | "wish" | "expect")) {
+        an.raise(DE, format!("`{base}` runs a program it computes, which cannot be judged"));
+    }
     // Paths written without quotes (`Remove-Item -Recurse /var/lib/vz`, `file delete -force /x`).
     let bare_paths = code
         .split(|c: char| c.is_whitespace() || matches!(c, ';' | '(' | ')' | ',' | '[' | ']' | '{' | '}'))
@@ -296,6 +401,11 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     // `exec reboot`, `spawn systemctl poweroff`, `system "x"` as statements (Tcl, expect, Perl).
     for statement in code.split([';', '\n']) {
         let t = statement.trim();
+        // IPython runs a line starting with `!` as a shell command.
+        if let Some(shell) = t.strip_prefix('!').filter(|_| base.starts_with("ipython")) {
+            an.raise(CM, format!("`{base}` code runs a shell command"));
+            an.script(shell);
+        }
         for word in ["exec ", "spawn ", "system ", "shell "] {
             if let Some(rest) = t.strip_prefix(word) {
                 let rest = rest.trim().trim_matches(['"', '\'', '{', '}']);
@@ -354,6 +464,17 @@ fn code_strings(code: &str) -> Vec<String> {
             }
             continue;
         }
+        // Ruby's `%x(…)`, `%x{…}`: a command run like backticks.
+        if c == '%' && chars.get(i) == Some(&'x') {
+            if let Some(close) = chars.get(i + 1).and_then(|o| closing(*o)) {
+                let body: String = chars.iter().skip(i + 2).take_while(|&&x| x != close).collect();
+                i += 2 + body.chars().count() + 1;
+                if !body.trim().is_empty() {
+                    out.push(body);
+                }
+                continue;
+            }
+        }
         // Perl's quote-like operators: `q`, `qq`, `qx`, `qw` and a delimiter.
         let before = i.checked_sub(2).and_then(|b| chars.get(b)).copied();
         if c == 'q' && !before.is_some_and(|b| b.is_alphanumeric() || b == '_') {
@@ -381,4 +502,138 @@ fn code_strings(code: &str) -> Vec<String> {
     }
     out.truncate(64);
     out
+}
+
+/// The closing delimiter of a quote-like operator's opening one.
+fn closing(open: char) -> Option<char> {
+    match open {
+        '(' => Some(')'),
+        '{' => Some('}'),
+        '[' => Some(']'),
+        '<' => Some('>'),
+        '/' | '|' | '!' | '#' => Some(open),
+        _ => None,
+    }
+}
+
+/// Code with the contents of its `'…'` and `"…"` literals blanked, so that words inside strings
+/// are not read as calls.
+fn blank_strings(code: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in code.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                    out.push(' ');
+                } else if c == '\\' {
+                    escaped = true;
+                    out.push(' ');
+                } else if c == q {
+                    quote = None;
+                    out.push(c);
+                } else {
+                    out.push(' ');
+                }
+            }
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Code that runs a program whose name it computes: `` `$c` ``, `qx{$c}`, `%x(#{c})`, a call
+/// through a variable (`$f("x")`), or a run call given something other than a literal
+/// (`system($cmd)`, `os.system(cmd)`, `exec $x`, `eval $code`).
+fn runs_computed(code: &str, bare_words: bool) -> bool {
+    let chars = blank_strings(code);
+    let at = |i: usize| chars.get(i).copied();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut i = 0;
+    while let Some(c) = at(i) {
+        // Backticks and quote-like run operators whose body interpolates.
+        let body_from = match c {
+            '`' => Some((i + 1, '`')),
+            'q' if at(i + 1) == Some('x') && !i.checked_sub(1).and_then(at).is_some_and(ident) => {
+                at(i + 2).and_then(closing).map(|cl| (i + 3, cl))
+            }
+            '%' if at(i + 1) == Some('x') => at(i + 2).and_then(closing).map(|cl| (i + 3, cl)),
+            _ => None,
+        };
+        if let Some((start, close)) = body_from {
+            let body: String = chars.iter().skip(start).take_while(|&&x| x != close).collect();
+            if body.contains('$') || body.contains("#{") || body.contains('@') {
+                return true;
+            }
+            i = start + body.chars().count() + 1;
+            continue;
+        }
+        // `$f(…)`, `&$f(…)`: a function named by a variable.
+        if c == '$' {
+            let mut j = i + 1;
+            while at(j).is_some_and(ident) {
+                j += 1;
+            }
+            while at(j).is_some_and(|c| c == ' ') {
+                j += 1;
+            }
+            if j > i + 1 && at(j) == Some('(') {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    let text: String = chars.iter().collect();
+    RUN_CALLS.iter().any(|word| {
+        text.match_indices(word).any(|(pos, _)| {
+            let before = text.get(..pos).and_then(|b| b.chars().last());
+            if before.is_some_and(|b| ident(b) || b == '-') {
+                return false;
+            }
+            let rest = text.get(pos + word.len()..).unwrap_or_default();
+            computed_argument(rest, word, bare_words)
+        })
+    })
+}
+
+/// Whether what follows a run call is something other than a literal: a name, a variable, a
+/// call. In Tcl and expect a bare word is a literal; only `$name` and `[command]` are computed.
+fn computed_argument(rest: &str, word: &str, bare_words: bool) -> bool {
+    let mut rest = match rest.chars().next() {
+        Some('(' | ' ' | '\t') => rest,
+        _ => return false,
+    };
+    if bare_words {
+        return rest.trim_start().starts_with(['$', '[']);
+    }
+    for _ in 0..4 {
+        rest = rest.trim_start_matches(|c: char| c == '(' || c == '[' || c.is_whitespace());
+        // `eval { … }` is Perl's guarded block, not code built at run time.
+        if rest.starts_with('{') && word == "eval" {
+            return false;
+        }
+        rest = rest.trim_start_matches(|c: char| c == '{' || c.is_whitespace());
+        let name_len = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').count();
+        let after = rest.get(name_len..).unwrap_or_default().trim_start();
+        // A keyword argument or an object key (`args=[…]`, `{cmd: […]}`): look at its value.
+        if name_len > 0
+            && (after.starts_with(':') && !after.starts_with("::")
+                || after.starts_with('=') && !after.starts_with("=="))
+        {
+            rest = after.get(1..).unwrap_or_default();
+            continue;
+        }
+        let Some(first) = rest.chars().next() else { return false };
+        // A string prefix (`f"…"`, `r'…'`) is still a literal.
+        let prefixed = name_len == 1 && matches!(after.chars().next(), Some('"' | '\''));
+        return !prefixed && (first.is_alphabetic() || first == '_' || first == '$' || first == '@');
+    }
+    false
 }

@@ -36,7 +36,9 @@ mod wrappers;
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
 pub(crate) use args::{is_identifier, Args};
+pub(crate) use coreutils::vim_command;
 pub(crate) use disclosure::judge as disclosure;
+pub(crate) use interpreters::code_literals;
 pub(crate) use lockout::lockout_write;
 pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
@@ -60,6 +62,8 @@ pub(super) const METADATA_ONLY: &[&str] = &[
     "ls", "stat", "du", "find", "test", "[", "[[", "chmod", "chown", "chgrp", "lsattr", "getfacl", "namei",
     "realpath", "readlink", "basename", "dirname", "ssh-add", "ssh-keygen", "touch", "mkdir", "cd", "pushd", "popd",
     "echo", "printf",
+    // A minion target (`'*'`, `web*`) is a pattern of machine names, not of files.
+    "salt", "salt-ssh",
 ];
 
 /// Services (and their processes) whose loss cuts the operator off or takes the cluster down.
@@ -101,6 +105,37 @@ pub(super) fn identity(name: &str) -> (&str, bool) {
         None => (name, true),
         Some((dir, base)) => (base, TRUSTED_DIRS.contains(&dir)),
     }
+}
+
+/// A command line another program is told to run (a compress program, a pager, a proxy command):
+/// judged as shell text, and rated at the worst it could do when what it runs cannot be seen — a
+/// program outside the system's directories, or a bare shell or interpreter, whose script is then
+/// whatever data it is fed.
+pub(crate) fn run_given(an: &mut Analysis<'_>, what: &str, command: &str) {
+    let command = command.trim();
+    an.script(command);
+    let mut words = command.split_whitespace();
+    let Some(first) = words.next() else { return };
+    let (base, trusted) = identity(first);
+    let rest: Vec<&str> = words.collect();
+    let bare = rest.iter().all(|w| w.starts_with('-') && !w.contains('c') && !w.contains('e'))
+        && (interpreters::SHELLS.contains(&base) || interpreters::is_interpreter(base));
+    if !trusted {
+        an.raise(DE, format!("{what} runs `{first}`, a program that cannot be judged"));
+    } else if bare {
+        an.raise(DE, format!("{what} feeds data to `{base}` as its script, which cannot be judged"));
+    }
+}
+
+/// Whether a program word names the system's program (a bare name or one in the system's
+/// directories), not a file anywhere.
+pub(crate) fn identity_trusted(name: &str) -> bool {
+    identity(name).1
+}
+
+/// The quoted words of a text (`'core.pager'='less'`).
+pub(crate) fn quoted_words(text: &str) -> Vec<String> {
+    quoted_literals(text)
 }
 
 /// Judges one program invocation. `name` is the word as written, `args` what follows it.
@@ -354,6 +389,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["nc", "ncat", "netcat", "socat", "telnet"], network::netcat),
     (&["openssl"], network::openssl),
     (&["ssh"], network::ssh),
+    (&["gdb"], interpreters::gdb),
     (&["scp", "sftp"], network::scp),
     (&["rsync"], network::rsync),
     (&["wg"], network::wg),

@@ -751,6 +751,93 @@ impl Analysis<'_> {
                 self.script(&format!("{function}(){body}"));
             }
         }
+        if let Some(value) = value {
+            self.loaded_code(name, value);
+        }
+    }
+
+    /// A variable whose value is code or a command some program runs: the code is judged, and
+    /// code that cannot be seen into (a library, a script file, a program outside the system's
+    /// directories) is rated at the worst it could do.
+    fn loaded_code(&mut self, name: &str, value: &str) {
+        let what = format!("`{name}`");
+        // A function bash imports from its environment (`() { …; }`), and whatever follows it,
+        // runs when the function is called or, in an old bash, at once.
+        if let Some(body) = value.trim_start().strip_prefix("()") {
+            self.script(body);
+        }
+        if let Some(command) = super::words::command_variable(name, value) {
+            let first = command.split_whitespace().next().unwrap_or_default();
+            if !crate::rules::identity_trusted(first) {
+                self.raise(Risk::Destructive, format!("{what} runs `{first}`, a program that cannot be judged"));
+            }
+        }
+        let upper = name.to_ascii_uppercase();
+        match upper.as_str() {
+            "BASH_ENV" | "ENV"
+                if value.split([':', ' ']).any(|p| {
+                    p.contains('/') && !p.starts_with("/usr/") && !p.starts_with("/lib") && !p.starts_with("/etc/")
+                }) =>
+            {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} loads `{value}` into what runs, code that cannot be judged"),
+                );
+            }
+            // less runs a `+` command at start; `!` in it is a shell command.
+            "LESS" | "SYSTEMD_LESS" | "MORE" | "LESSKEY_CONTENT" => {
+                if let Some((_, after)) = value.split_once('+') {
+                    if let Some((_, shell)) = after.split_once('!') {
+                        self.raise(Risk::ConfigMutation, format!("{what} makes less run a shell command"));
+                        self.script(shell);
+                    }
+                }
+            }
+            // man's options: `-P`/`--pager` names the pager, `-H`/`--html` the browser.
+            "MANOPT" => {
+                let text = value.replace("\\ ", " ");
+                for flag in ["--pager=", "-P", "--html=", "-H"] {
+                    if let Some((_, pager)) = text.split_once(flag) {
+                        crate::rules::run_given(self, &what, pager.trim_start_matches(['=', ' ']));
+                    }
+                }
+            }
+            // Vim's and ex's start-up commands.
+            "VIMINIT" | "EXINIT" | "GVIMINIT" | "MYVIMRC" => crate::rules::vim_command(self, name, value),
+            // The Perl debugger's code, and options that load it or a module.
+            "PERL5DB" => crate::rules::code_literals(self, "perl", value),
+            "NODE_OPTIONS" | "PERL5OPT" | "RUBYOPT" | "JAVA_TOOL_OPTIONS" | "_JAVA_OPTIONS" | "JDK_JAVA_OPTIONS" => {
+                let loads = ["--require", "--import", "--loader", "--experimental-loader", "-javaagent", "-agentpath"];
+                if value.split_whitespace().any(|w| w == "-r" || loads.iter().any(|l| w.starts_with(l))) {
+                    self.raise(
+                        Risk::Destructive,
+                        format!("{what} makes the program load code (`{value}`), which cannot be judged"),
+                    );
+                }
+            }
+            // git's configuration given in the environment: a command-valued key runs its value.
+            "GIT_CONFIG_PARAMETERS" => {
+                let literals = crate::rules::quoted_words(value);
+                for pair in literals.chunks(2) {
+                    if let [key, command] = pair {
+                        let key = key.to_ascii_lowercase();
+                        if ["pager", "command", "editor", "program", "helper", "fsmonitor", "external", "textconv"]
+                            .iter()
+                            .any(|k| key.ends_with(k))
+                            || key.starts_with("alias.")
+                        {
+                            crate::rules::run_given(self, &what, command.trim_start_matches('!'));
+                        }
+                    }
+                }
+            }
+            n if n.starts_with("GIT_CONFIG_VALUE_") => {
+                if value.contains(char::is_whitespace) || value.contains('/') || value.starts_with('!') {
+                    crate::rules::run_given(self, &what, value.trim_start_matches('!'));
+                }
+            }
+            _ => {}
+        }
     }
 }
 
