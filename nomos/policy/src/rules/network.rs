@@ -448,15 +448,19 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
         {
             an.raise(CM, "`ssh -o …Forward` opens tunnels between machines");
         }
-        if v.contains("proxycommand") || v.contains("localcommand") || v.contains("knownhostscommand") {
+        // Any setting that names a command (`ProxyCommand`, `LocalCommand`, `KnownHostsCommand`,
+        // and those to come), in every spelling: `X=Y`, `X Y`, ` X = Y `.
+        let v = v.trim_start();
+        let key = v.split(|c: char| c == '=' || c.is_whitespace()).next().unwrap_or_default();
+        if key.ends_with("command") && key != "remotecommand" {
             an.raise(CM, "`ssh -o …Command` runs a local command");
-            if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
-                an.script(cmd);
+            if let Some(cmd) = ssh_option_value(o.shown()) {
+                crate::rules::run_given(an, "`ssh -o …Command`", cmd);
             }
         }
         // The command run on the other side, as if given after the host.
-        if v.starts_with("remotecommand") {
-            if let Some((_, cmd)) = o.shown().split_once(['=', ' ']) {
+        if key == "remotecommand" {
+            if let Some(cmd) = ssh_option_value(o.shown()) {
                 an.script(cmd);
             }
         }
@@ -571,7 +575,25 @@ pub(super) fn scp(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
     for v in a.values(&["-S", "-o"]) {
         let v = v.shown();
         an.script(v.split_once('=').filter(|(k, _)| k.to_ascii_lowercase().ends_with("command")).map_or(v, |(_, c)| c));
+        if let Some(cmd) = ssh_option_value(v).filter(|_| v.trim_start().to_ascii_lowercase().contains("command")) {
+            crate::rules::run_given(an, &format!("`{base} -o …Command`"), cmd);
+        }
     }
+    // `-S` is the program that connects and `sftp -D` the server it runs instead of connecting.
+    let mut runs = a.values(&["-S"]);
+    if base == "sftp" {
+        runs.extend(a.values(&["-D"]));
+    }
+    for v in runs {
+        crate::rules::run_given(an, &format!("`{base}`"), v.shown());
+    }
+}
+
+/// The value of an ssh `-o` setting in any spelling: `X=Y`, `X Y`, ` X = Y `.
+fn ssh_option_value(option: &str) -> Option<&str> {
+    let (_, rest) = option.trim().split_once(|c: char| c == '=' || c.is_whitespace())?;
+    let value = rest.trim_start().strip_prefix('=').unwrap_or(rest).trim();
+    (!value.is_empty()).then_some(value)
 }
 
 /// `brctl`, `bridge`, `tc`: showing reads; `-batch` runs commands from a file.

@@ -13,8 +13,23 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
     if a.value(&["-c", "--config-env"]).is_some() || a.long("--exec-path") {
         an.raise(CM, "`git -c` can make git run other programs");
         for v in a.values(&["-c"]) {
-            if let Some((_, cmd)) = v.shown().split_once('=') {
+            if let Some((key, cmd)) = v.shown().split_once('=') {
                 an.script(cmd.trim_start_matches('!'));
+                // The `ext::` transport runs the command a URL names.
+                if key.eq_ignore_ascii_case("protocol.ext.allow") && cmd != "never" {
+                    for url in a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix("ext::")) {
+                        an.raise(CM, "`git` runs the command an `ext::` URL names");
+                        crate::rules::run_given(an, "`git` `ext::`", &url.replace('%', ""));
+                    }
+                }
+                let key = key.to_ascii_lowercase();
+                if key.ends_with("pager")
+                    || key.ends_with("command")
+                    || key.ends_with("editor")
+                    || key.ends_with("program")
+                {
+                    crate::rules::run_given(an, &format!("`git -c {key}`"), cmd.trim_start_matches('!'));
+                }
             }
         }
     }
@@ -100,6 +115,13 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         })
     {
         an.raise(CM, format!("`git {sub}` with this option runs another program"));
+        for o in rest.all.iter().filter_map(Arg::as_static) {
+            let value =
+                o.strip_prefix("-O").filter(|v| !v.is_empty()).or_else(|| o.strip_prefix("--open-files-in-pager="));
+            if let Some(v) = value {
+                crate::rules::run_given(an, &format!("`git {sub}`"), v);
+            }
+        }
     }
     if rest.long("--output") || rest.value(&["-o", "--output-directory"]).is_some() && sub == "format-patch" {
         an.raise(CM, format!("`git {sub} --output` writes a file"));

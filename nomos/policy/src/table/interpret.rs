@@ -394,6 +394,11 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                     an.raise(Risk::ConfigMutation, format!("{what} {}", entry.say("runs", "runs another program")));
                     if let Some(v) = &given.value {
                         an.run(std::slice::from_ref(v), &Stdin::default());
+                        // A value with blanks may reach a shell; a program that cannot be seen
+                        // into is rated at the worst it could do.
+                        if let Some(text) = v.as_static() {
+                            crate::rules::run_given(an, &what, text);
+                        }
                     }
                 }
                 Effect::Script => {
