@@ -187,6 +187,13 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
         .operands(&["-m", "-W", "-X", "-I", "-M", "-d", "-c", "-e", "-E", "-r", "--eval"])
         .first()
         .map(|s| s.shown().to_string());
+    // Nextcloud's `occ` console, run by PHP: its commands are judged by what they do.
+    if family(base) == "php" && script.as_deref().is_some_and(|s| s == "occ" || s.ends_with("/occ")) {
+        let words: Vec<&str> = a.all.iter().filter_map(Arg::as_static).collect();
+        let after: Vec<&str> =
+            words.iter().skip_while(|w| **w != "occ" && !w.ends_with("/occ")).skip(1).copied().collect();
+        occ(an, &after);
+    }
     if inline.is_empty() {
         let what = match &script {
             Some(s) if s != "-" => format!("`{base}` runs the script `{s}`"),
@@ -271,6 +278,41 @@ pub(super) fn gdb(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
                 code_literals(an, "gdb", rest);
             }
         }
+    }
+}
+
+/// Nextcloud's `occ` commands that delete users, groups, files or data, rewrite the database, or
+/// take the instance offline for its users.
+fn occ(an: &mut Analysis<'_>, words: &[&str]) {
+    let Some(command) = words.iter().find(|w| !w.starts_with('-')) else { return };
+    let destroys = matches!(
+        *command,
+        "user:delete"
+            | "group:delete"
+            | "files:cleanup"
+            | "db:convert-type"
+            | "app:remove"
+            | "trashbin:cleanup"
+            | "versions:cleanup"
+            | "encryption:disable"
+            | "encryption:decrypt-all"
+            | "encryption:encrypt-all"
+            | "ldap:delete-config"
+            | "config:system:delete"
+            | "config:app:delete"
+            | "preview:delete"
+            | "files:transfer-ownership"
+            | "db:drop-column"
+    ) || command.ends_with(":delete")
+        || command.ends_with(":cleanup")
+        || command.ends_with(":remove")
+        || command.ends_with(":purge");
+    let offline =
+        *command == "maintenance:mode" && words.iter().any(|w| *w == "--on") || *command == "maintenance:install";
+    if destroys {
+        an.raise(DE, format!("`occ {command}` deletes or rewrites Nextcloud data"));
+    } else if offline {
+        an.raise(DE, format!("`occ {command}` takes Nextcloud offline for its users"));
     }
 }
 

@@ -254,6 +254,14 @@ impl Analysis<'_> {
                 texts.extend(decoded.filter(|d| !texts.contains(d)));
                 Stdin { texts, unknown: false }
             }
+            // `awk '{print "pct destroy " $1}'`, `sed 's/^/qm stop /'`, `perl -ne 'print "rm $_"'`: the
+            // text they print, computed parts standing as `X`, is visible in part; the rest is not.
+            "awk" | "gawk" | "mawk" | "nawk" | "sed" | "gsed" | "perl" | "ruby" if outer.is_none() => {
+                match super::words::printed_template(name, args) {
+                    Some(texts) => Stdin { texts, unknown: true },
+                    None => unseen,
+                }
+            }
             // `command -v rm`, `which rm`, `type -P rm`: where the program is, which runs it.
             "command" | "which" | "type" if outer.is_none() => {
                 let names: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();

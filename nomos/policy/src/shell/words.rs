@@ -642,3 +642,143 @@ mod tests {
         assert_eq!(expand_braces("{-9223372036854775808..1}"), ["{-9223372036854775808..1}"]);
     }
 }
+
+/// The lines a text tool prints when its program shows what they hold: the literal text of awk's,
+/// Perl's or Ruby's `print`s and of sed's `s` replacement, with every computed part (`$1`, `$_`,
+/// `\1`, `&`, a variable) standing as `X`. `None` when nothing printed is visible (a program read
+/// from a file, a print of fields only).
+pub(crate) fn printed_template(tool: &str, args: &[Arg]) -> Option<Vec<String>> {
+    let sed = tool.ends_with("sed");
+    let mut program: Option<&str> = None;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let w = word.as_static()?;
+        match w {
+            "-f" | "--file" => return None,
+            "-F" | "-v" => {
+                words.next();
+            }
+            "-e" | "--expression" => {
+                program = words.next().and_then(Arg::as_static);
+                break;
+            }
+            _ if w.starts_with("-f") && !sed => return None,
+            _ if w.starts_with('-') && w.contains('e') && !sed && w.len() > 1 => {
+                program = words.next().and_then(Arg::as_static);
+                break;
+            }
+            _ if w.starts_with('-') => {}
+            _ => {
+                program = Some(w);
+                break;
+            }
+        }
+    }
+    let program = program?;
+    let lines = if sed { sed_replacements(program) } else { print_templates(program) };
+    let visible: Vec<String> = lines
+        .into_iter()
+        .filter(|l| l.chars().filter(|c| c.is_alphabetic()).count().saturating_sub(l.matches('X').count()) >= 2)
+        .collect();
+    (!visible.is_empty()).then_some(visible)
+}
+
+/// What each `print`/`printf`/`puts` statement of awk, Perl or Ruby code prints.
+fn print_templates(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = ["print", "puts", "say "].iter().filter_map(|w| rest.find(w)).min() {
+        let after = rest.get(at..).unwrap_or_default();
+        let after = after.trim_start_matches(|c: char| c.is_alphabetic());
+        let mut line = String::new();
+        let mut chars = after.chars().peekable();
+        let mut in_token = false;
+        while let Some(c) = chars.next() {
+            match c {
+                ';' | '}' | '\n' | '|' | '>' => break,
+                '"' | '\'' => {
+                    in_token = false;
+                    while let Some(d) = chars.next() {
+                        match d {
+                            '\\' => match chars.next() {
+                                Some('n') => line.push('\n'),
+                                Some('t') => line.push(' '),
+                                Some(e) => line.push(e),
+                                None => {}
+                            },
+                            '$' | '@' if c == '"' => {
+                                line.push('X');
+                                while chars.peek().is_some_and(|e| e.is_alphanumeric() || matches!(e, '_' | '{' | '}'))
+                                {
+                                    chars.next();
+                                }
+                            }
+                            '#' if c == '"' && chars.peek() == Some(&'{') => {
+                                line.push('X');
+                                for e in chars.by_ref() {
+                                    if e == '}' {
+                                        break;
+                                    }
+                                }
+                            }
+                            d if d == c => break,
+                            d => line.push(d),
+                        }
+                    }
+                }
+                ',' => {
+                    line.push(' ');
+                    in_token = false;
+                }
+                c if c.is_alphanumeric() || matches!(c, '$' | '_' | '[' | ']' | '.') => {
+                    if !in_token {
+                        line.push('X');
+                        in_token = true;
+                    }
+                }
+                _ => in_token = false,
+            }
+        }
+        out.extend(line.lines().map(str::to_string));
+        rest = rest.get(at + 4..).unwrap_or_default();
+        if out.len() > 16 {
+            break;
+        }
+    }
+    out
+}
+
+/// What sed's `s` commands put in a line: the replacement, with `\1` and `&` as `X`, and the rest
+/// of the line (`X`) kept where the pattern only anchors (`s/^/cmd /`).
+fn sed_replacements(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for command in script.split([';', '\n']) {
+        let command = command.trim();
+        let Some(body) = command.strip_prefix('s') else { continue };
+        let mut chars = body.chars();
+        let Some(delim) = chars.next().filter(|d| !d.is_alphanumeric() && !d.is_whitespace()) else { continue };
+        let parts: Vec<&str> = chars.as_str().split(delim).collect();
+        let (Some(pattern), Some(replacement)) = (parts.first(), parts.get(1)) else { continue };
+        let mut line = String::new();
+        let mut rc = replacement.chars();
+        while let Some(c) = rc.next() {
+            match c {
+                '\\' => match rc.next() {
+                    Some(d) if d.is_ascii_digit() => line.push('X'),
+                    Some('n') => line.push('\n'),
+                    Some(d) => line.push(d),
+                    None => {}
+                },
+                '&' => line.push('X'),
+                c => line.push(c),
+            }
+        }
+        let line = match *pattern {
+            "^" => format!("{line}X"),
+            "$" => format!("X{line}"),
+            _ => line,
+        };
+        out.extend(line.lines().map(str::to_string));
+    }
+    out
+}

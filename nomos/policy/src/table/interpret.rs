@@ -469,6 +469,16 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                 }
                 _ => {
                     an.run(words, stdin);
+                    // `lxc-attach 101 -- cmd`: a name given without its option; what follows
+                    // `--` is the command.
+                    if let Some(k) = words.iter().position(|w| w.as_static() == Some("--")).filter(|k| *k > 0) {
+                        an.run(words.get(k + 1..).unwrap_or(&[]), stdin);
+                    }
+                    // The same command run on every name its input gives (`… | xargs qm stop`):
+                    // stopping, killing or destroying each of them can take them all down.
+                    if entry.stdin_args {
+                        mass_action(an, base, words);
+                    }
                     // A program no argument can change (`xargs echo`) does the same whatever
                     // words the input adds.
                     inert_command = entry.stdin_args
@@ -713,5 +723,25 @@ mod tests {
         assert_eq!(shown(r#"a\_b "c d" ${X} # comment"#).as_deref(), Some("a b|c d|${X}?"));
         assert_eq!(shown("'open"), None);
         let _ = Arg::Static(String::new());
+    }
+}
+
+/// A command run on every name a fan-out reads (`xargs qm stop`, `xargs -I{} systemctl stop {}`)
+/// that stops, kills or destroys what it names: for some input that is every guest, service or
+/// process there is.
+fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg]) {
+    const ACTIONS: &[&str] = &[
+        "stop", "shutdown", "suspend", "reset", "reboot", "poweroff", "halt", "destroy", "kill", "pause", "disable",
+        "down",
+    ];
+    let plain: Vec<&str> = words.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).take(3).collect();
+    let program = plain.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or_default();
+    if let Some(action) = plain.iter().skip(1).find(|w| ACTIONS.contains(w)) {
+        an.raise(
+            Risk::Destructive,
+            format!("`{base} {program} {action}` acts on every name its input gives, which can be all of them"),
+        );
+    } else if matches!(program, "kill" | "pkill" | "killall") {
+        an.raise(Risk::Destructive, format!("`{base} {program}` signals whatever its input names, PID 1 included"));
     }
 }
