@@ -234,6 +234,14 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
 /// its input) are judged: `shell`/`!` run shell text, `python` runs code, and calling `exit`,
 /// `abort`, `kill` or `raise` in an attached process ends it, which may be PID 1 or a service.
 pub(super) fn gdb(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin) {
+    if let [only] = a.all {
+        if matches!(only.as_static(), Some("--version" | "-version" | "--help" | "-help" | "--configuration"))
+            && stdin.texts.is_empty()
+            && !stdin.unknown
+        {
+            return ro(an, "`gdb` only prints its version or help");
+        }
+    }
     an.raise(CM, "`gdb` debugs a process, which it can change or kill");
     if let Some(k) = a.all.iter().position(|w| w.as_static().is_some_and(|s| matches!(s, "--args" | "-args"))) {
         an.run(a.tail_from(k + 1), &Stdin::default());
@@ -345,6 +353,8 @@ const RUN_CALLS: &[&str] = &[
     "execFile", "execv", "execvp", "callCommand", "readProcess", "Sys.command", "run-program", "Popen",
     "check_output", "check_call", "getoutput", "os.execute", "io.popen", "Start-Process", "Invoke-Expression", "iex",
     "eval", "Process.Start", "ProcessBuilder", "call-process", "shell-command", "Command::new", "readpipe", "qx",
+    "subprocess.run", "subprocess.call", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp", "execve",
+    "execvpe", "posix_spawn",
 ];
 
 /// Words of interpreter code that write or truncate files.

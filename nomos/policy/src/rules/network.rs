@@ -162,6 +162,9 @@ pub(super) fn curl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.flag('O', "--remote-name") || a.long("--remote-name-all") || a.long("--create-dirs") {
         an.raise(CM, "`curl -O` writes the download to a file");
     }
+    for out in a.values(&["-o", "--output", "--output-dir"]) {
+        download_into_system(an, "curl", out.shown());
+    }
     if a.value(&["-K", "--config"]).is_some() {
         an.raise(CM, "`curl -K` takes options from a file");
     }
@@ -731,6 +734,26 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     if a.value(&["-e", "--execute", "--config"]).is_some() {
         an.raise(CM, "`wget -e`/`--config` sets options that can write files or run programs");
     }
+    // `-e output_document=FILE`, `-e logfile=FILE`, `-e dir_prefix=DIR`: the same settings as options.
+    for command in a.values(&["-e", "--execute"]) {
+        let text = command.shown().replace(' ', "");
+        let Some((name, value)) = text.split_once('=') else { continue };
+        let name = name.replace(['_', '-'], "").to_ascii_lowercase();
+        if matches!(name.as_str(), "outputdocument" | "logfile" | "appendoutput" | "savecookies" | "warcfile") {
+            an.write_target(&Arg::Static(value.to_string()), "`wget -e`");
+            download_into_system(an, "wget", value);
+        } else if name == "dirprefix" {
+            download_into_system(an, "wget", value);
+        } else if matches!(name.as_str(), "useaskpass") {
+            crate::rules::run_given(an, "`wget -e use_askpass`", value);
+        }
+    }
+    if let Some(document) = last_document(a.all) {
+        download_into_system(an, "wget", document.shown());
+    }
+    for dir in a.values(&["-P", "--directory-prefix"]) {
+        download_into_system(an, "wget", dir.shown());
+    }
     let method = a.value(&["--method"]).map(|m| m.shown().to_string());
     let bodies: Vec<String> = a.values(&["--post-data", "--body-data"]).iter().flat_map(requests::texts).collect();
     let targets: Vec<String> = a.operands(&[]).into_iter().flat_map(requests::texts).collect();
@@ -743,6 +766,18 @@ pub(super) fn wget(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
         ro(an, "`wget` to standard output only reads");
     } else {
         an.raise(CM, "`wget` writes the download to a file");
+    }
+}
+
+/// A download saved into the system's configuration or programs (`/etc`, `/usr`, `/boot` …)
+/// replaces what the system runs or reads with content no one has seen.
+fn download_into_system(an: &mut Analysis<'_>, tool: &str, target: &str) {
+    let system = ["/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/root/.ssh", "/var/spool/cron"];
+    if system.iter().any(|d| target == *d || target.starts_with(&format!("{d}/"))) {
+        an.raise(
+            DE,
+            format!("`{tool}` saves a download no one has seen into {target}, which the system runs or reads"),
+        );
     }
 }
 

@@ -13,7 +13,15 @@ use crate::shell::{Analysis, Arg};
 /// read of a tree that holds secrets reads them, and pagers run their own commands.
 pub(crate) fn reader(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, operands: &[&Arg]) {
     // Pagers run their own commands given as `+cmd` (`less '+!reboot'`).
-    if matches!(base, "less" | "more" | "zless" | "zmore") && a.all.iter().any(|x| x.shown().starts_with('+')) {
+    // Moving to a line, the end or a search match (`+G`, `+100`, `+/error`) runs nothing.
+    let moves_only = |c: &str| {
+        let rest = c.trim_start_matches(|ch: char| ch.is_ascii_digit());
+        matches!(rest, "" | "G" | "g" | "%" | "p")
+            || (c.starts_with(['/', '?']) && !c.contains(['!', '|']) && !c.contains("\\"))
+    };
+    if matches!(base, "less" | "more" | "zless" | "zmore")
+        && a.all.iter().any(|x| x.shown().strip_prefix('+').is_some_and(|c| x.as_static().is_none() || !moves_only(c)))
+    {
         an.raise(CM, format!("`{base} +…` runs pager commands"));
         for x in a.all.iter().filter_map(Arg::as_static) {
             if let Some(cmd) = x.strip_prefix('+').and_then(|c| c.strip_prefix('!')) {
