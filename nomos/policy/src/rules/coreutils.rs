@@ -521,7 +521,7 @@ pub(crate) fn vim_command(an: &mut Analysis<'_>, base: &str, line: &str) {
             return;
         }
         let (this, next) = c.split_once('|').unwrap_or((c, ""));
-        let verb = this.trim().split_whitespace().next().unwrap_or_default();
+        let verb = this.split_whitespace().next().unwrap_or_default();
         if matches!(
             verb,
             "py" | "python"

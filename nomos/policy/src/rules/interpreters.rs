@@ -315,8 +315,7 @@ fn occ(an: &mut Analysis<'_>, words: &[&str]) {
         || command.ends_with(":cleanup")
         || command.ends_with(":remove")
         || command.ends_with(":purge");
-    let offline =
-        *command == "maintenance:mode" && words.iter().any(|w| *w == "--on") || *command == "maintenance:install";
+    let offline = *command == "maintenance:mode" && words.contains(&"--on") || *command == "maintenance:install";
     if destroys {
         an.raise(DE, format!("`occ {command}` deletes or rewrites Nextcloud data"));
     } else if offline {

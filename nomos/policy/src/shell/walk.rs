@@ -839,10 +839,10 @@ impl Analysis<'_> {
                     }
                 }
             }
-            n if n.starts_with("GIT_CONFIG_VALUE_") => {
-                if value.contains(char::is_whitespace) || value.contains('/') || value.starts_with('!') {
-                    crate::rules::run_given(self, &what, value.trim_start_matches('!'));
-                }
+            n if n.starts_with("GIT_CONFIG_VALUE_")
+                && (value.contains(char::is_whitespace) || value.contains('/') || value.starts_with('!')) =>
+            {
+                crate::rules::run_given(self, &what, value.trim_start_matches('!'));
             }
             _ => {}
         }

@@ -606,43 +606,6 @@ pub(crate) fn expand_braces(word: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_unescape_like_bash() {
-        assert_eq!(unescape_word(r"\rm"), "rm");
-        assert_eq!(unescape_word("a\\\nb"), "ab");
-        assert_eq!(unescape_double(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
-        assert_eq!(decode_ansi_c(r"$'r\x6d'"), "rm");
-        assert_eq!(decode_ansi_c(r"$'\162\155'"), "rm");
-        assert_eq!(decode_ansi_c(r"$'a\nb'"), "a\nb");
-    }
-
-    #[test]
-    fn computed_words_as_globs() {
-        assert_eq!(as_glob("/proc/$$/root/etc/shadow"), "/proc/*/root/etc/shadow");
-        assert_eq!(as_glob("\"/proc/${pid}/root/$(echo etc)/shadow\""), "/proc/*/root/*/shadow");
-        assert_eq!(as_glob("$HOME/.ssh/`id -un`"), "*/.ssh/*");
-    }
-
-    #[test]
-    fn brace_lists_expand() {
-        assert_eq!(expand_braces("-r{f,}"), ["-rf", "-r"]);
-        assert_eq!(expand_braces("{-rf,/}"), ["-rf", "/"]);
-        assert_eq!(expand_braces("a{b,c}d{e,f}"), ["abde", "abdf", "acde", "acdf"]);
-        assert_eq!(expand_braces("{1..3}"), ["1", "2", "3"]);
-        assert_eq!(expand_braces("/etc/s{h..h}adow"), ["/etc/shadow"]);
-        assert_eq!(expand_braces("{x}"), ["{x}"]);
-        assert_eq!(expand_braces("${x}"), ["${x}"]);
-        assert_eq!(expand_braces("plain"), ["plain"]);
-        // Ranges wider than any count stay as written.
-        assert_eq!(expand_braces("{9223372036854775807..-1}"), ["{9223372036854775807..-1}"]);
-        assert_eq!(expand_braces("{-9223372036854775808..1}"), ["{-9223372036854775808..1}"]);
-    }
-}
-
 /// The lines a text tool prints when its program shows what they hold: the literal text of awk's,
 /// Perl's or Ruby's `print`s and of sed's `s` replacement, with every computed part (`$1`, `$_`,
 /// `\1`, `&`, a variable) standing as `X`. `None` when nothing printed is visible (a program read
@@ -781,4 +744,41 @@ fn sed_replacements(script: &str) -> Vec<String> {
         out.extend(line.lines().map(str::to_string));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_unescape_like_bash() {
+        assert_eq!(unescape_word(r"\rm"), "rm");
+        assert_eq!(unescape_word("a\\\nb"), "ab");
+        assert_eq!(unescape_double(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
+        assert_eq!(decode_ansi_c(r"$'r\x6d'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'\162\155'"), "rm");
+        assert_eq!(decode_ansi_c(r"$'a\nb'"), "a\nb");
+    }
+
+    #[test]
+    fn computed_words_as_globs() {
+        assert_eq!(as_glob("/proc/$$/root/etc/shadow"), "/proc/*/root/etc/shadow");
+        assert_eq!(as_glob("\"/proc/${pid}/root/$(echo etc)/shadow\""), "/proc/*/root/*/shadow");
+        assert_eq!(as_glob("$HOME/.ssh/`id -un`"), "*/.ssh/*");
+    }
+
+    #[test]
+    fn brace_lists_expand() {
+        assert_eq!(expand_braces("-r{f,}"), ["-rf", "-r"]);
+        assert_eq!(expand_braces("{-rf,/}"), ["-rf", "/"]);
+        assert_eq!(expand_braces("a{b,c}d{e,f}"), ["abde", "abdf", "acde", "acdf"]);
+        assert_eq!(expand_braces("{1..3}"), ["1", "2", "3"]);
+        assert_eq!(expand_braces("/etc/s{h..h}adow"), ["/etc/shadow"]);
+        assert_eq!(expand_braces("{x}"), ["{x}"]);
+        assert_eq!(expand_braces("${x}"), ["${x}"]);
+        assert_eq!(expand_braces("plain"), ["plain"]);
+        // Ranges wider than any count stay as written.
+        assert_eq!(expand_braces("{9223372036854775807..-1}"), ["{9223372036854775807..-1}"]);
+        assert_eq!(expand_braces("{-9223372036854775808..1}"), ["{-9223372036854775808..1}"]);
+    }
 }

@@ -704,6 +704,26 @@ fn read_file(an: &mut Analysis<'_>, what: &str, value: &Arg) {
     }
 }
 
+/// A command run on every name a fan-out reads (`xargs qm stop`, `xargs -I{} systemctl stop {}`)
+/// that stops, kills or destroys what it names: for some input that is every guest, service or
+/// process there is.
+fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg]) {
+    const ACTIONS: &[&str] = &[
+        "stop", "shutdown", "suspend", "reset", "reboot", "poweroff", "halt", "destroy", "kill", "pause", "disable",
+        "down",
+    ];
+    let plain: Vec<&str> = words.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).take(3).collect();
+    let program = plain.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or_default();
+    if let Some(action) = plain.iter().skip(1).find(|w| ACTIONS.contains(w)) {
+        an.raise(
+            Risk::Destructive,
+            format!("`{base} {program} {action}` acts on every name its input gives, which can be all of them"),
+        );
+    } else if matches!(program, "kill" | "pkill" | "killall") {
+        an.raise(Risk::Destructive, format!("`{base} {program}` signals whatever its input names, PID 1 included"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::split_words;
@@ -723,25 +743,5 @@ mod tests {
         assert_eq!(shown(r#"a\_b "c d" ${X} # comment"#).as_deref(), Some("a b|c d|${X}?"));
         assert_eq!(shown("'open"), None);
         let _ = Arg::Static(String::new());
-    }
-}
-
-/// A command run on every name a fan-out reads (`xargs qm stop`, `xargs -I{} systemctl stop {}`)
-/// that stops, kills or destroys what it names: for some input that is every guest, service or
-/// process there is.
-fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg]) {
-    const ACTIONS: &[&str] = &[
-        "stop", "shutdown", "suspend", "reset", "reboot", "poweroff", "halt", "destroy", "kill", "pause", "disable",
-        "down",
-    ];
-    let plain: Vec<&str> = words.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).take(3).collect();
-    let program = plain.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or_default();
-    if let Some(action) = plain.iter().skip(1).find(|w| ACTIONS.contains(w)) {
-        an.raise(
-            Risk::Destructive,
-            format!("`{base} {program} {action}` acts on every name its input gives, which can be all of them"),
-        );
-    } else if matches!(program, "kill" | "pkill" | "killall") {
-        an.raise(Risk::Destructive, format!("`{base} {program}` signals whatever its input names, PID 1 included"));
     }
 }
