@@ -403,7 +403,7 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     if let Some(call) = OS_CALLS.iter().find(|w| code.contains(*w)) {
         an.raise(DE, format!("`{base}` code calls the operating system directly (`{call}`), which can do anything"));
     }
-    if runs_computed(code, matches!(family(base), "tclsh" | "wish" | "expect")) {
+    if runs_computed(code, matches!(family(base), "tclsh" | "wish" | "expect")) || (runs && concatenates(code)) {
         an.raise(DE, format!("`{base}` runs a program it computes, which cannot be judged"));
     }
     // Paths written without quotes (`Remove-Item -Recurse /var/lib/vz`, `file delete -force /x`).
@@ -598,6 +598,32 @@ fn blank_strings(code: &str) -> Vec<char> {
         }
     }
     out
+}
+
+/// Code that joins string literals (`"re" . "boot"`, `'re' + 'boot'`, `"re" .. "boot"`): in code
+/// that runs programs, the program can be spelled in pieces no single literal shows.
+fn concatenates(code: &str) -> bool {
+    let chars = blank_strings(code);
+    let quotes = chars.iter().enumerate().filter(|(_, c)| matches!(c, '"' | '\''));
+    let mut previous: Option<usize> = None;
+    let mut closing = false;
+    for (i, _) in quotes {
+        // Quotes alternate: opening, closing. A closing one followed only by an operator and
+        // blanks before the next opening one joins the two.
+        if !closing {
+            if let Some(p) = previous {
+                let between: String = chars.iter().skip(p + 1).take(i.saturating_sub(p + 1)).collect();
+                let op = between.trim();
+                if matches!(op, "." | "+" | ".." | "++" | "<>" | "&" | "^") {
+                    return true;
+                }
+            }
+        } else {
+            previous = Some(i);
+        }
+        closing = !closing;
+    }
+    false
 }
 
 /// Code that runs a program whose name it computes: `` `$c` ``, `qx{$c}`, `%x(#{c})`, a call
