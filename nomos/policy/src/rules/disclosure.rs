@@ -27,9 +27,66 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             );
         }
     }
-    if let Some(why) = credential_search(base, &words) {
+    if let Some(why) = credential_search(base, &words).or_else(|| git_credential_search(base, &words)) {
         an.raise_secret(CM, format!("`{base}` {why}"));
     }
+    if READERS.contains(&base) || matches!(base, "sqlite3" | "sqlitebrowser" | "litecli" | "sqlite-utils") {
+        if let Some(p) = words.iter().find(|w| is_credential_store(w)) {
+            an.raise_secret(CM, format!("`{base}` reads `{p}`, where a browser or application keeps logins and cookies"));
+        }
+    }
+}
+
+/// Files where browsers and applications keep cookies, saved logins and their keys.
+fn is_credential_store(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "cookies" | "cookies.sqlite" | "cookies.db" | "login data" | "login data for account" | "web data"
+            | "key3.db" | "key4.db" | "logins.json" | "signons.sqlite" | "logins.db" | "credentials.db"
+            | "access_tokens.db" | "accounts.db"
+    ) || (name.contains("cookie") || name.contains("credential") || name.contains("password") || name.contains("token"))
+        && (name.ends_with(".sqlite") || name.ends_with(".sqlite3") || name.ends_with(".db"))
+}
+
+/// Whether a search pattern is for credentials: its letters and digits, regex syntax aside
+/// (`api[_-]?key`, `pass(word|wd)`, `BEGIN .* PRIVATE KEY`), name one.
+fn is_credential_pattern(pattern: &str) -> bool {
+    const PIECES: &[&str] = &[
+        "pass", "secret", "token", "apikey", "private", "credential", "cookie", "bearer", "authkey", "pwd", "accesskey",
+        "passphrase", "privkey",
+    ];
+    let letters: String = pattern.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    PIECES.iter().any(|x| letters.contains(x))
+}
+
+/// `git grep` for credentials prints them from the tree; `git log -p -S`/`-G` for them prints the
+/// changes that added or removed them, from all of history.
+fn git_credential_search(base: &str, words: &[&str]) -> Option<String> {
+    if base != "git" {
+        return None;
+    }
+    let at = words.iter().position(|w| matches!(*w, "grep" | "log" | "show" | "whatchanged" | "reflog" | "diff"))?;
+    let sub = words.get(at)?;
+    let rest = words.get(at + 1..).unwrap_or(&[]);
+    if *sub == "grep" {
+        let quiet = rest.iter().any(|w| matches!(*w, "-l" | "-L" | "-c" | "-q" | "--count" | "--quiet" | "--name-only"));
+        let pattern = rest.iter().find(|w| !w.starts_with('-') && is_credential_pattern(w))?;
+        return (!quiet).then(|| format!("searches the repository for `{pattern}`, printing the matching secrets"));
+    }
+    let mut pickaxe = None;
+    for (k, w) in rest.iter().enumerate() {
+        let value = match *w {
+            "-S" | "-G" => rest.get(k + 1).copied(),
+            _ => w.strip_prefix("-S").or_else(|| w.strip_prefix("-G")).filter(|v| !v.is_empty()),
+        };
+        if let Some(v) = value.filter(|v| is_credential_pattern(v)) {
+            pickaxe = Some(v);
+        }
+    }
+    let pattern = pickaxe?;
+    git_history_prints_contents(words.get(at..).unwrap_or(&[]))
+        .then(|| format!("prints the changes in history that add or remove `{pattern}`, the secrets with them"))
 }
 
 /// Whether a variable's name says it holds a credential (`PBS_PASSWORD`, `api_token`, `AWS_SECRET_ACCESS_KEY`).
@@ -304,6 +361,17 @@ fn tool_secrets(base: &str, words: &[&str]) -> Option<String> {
                 None
             }
         }
+        // From four `-d`s on, zdb prints each object's contents and names down to its blocks.
+        "zdb" if words
+            .iter()
+            .filter(|w| w.starts_with('-') && !w.starts_with("--"))
+            .map(|w| w.chars().filter(|c| *c == 'd').count())
+            .sum::<usize>()
+            + words.iter().filter(|w| **w == "--datasets").count()
+            >= 4 =>
+        {
+            Some("dumps the datasets' objects in full detail, file contents among them".into())
+        }
         "named-checkconf"
             if words.iter().any(|w| w.starts_with('-') && w.contains('p'))
                 && !words.iter().any(|w| w.starts_with('-') && w.contains('x')) =>
@@ -376,6 +444,15 @@ const RAW_DATA: &[&str] = &[
     "**/*.sql",
     "**/*.sql.*",
     "**/*.dump",
+    // Archives of whole trees: printed, they are every file's contents, keys and shadow included.
+    "**/*.tar",
+    "**/*.tar.*",
+    "**/*.tgz",
+    "**/*.txz",
+    "**/*.tbz2",
+    "**/*.tzst",
+    "**/*.cpio",
+    "**/*.cpio.*",
 ];
 
 /// Whether `path` is one of the raw stores above.
@@ -481,13 +558,20 @@ fn credential_search(base: &str, words: &[&str]) -> Option<String> {
     ];
     let credential = patterns.iter().find(|p| {
         let lower = p.to_ascii_lowercase();
-        PIECES.iter().any(|x| lower.contains(x))
+        PIECES.iter().any(|x| lower.contains(x)) || is_credential_pattern(p)
     })?;
+    // A login event (`Failed password for root`) is what a log search looks for, not a secret.
+    let lower = credential.to_ascii_lowercase();
+    let event = ["fail", "accept", "invalid", "authentication", "incorrect", "wrong", "expired", "changed"]
+        .iter()
+        .any(|e| lower.contains(e));
+    // Compressed old logs and the installer's logs may hold passwords typed or logged in clear.
+    let log_sweep = base.starts_with('z');
     // Files of applications and their trees; a file of the system's own configuration
     // (`/etc/ssh/sshd_config`) is judged by what it is (its secrets are known by path).
     let application = |o: &&str| {
         let p = normalise(o);
-        !is_log(o)
+        (!is_log(o) || ((log_sweep || p.starts_with("/var/log/installer")) && !event))
             && (recursive
                 || crate::paths::has_glob(o)
                 || !p.starts_with('/')
