@@ -61,6 +61,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-shell"),
     data!("attacks-services"),
     data!("attacks-proof2"),
+    data!("attacks-eval"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

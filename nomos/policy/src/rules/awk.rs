@@ -193,6 +193,12 @@ pub(crate) struct Program {
     pub(crate) computed: Vec<String>,
 }
 
+/// Whether a token beside a string joins it into a longer one (`"/etc/" $1`, `"a" x`, `"a" f()`).
+fn continues(token: Option<&Token>) -> bool {
+    matches!(token, Some(Token::Str(_) | Token::Name(_) | Token::Number))
+        || matches!(token, Some(Token::Op(o)) if matches!(o.as_str(), "$" | "(" | "++" | "--" | "!"))
+}
+
 /// Judges an awk program element by element.
 pub(crate) fn judge_program(text: &str) -> Program {
     let mut program = Program::default();
@@ -280,8 +286,13 @@ pub(crate) fn judge_program(text: &str) -> Program {
                     let command = if matches!(next, Some(Token::Name(n)) if n == "getline") { previous } else { next };
                     let getline = matches!(next, Some(Token::Name(n)) if n == "getline");
                     let beside = if getline { k.checked_sub(2).and_then(|p| tokens.get(p)) } else { tokens.get(k + 2) };
-                    let literal = matches!(command, Some(Token::Str(_)))
-                        && !matches!(beside, Some(Token::Str(_) | Token::Name(_)));
+                    // Before a string only another operand joins it (`x "cmd" | getline`).
+                    let joined = if getline {
+                        matches!(beside, Some(Token::Str(_) | Token::Name(_) | Token::Number))
+                    } else {
+                        continues(beside)
+                    };
+                    let literal = matches!(command, Some(Token::Str(_))) && !joined;
                     if !literal {
                         program.computed.push("it runs a command computed at run time through a pipe".into());
                     }
@@ -299,7 +310,7 @@ pub(crate) fn judge_program(text: &str) -> Program {
                 ")" | "]" => depth -= 1,
                 ";" | "}" | "{" => printing = None,
                 ">" | ">>" if printing == Some(depth) => match next {
-                    Some(Token::Str(file)) if !matches!(tokens.get(k + 2), Some(Token::Str(_) | Token::Name(_))) => {
+                    Some(Token::Str(file)) if !continues(tokens.get(k + 2)) => {
                         if !STANDARD_STREAMS.contains(&file.as_str()) {
                             program.writes.push(file.clone());
                         }

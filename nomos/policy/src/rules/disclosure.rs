@@ -32,7 +32,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     }
     if READERS.contains(&base) || matches!(base, "sqlite3" | "sqlitebrowser" | "litecli" | "sqlite-utils") {
         if let Some(p) = words.iter().find(|w| is_credential_store(w)) {
-            an.raise_secret(CM, format!("`{base}` reads `{p}`, where a browser or application keeps logins and cookies"));
+            an.raise_secret(
+                CM,
+                format!("`{base}` reads `{p}`, where a browser or application keeps logins and cookies"),
+            );
         }
     }
 }
@@ -42,9 +45,20 @@ fn is_credential_store(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     matches!(
         name.as_str(),
-        "cookies" | "cookies.sqlite" | "cookies.db" | "login data" | "login data for account" | "web data"
-            | "key3.db" | "key4.db" | "logins.json" | "signons.sqlite" | "logins.db" | "credentials.db"
-            | "access_tokens.db" | "accounts.db"
+        "cookies"
+            | "cookies.sqlite"
+            | "cookies.db"
+            | "login data"
+            | "login data for account"
+            | "web data"
+            | "key3.db"
+            | "key4.db"
+            | "logins.json"
+            | "signons.sqlite"
+            | "logins.db"
+            | "credentials.db"
+            | "access_tokens.db"
+            | "accounts.db"
     ) || (name.contains("cookie") || name.contains("credential") || name.contains("password") || name.contains("token"))
         && (name.ends_with(".sqlite") || name.ends_with(".sqlite3") || name.ends_with(".db"))
 }
@@ -53,8 +67,19 @@ fn is_credential_store(path: &str) -> bool {
 /// (`api[_-]?key`, `pass(word|wd)`, `BEGIN .* PRIVATE KEY`), name one.
 fn is_credential_pattern(pattern: &str) -> bool {
     const PIECES: &[&str] = &[
-        "pass", "secret", "token", "apikey", "private", "credential", "cookie", "bearer", "authkey", "pwd", "accesskey",
-        "passphrase", "privkey",
+        "pass",
+        "secret",
+        "token",
+        "apikey",
+        "private",
+        "credential",
+        "cookie",
+        "bearer",
+        "authkey",
+        "pwd",
+        "accesskey",
+        "passphrase",
+        "privkey",
     ];
     let letters: String = pattern.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
     PIECES.iter().any(|x| letters.contains(x))
@@ -70,7 +95,8 @@ fn git_credential_search(base: &str, words: &[&str]) -> Option<String> {
     let sub = words.get(at)?;
     let rest = words.get(at + 1..).unwrap_or(&[]);
     if *sub == "grep" {
-        let quiet = rest.iter().any(|w| matches!(*w, "-l" | "-L" | "-c" | "-q" | "--count" | "--quiet" | "--name-only"));
+        let quiet =
+            rest.iter().any(|w| matches!(*w, "-l" | "-L" | "-c" | "-q" | "--count" | "--quiet" | "--name-only"));
         let pattern = rest.iter().find(|w| !w.starts_with('-') && is_credential_pattern(w))?;
         return (!quiet).then(|| format!("searches the repository for `{pattern}`, printing the matching secrets"));
     }
@@ -362,13 +388,14 @@ fn tool_secrets(base: &str, words: &[&str]) -> Option<String> {
             }
         }
         // From four `-d`s on, zdb prints each object's contents and names down to its blocks.
-        "zdb" if words
-            .iter()
-            .filter(|w| w.starts_with('-') && !w.starts_with("--"))
-            .map(|w| w.chars().filter(|c| *c == 'd').count())
-            .sum::<usize>()
-            + words.iter().filter(|w| **w == "--datasets").count()
-            >= 4 =>
+        "zdb"
+            if words
+                .iter()
+                .filter(|w| w.starts_with('-') && !w.starts_with("--"))
+                .map(|w| w.chars().filter(|c| *c == 'd').count())
+                .sum::<usize>()
+                + words.iter().filter(|w| **w == "--datasets").count()
+                >= 4 =>
         {
             Some("dumps the datasets' objects in full detail, file contents among them".into())
         }
@@ -571,11 +598,10 @@ fn credential_search(base: &str, words: &[&str]) -> Option<String> {
     // (`/etc/ssh/sshd_config`) is judged by what it is (its secrets are known by path).
     let application = |o: &&str| {
         let p = normalise(o);
-        (!is_log(o) || ((log_sweep || p.starts_with("/var/log/installer")) && !event))
-            && (recursive
-                || crate::paths::has_glob(o)
-                || !p.starts_with('/')
-                || APP_TREES.iter().any(|d| p.starts_with(d)))
+        if is_log(o) {
+            return (log_sweep || p.starts_with("/var/log/installer")) && !event;
+        }
+        recursive || crate::paths::has_glob(o) || !p.starts_with('/') || APP_TREES.iter().any(|d| p.starts_with(d))
     };
     let over_files = if operands.is_empty() { recursive } else { operands.iter().any(application) };
     (over_files && !quiet)

@@ -832,7 +832,10 @@ fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         _ => a.value(&["-E", "--expiredate"]).is_some(),
     };
     if locks {
-        an.raise(DE, format!("`{base}` deletes, locks, expires or unshells root or an admin account, locking the operator out"));
+        an.raise(
+            DE,
+            format!("`{base}` deletes, locks, expires or unshells root or an admin account, locking the operator out"),
+        );
     }
 }
 

@@ -19,6 +19,7 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     // `ip` reads `--batch` as `-batch` too.
     let batch = |o: &str| {
         let o = o.strip_prefix('-').filter(|r| r.starts_with('-')).unwrap_or(o);
+        let o = o.split('=').next().unwrap_or(o);
         o.starts_with("-b") && !o.starts_with("-br")
     };
     if a.any(&["-force"]) || a.options().any(batch) {
@@ -27,7 +28,7 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
         let from_stdin = a.all.windows(2).any(|w| match w {
             [option, file] => option.as_static().is_some_and(batch) && file.as_static() == Some("-"),
             _ => false,
-        });
+        }) || a.all.iter().any(|w| w.as_static().is_some_and(|o| batch(o) && o.ends_with("=-")));
         if from_stdin {
             for line in stdin.texts.iter().flat_map(|t| t.lines()).filter(|l| !l.trim().is_empty()) {
                 let mut words = vec![Arg::Static("ip".into())];

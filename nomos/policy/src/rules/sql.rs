@@ -276,7 +276,10 @@ fn by_tokens(
 fn unparsed_destroys(words: &[String], judged: &mut Judged) {
     let has = |w: &str| words.iter().any(|x| x == w);
     let why = if let Some(w) = words.iter().find(|w| matches!(w.as_str(), "drop" | "truncate" | "shutdown" | "purge")) {
-        Some(format!("a statement that does not parse says `{}`, which removes data or stops the server", w.to_uppercase()))
+        Some(format!(
+            "a statement that does not parse says `{}`, which removes data or stops the server",
+            w.to_uppercase()
+        ))
     } else if has("delete") || (has("update") && !has("where")) {
         Some("a statement that does not parse deletes or rewrites rows, perhaps all of them".to_string())
     } else if has("program") || (has("system") && (has("copy") || has("call"))) {

@@ -23,9 +23,22 @@ const ESSENTIAL: &[&str] = &[
 ];
 
 /// Words that, in a script's or program's name, say it tears something down.
-const TEARDOWN_WORDS: &[&str] =
-    &["uninstall", "killall", "teardown", "destroy", "wipe", "purge", "nuke", "deprovision", "decommission", "reboot",
-      "poweroff", "halt", "shutdown", "kexec"];
+const TEARDOWN_WORDS: &[&str] = &[
+    "uninstall",
+    "killall",
+    "teardown",
+    "destroy",
+    "wipe",
+    "purge",
+    "nuke",
+    "deprovision",
+    "decommission",
+    "reboot",
+    "poweroff",
+    "halt",
+    "shutdown",
+    "kexec",
+];
 
 /// A package name as `apt` and `dpkg` take it, without `:arch`, `=version` or `/release`.
 fn package_name(word: &str) -> &str {

@@ -586,4 +586,3 @@ enum Input {
     Unknown,
     None,
 }
-

@@ -588,24 +588,6 @@ fn escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String
     true
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn printf_makes_what_bash_makes() {
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(printf_value(r"\x24(id)", &[]).as_deref(), Some("$(id)"));
-        assert_eq!(printf_value(r"\044(id)", &[]).as_deref(), Some("$(id)"));
-        assert_eq!(printf_value("%s", &s(&["$(id)"])).as_deref(), Some("$(id)"));
-        assert_eq!(printf_value("%b", &s(&[r"\x24(id)"])).as_deref(), Some("$(id)"));
-        assert_eq!(printf_value("%s-", &s(&["a", "b"])).as_deref(), Some("a-b-"));
-        assert_eq!(printf_value("%05d%%", &s(&["12"])).as_deref(), Some("0%"));
-        assert_eq!(printf_value("%c%c", &s(&["$x", "(y"])).as_deref(), Some("$("));
-        assert_eq!(printf_value("%(%s)T", &s(&["1"])), None);
-    }
-}
-
 /// The letters a word computed at run time keeps when each of its expansions yields nothing
 /// (`${PATH:0:0}reboot` is `reboot`, `"$x"poweroff` is `poweroff`): a program name it may be.
 pub(super) fn literal_remainder(text: &str) -> Option<String> {
@@ -661,4 +643,22 @@ pub(super) fn literal_remainder(text: &str) -> Option<String> {
     let name = out.trim();
     let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
     (plain && name.chars().any(|c| c.is_ascii_alphabetic()) && name != text).then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printf_makes_what_bash_makes() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(printf_value(r"\x24(id)", &[]).as_deref(), Some("$(id)"));
+        assert_eq!(printf_value(r"\044(id)", &[]).as_deref(), Some("$(id)"));
+        assert_eq!(printf_value("%s", &s(&["$(id)"])).as_deref(), Some("$(id)"));
+        assert_eq!(printf_value("%b", &s(&[r"\x24(id)"])).as_deref(), Some("$(id)"));
+        assert_eq!(printf_value("%s-", &s(&["a", "b"])).as_deref(), Some("a-b-"));
+        assert_eq!(printf_value("%05d%%", &s(&["12"])).as_deref(), Some("0%"));
+        assert_eq!(printf_value("%c%c", &s(&["$x", "(y"])).as_deref(), Some("$("));
+        assert_eq!(printf_value("%(%s)T", &s(&["1"])), None);
+    }
 }
