@@ -115,7 +115,9 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
         ["show", "list", "lst", "ls", "get", "help", "monitor", "showdump"].iter().any(|v| v.starts_with(action))
             && !mutating.iter().any(|m| m.starts_with(action));
     // Nested objects (`ip xfrm state list`): a showing verb anywhere, and no changing one.
+    // `ip monitor [all|link|address|route …]` only prints changes as they happen.
     let showing = showing
+        || (object.len() >= 3 && "monitor".starts_with(object) && words.len() <= 3)
         || (words.iter().skip(2).any(|w| matches!(*w, "show" | "list" | "ls" | "lst" | "get" | "count"))
             && !mutating.contains(&action));
     let changes = ["add", "del", "delete", "flush", "set", "change", "replace", "deleteall", "update"];

@@ -278,6 +278,7 @@ impl Analysis<'_> {
                 for a in args {
                     self.name_sinks(*a, src, whole(a), "`unset`");
                 }
+                self.unset_history(statics.iter().flatten().map(String::as_str));
             }
             "printf" => self.printf_values(args, &statics, src),
             // `hash -p PATH NAME`: NAME runs PATH from then on.

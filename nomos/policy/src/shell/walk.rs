@@ -104,9 +104,10 @@ impl Analysis<'_> {
             "unset_command" => {
                 let mut cursor = node.walk();
                 let names: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                for n in names {
-                    self.name_sinks(n, src, (n.start_byte(), n.end_byte()), "`unset`");
+                for n in &names {
+                    self.name_sinks(*n, src, (n.start_byte(), n.end_byte()), "`unset`");
                 }
+                self.unset_history(names.iter().map(|n| text(*n, src)));
                 self.walk_children(node, src, depth, stdin);
             }
             "declaration_command" => {
@@ -191,6 +192,13 @@ impl Analysis<'_> {
         for tail in tails {
             let fed = Stdin { texts: input.texts.clone(), unknown: !passes_through };
             self.walk(tail, src, depth + 1, &fed);
+        }
+    }
+
+    /// Without its history file the shell keeps no record of what runs next.
+    pub(super) fn unset_history<'s>(&mut self, names: impl Iterator<Item = &'s str>) {
+        if names.into_iter().any(|n| matches!(n, "HISTFILE" | "HISTSIZE" | "HISTFILESIZE")) {
+            self.raise(Risk::ConfigMutation, "`unset` turns off the shell's history, so what runs next leaves no record");
         }
     }
 
