@@ -95,8 +95,10 @@ fn git_credential_search(base: &str, words: &[&str]) -> Option<String> {
     let sub = words.get(at)?;
     let rest = words.get(at + 1..).unwrap_or(&[]);
     if *sub == "grep" {
-        let quiet =
-            rest.iter().any(|w| matches!(*w, "-l" | "-L" | "-c" | "-q" | "--count" | "--quiet" | "--name-only"));
+        let quiet = rest.iter().any(|w| {
+            matches!(*w, "--count" | "--quiet" | "--name-only" | "--files-with-matches" | "--files-without-match")
+                || (w.starts_with('-') && !w.starts_with("--") && w.chars().skip(1).any(|c| "lLcq".contains(c)))
+        });
         let pattern = rest.iter().find(|w| !w.starts_with('-') && is_credential_pattern(w))?;
         return (!quiet).then(|| format!("searches the repository for `{pattern}`, printing the matching secrets"));
     }
@@ -471,16 +473,18 @@ const RAW_DATA: &[&str] = &[
     "**/*.sql",
     "**/*.sql.*",
     "**/*.dump",
-    // Archives of whole trees: printed, they are every file's contents, keys and shadow included.
-    "**/*.tar",
-    "**/*.tar.*",
-    "**/*.tgz",
-    "**/*.txz",
-    "**/*.tbz2",
-    "**/*.tzst",
-    "**/*.cpio",
-    "**/*.cpio.*",
 ];
+
+/// Archives of the system, its configuration or its homes (`root.tar.xz`, `etc-2024.tgz`):
+/// printed, they are every file's contents, the shadow file and keys included.
+fn system_archive(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let suffixes = [".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst", ".tar.lz4", ".tar", ".tgz", ".txz", ".tbz2", ".tzst"];
+    let Some(stem) = suffixes.iter().find_map(|s| name.strip_suffix(s)) else { return false };
+    matches!(stem, "root" | "rootfs" | "etc" | "home")
+        || ["root-", "root_", "rootfs", "etc-", "etc_", "home-", "home_"].iter().any(|p| stem.starts_with(p))
+        || stem.ends_with("-rootfs")
+}
 
 /// Whether `path` is one of the raw stores above.
 pub(crate) fn holds_raw_data(path: &str) -> bool {
@@ -488,7 +492,7 @@ pub(crate) fn holds_raw_data(path: &str) -> bool {
         return false;
     }
     let p = normalise(path);
-    RAW_DATA.iter().any(|pattern| matches_pattern(&p, pattern))
+    system_archive(&p) || RAW_DATA.iter().any(|pattern| matches_pattern(&p, pattern))
 }
 
 /// Where applications and their data live.

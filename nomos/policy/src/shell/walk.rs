@@ -198,7 +198,10 @@ impl Analysis<'_> {
     /// Without its history file the shell keeps no record of what runs next.
     pub(super) fn unset_history<'s>(&mut self, names: impl Iterator<Item = &'s str>) {
         if names.into_iter().any(|n| matches!(n, "HISTFILE" | "HISTSIZE" | "HISTFILESIZE")) {
-            self.raise(Risk::ConfigMutation, "`unset` turns off the shell's history, so what runs next leaves no record");
+            self.raise(
+                Risk::ConfigMutation,
+                "`unset` turns off the shell's history, so what runs next leaves no record",
+            );
         }
     }
 
