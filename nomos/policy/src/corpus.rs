@@ -62,6 +62,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-services"),
     data!("attacks-proof2"),
     data!("attacks-opaque"),
+    data!("attacks-eval"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

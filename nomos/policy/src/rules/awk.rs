@@ -5,7 +5,7 @@
 //! calls), no `ARGV`/`ARGC` (which change the files it reads); `getline < FILE` reads a file named
 //! by a literal; `print > FILE` writes one. A program that does not lex is not read-only.
 
-use nomos_types::Risk::ConfigMutation as CM;
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::args::long_matches;
 use super::{check_secrets, ro, Args};
@@ -189,6 +189,14 @@ pub(crate) struct Program {
     pub(crate) reads: Vec<String>,
     /// String literals that may be commands (when it runs any).
     pub(crate) literals: Vec<String>,
+    /// What it does with a command, file or function computed at run time, which may be any.
+    pub(crate) computed: Vec<String>,
+}
+
+/// Whether a token beside a string joins it into a longer one (`"/etc/" $1`, `"a" x`, `"a" f()`).
+fn continues(token: Option<&Token>) -> bool {
+    matches!(token, Some(Token::Str(_) | Token::Name(_) | Token::Number))
+        || matches!(token, Some(Token::Op(o)) if matches!(o.as_str(), "$" | "(" | "++" | "--" | "!"))
 }
 
 /// Judges an awk program element by element.
@@ -221,7 +229,15 @@ pub(crate) fn judge_program(text: &str) -> Program {
             }
             Token::Name(n) => match n.as_str() {
                 "print" | "printf" => printing = Some(depth),
-                "system" => program.acts.push("it runs commands with system()".into()),
+                "system" => {
+                    program.acts.push("it runs commands with system()".into());
+                    let literal = matches!(next, Some(Token::Op(o)) if o == "(")
+                        && matches!(tokens.get(k + 2), Some(Token::Str(_)))
+                        && matches!(tokens.get(k + 3), Some(Token::Op(o)) if o == ")");
+                    if !literal {
+                        program.computed.push("it runs a command computed at run time with system()".into());
+                    }
+                }
                 "ARGV" | "ARGC" => program.acts.push(format!("it changes or reads {n}, the files it reads")),
                 "getline" => {
                     // `getline [var] < FILE`
@@ -255,18 +271,54 @@ pub(crate) fn judge_program(text: &str) -> Program {
                 _ => {}
             },
             Token::Op(op) => match op.as_str() {
-                "@" => program.acts.push("it uses a gawk directive or an indirect call (`@`)".into()),
-                "|" | "|&" => program.acts.push("it runs commands through a pipe".into()),
+                "@" => {
+                    program.acts.push("it uses a gawk directive or an indirect call (`@`)".into());
+                    // An indirect call names its function at run time: `@f()` may be system().
+                    let call = matches!(next, Some(Token::Name(_)))
+                        && matches!(tokens.get(k + 2), Some(Token::Op(o)) if o == "(");
+                    if call {
+                        program.computed.push("it calls a function named at run time (`@name()`)".into());
+                    }
+                }
+                "|" | "|&" => {
+                    program.acts.push("it runs commands through a pipe".into());
+                    // `"cmd" | getline` names its command before the pipe, `print | "cmd"` after it.
+                    let command = if matches!(next, Some(Token::Name(n)) if n == "getline") { previous } else { next };
+                    let getline = matches!(next, Some(Token::Name(n)) if n == "getline");
+                    let beside = if getline { k.checked_sub(2).and_then(|p| tokens.get(p)) } else { tokens.get(k + 2) };
+                    // Before a string only another operand joins it (`x "cmd" | getline`).
+                    let joined = if getline {
+                        matches!(beside, Some(Token::Str(_) | Token::Name(_) | Token::Number))
+                    } else {
+                        continues(beside)
+                    };
+                    let literal = matches!(command, Some(Token::Str(_))) && !joined;
+                    if !literal {
+                        program.computed.push("it runs a command computed at run time through a pipe".into());
+                    }
+                    // Printing into a shell runs what it prints, which comes from its input.
+                    let shell = matches!(command, Some(Token::Str(c)) if {
+                        let first = c.split_whitespace().next().unwrap_or("");
+                        let name = first.rsplit('/').next().unwrap_or(first);
+                        matches!(name, "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh" | "busybox" | "fish")
+                    });
+                    if shell && !getline {
+                        program.computed.push("it prints into a shell, which runs what it prints as commands".into());
+                    }
+                }
                 "(" | "[" => depth += 1,
                 ")" | "]" => depth -= 1,
                 ";" | "}" | "{" => printing = None,
                 ">" | ">>" if printing == Some(depth) => match next {
-                    Some(Token::Str(file)) if !matches!(tokens.get(k + 2), Some(Token::Str(_) | Token::Name(_))) => {
+                    Some(Token::Str(file)) if !continues(tokens.get(k + 2)) => {
                         if !STANDARD_STREAMS.contains(&file.as_str()) {
                             program.writes.push(file.clone());
                         }
                     }
-                    _ => program.acts.push("it writes to a file named at run time".into()),
+                    _ => {
+                        program.acts.push("it writes to a file named at run time".into());
+                        program.computed.push("it writes to a file named at run time, which may be any file".into());
+                    }
                 },
                 _ => {}
             },
@@ -481,6 +533,7 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
     let sandbox = inv.options.iter().any(|(n, _)| n == "--sandbox");
     let mut programs: Vec<String> = Vec::new();
     let mut from_option = false;
+    let mut inplace = false;
     for (name, value) in &inv.options {
         let shown = value.as_ref().map_or("", Arg::shown);
         match name.as_str() {
@@ -500,7 +553,10 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
                     _ => an.raise(CM, format!("`{base} {name}` runs a program from a file it reads ({shown})")),
                 }
             }
-            "--include" if shown == "inplace" => an.raise(CM, format!("`{base} -i inplace` edits files")),
+            "--include" if shown == "inplace" => {
+                an.raise(CM, format!("`{base} -i inplace` edits files"));
+                inplace = true;
+            }
             "--include" | "--load" => an.raise(CM, format!("`{base} {name}` loads code ({shown})")),
             "--debug" => an.raise(CM, format!("`{base} {name}` runs debugger commands it reads")),
             "--dump-variables" | "--profile" | "--pretty-print" => match value.as_ref() {
@@ -518,7 +574,13 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
     if !from_option {
         match operands.next() {
             Some(Arg::Static(p)) => programs.push(p.clone()),
-            Some(p) => an.raise(CM, format!("`{base}` runs a program built at run time (`{}`)", p.shown())),
+            Some(p) => {
+                an.raise(CM, format!("`{base}` runs a program built at run time (`{}`)", p.shown()));
+                // Not knowing the program, it may call system() with anything.
+                if !sandbox {
+                    an.raise(DE, format!("`{base}` program `{}` is not known, so it may run any command", p.shown()));
+                }
+            }
             None => an.raise(CM, format!("`{base}` without a program")),
         }
     }
@@ -532,6 +594,9 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
         } else {
             for why in &judged.acts {
                 an.raise(CM, format!("`{base}`: {why}"));
+            }
+            for why in &judged.computed {
+                an.raise(DE, format!("`{base}`: {why}"));
             }
             for file in &judged.writes {
                 an.write_target(&Arg::Static(file.clone()), &format!("`{base}` print >"));
@@ -564,6 +629,8 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
         match f {
             // `NAME=value` operands are assignments, not files.
             Arg::Static(w) if w.split_once('=').is_some_and(|(n, _)| super::is_identifier(n)) => {}
+            // In place, each file is rewritten with the program's output.
+            Arg::Static(_) if inplace => an.write_target(f, &format!("`{base} -i inplace`")),
             Arg::Static(w) => {
                 super::unproven_read(an, base, w);
             }

@@ -17,6 +17,20 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
     let force = a.short('f') || a.long("--force");
     let ops = a.operands(&[]);
     let broad: Vec<&str> = ops.iter().flat_map(|o| o.values()).filter(|p| is_broad(p)).collect();
+    // A relative name after `cd DIR` is a file in DIR (`cd /etc/pve && rm qemu-server/*.conf`).
+    let resolved: Vec<String> = ops
+        .iter()
+        .flat_map(|o| o.values())
+        .filter(|p| !p.starts_with(['/', '~', '$']))
+        .flat_map(|p| match an.resolve(p).as_slice() {
+            [one] if one != p => Some(one.clone()),
+            _ => None,
+        })
+        .collect();
+    let placed = |test: fn(&str) -> bool| resolved.iter().find(|r| test(r)).cloned();
+    if let Some(p) = placed(is_precious).or_else(|| placed(is_access_file)).or_else(|| placed(is_irreplaceable)) {
+        an.raise(DE, format!("`{base}` removes {p}, which holds guest, service or cluster data or logins depend on"));
+    }
     if a.long("--no-preserve-root") {
         an.raise(DE, format!("`{base} --no-preserve-root` can remove the whole system"));
     }

@@ -9,7 +9,7 @@ use crate::shell::{Analysis, Arg, Stdin};
 
 #[rustfmt::skip]
 pub(super) const SQL_CLIENTS: &[&str] = &[
-    "psql", "mysql", "mariadb", "sqlite3", "cockroach",
+    "psql", "mysql", "mariadb", "sqlite3", "cockroach", "clickhouse-client", "cqlsh",
 ];
 
 /// SQL clients: the SQL they run (options, operands, standard input) is judged.
@@ -17,6 +17,10 @@ pub(super) fn sql_client(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin:
     // sqlite3's options are single-dash words (`-readonly`, `-header`): not clusters of `-e`/`-c`.
     let mut sql: Vec<String> = if base == "sqlite3" {
         Vec::new()
+    } else if base == "clickhouse-client" {
+        a.values(&["-q", "--query"]).iter().map(|v| v.shown().to_string()).collect()
+    } else if base == "cqlsh" {
+        a.values(&["-e", "--execute"]).iter().map(|v| v.shown().to_string()).collect()
     } else {
         a.values(&["-c", "--command", "-e", "--execute"]).iter().map(|v| v.shown().to_string()).collect()
     };

@@ -27,9 +27,94 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             );
         }
     }
-    if let Some(why) = credential_search(base, &words) {
+    if let Some(why) = credential_search(base, &words).or_else(|| git_credential_search(base, &words)) {
         an.raise_secret(CM, format!("`{base}` {why}"));
     }
+    if READERS.contains(&base) || matches!(base, "sqlite3" | "sqlitebrowser" | "litecli" | "sqlite-utils") {
+        if let Some(p) = words.iter().find(|w| is_credential_store(w)) {
+            an.raise_secret(
+                CM,
+                format!("`{base}` reads `{p}`, where a browser or application keeps logins and cookies"),
+            );
+        }
+    }
+}
+
+/// Files where browsers and applications keep cookies, saved logins and their keys.
+fn is_credential_store(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "cookies"
+            | "cookies.sqlite"
+            | "cookies.db"
+            | "login data"
+            | "login data for account"
+            | "web data"
+            | "key3.db"
+            | "key4.db"
+            | "logins.json"
+            | "signons.sqlite"
+            | "logins.db"
+            | "credentials.db"
+            | "access_tokens.db"
+            | "accounts.db"
+    ) || (name.contains("cookie") || name.contains("credential") || name.contains("password") || name.contains("token"))
+        && (name.ends_with(".sqlite") || name.ends_with(".sqlite3") || name.ends_with(".db"))
+}
+
+/// Whether a search pattern is for credentials: its letters and digits, regex syntax aside
+/// (`api[_-]?key`, `pass(word|wd)`, `BEGIN .* PRIVATE KEY`), name one.
+fn is_credential_pattern(pattern: &str) -> bool {
+    const PIECES: &[&str] = &[
+        "pass",
+        "secret",
+        "token",
+        "apikey",
+        "private",
+        "credential",
+        "cookie",
+        "bearer",
+        "authkey",
+        "pwd",
+        "accesskey",
+        "passphrase",
+        "privkey",
+    ];
+    let letters: String = pattern.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    PIECES.iter().any(|x| letters.contains(x))
+}
+
+/// `git grep` for credentials prints them from the tree; `git log -p -S`/`-G` for them prints the
+/// changes that added or removed them, from all of history.
+fn git_credential_search(base: &str, words: &[&str]) -> Option<String> {
+    if base != "git" {
+        return None;
+    }
+    let at = words.iter().position(|w| matches!(*w, "grep" | "log" | "show" | "whatchanged" | "reflog" | "diff"))?;
+    let sub = words.get(at)?;
+    let rest = words.get(at + 1..).unwrap_or(&[]);
+    if *sub == "grep" {
+        let quiet = rest.iter().any(|w| {
+            matches!(*w, "--count" | "--quiet" | "--name-only" | "--files-with-matches" | "--files-without-match")
+                || (w.starts_with('-') && !w.starts_with("--") && w.chars().skip(1).any(|c| "lLcq".contains(c)))
+        });
+        let pattern = rest.iter().find(|w| !w.starts_with('-') && is_credential_pattern(w))?;
+        return (!quiet).then(|| format!("searches the repository for `{pattern}`, printing the matching secrets"));
+    }
+    let mut pickaxe = None;
+    for (k, w) in rest.iter().enumerate() {
+        let value = match *w {
+            "-S" | "-G" => rest.get(k + 1).copied(),
+            _ => w.strip_prefix("-S").or_else(|| w.strip_prefix("-G")).filter(|v| !v.is_empty()),
+        };
+        if let Some(v) = value.filter(|v| is_credential_pattern(v)) {
+            pickaxe = Some(v);
+        }
+    }
+    let pattern = pickaxe?;
+    git_history_prints_contents(words.get(at..).unwrap_or(&[]))
+        .then(|| format!("prints the changes in history that add or remove `{pattern}`, the secrets with them"))
 }
 
 /// Whether a variable's name says it holds a credential (`PBS_PASSWORD`, `api_token`, `AWS_SECRET_ACCESS_KEY`).
@@ -304,6 +389,18 @@ fn tool_secrets(base: &str, words: &[&str]) -> Option<String> {
                 None
             }
         }
+        // From four `-d`s on, zdb prints each object's contents and names down to its blocks.
+        "zdb"
+            if words
+                .iter()
+                .filter(|w| w.starts_with('-') && !w.starts_with("--"))
+                .map(|w| w.chars().filter(|c| *c == 'd').count())
+                .sum::<usize>()
+                + words.iter().filter(|w| **w == "--datasets").count()
+                >= 4 =>
+        {
+            Some("dumps the datasets' objects in full detail, file contents among them".into())
+        }
         "named-checkconf"
             if words.iter().any(|w| w.starts_with('-') && w.contains('p'))
                 && !words.iter().any(|w| w.starts_with('-') && w.contains('x')) =>
@@ -378,13 +475,24 @@ const RAW_DATA: &[&str] = &[
     "**/*.dump",
 ];
 
+/// Archives of the system, its configuration or its homes (`root.tar.xz`, `etc-2024.tgz`):
+/// printed, they are every file's contents, the shadow file and keys included.
+fn system_archive(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let suffixes = [".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst", ".tar.lz4", ".tar", ".tgz", ".txz", ".tbz2", ".tzst"];
+    let Some(stem) = suffixes.iter().find_map(|s| name.strip_suffix(s)) else { return false };
+    matches!(stem, "root" | "rootfs" | "etc" | "home")
+        || ["root-", "root_", "rootfs", "etc-", "etc_", "home-", "home_"].iter().any(|p| stem.starts_with(p))
+        || stem.ends_with("-rootfs")
+}
+
 /// Whether `path` is one of the raw stores above.
 pub(crate) fn holds_raw_data(path: &str) -> bool {
     if !path.contains('/') && !path.contains('.') {
         return false;
     }
     let p = normalise(path);
-    RAW_DATA.iter().any(|pattern| matches_pattern(&p, pattern))
+    system_archive(&p) || RAW_DATA.iter().any(|pattern| matches_pattern(&p, pattern))
 }
 
 /// Where applications and their data live.
@@ -481,17 +589,23 @@ fn credential_search(base: &str, words: &[&str]) -> Option<String> {
     ];
     let credential = patterns.iter().find(|p| {
         let lower = p.to_ascii_lowercase();
-        PIECES.iter().any(|x| lower.contains(x))
+        PIECES.iter().any(|x| lower.contains(x)) || is_credential_pattern(p)
     })?;
+    // A login event (`Failed password for root`) is what a log search looks for, not a secret.
+    let lower = credential.to_ascii_lowercase();
+    let event = ["fail", "accept", "invalid", "authentication", "incorrect", "wrong", "expired", "changed"]
+        .iter()
+        .any(|e| lower.contains(e));
+    // Compressed old logs and the installer's logs may hold passwords typed or logged in clear.
+    let log_sweep = base.starts_with('z');
     // Files of applications and their trees; a file of the system's own configuration
     // (`/etc/ssh/sshd_config`) is judged by what it is (its secrets are known by path).
     let application = |o: &&str| {
         let p = normalise(o);
-        !is_log(o)
-            && (recursive
-                || crate::paths::has_glob(o)
-                || !p.starts_with('/')
-                || APP_TREES.iter().any(|d| p.starts_with(d)))
+        if is_log(o) {
+            return (log_sweep || p.starts_with("/var/log/installer")) && !event;
+        }
+        recursive || crate::paths::has_glob(o) || !p.starts_with('/') || APP_TREES.iter().any(|d| p.starts_with(d))
     };
     let over_files = if operands.is_empty() { recursive } else { operands.iter().any(application) };
     (over_files && !quiet)

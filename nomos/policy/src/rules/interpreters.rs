@@ -100,6 +100,7 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
         script_arg(an, base, first_operand);
     } else if let (Some(script), false) = (first_operand, reads_stdin) {
         an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
+        super::wrappers::generated_script(an, base, script.shown());
     } else {
         script_from_stdin(an, base, stdin);
     }

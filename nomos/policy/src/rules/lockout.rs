@@ -37,10 +37,12 @@ const WORKLOADS: &[&str] = &[
     "postgresql", "postgresql@*", "mysql", "mariadb", "mysqld", "mongod", "redis", "redis-server", "influxdb",
     "etcd", "clickhouse-server", "elasticsearch", "opensearch", "systemd-logind", "systemd-resolved",
     "systemd-journald", "systemd-udevd", "polkit", "cron", "chrony", "chronyd", "systemd-timesyncd",
+    // The console logins: the way in when the network or SSH is gone.
+    "getty", "serial-getty", "console-getty", "container-getty", "getty.target", "agetty",
 ];
 
 /// Whether a unit (a name or a glob, with or without its type) is a lifeline or a workload.
-fn vital_unit(unit: &str) -> bool {
+pub(super) fn vital_unit(unit: &str) -> bool {
     let unit = unit.rsplit('/').next().unwrap_or(unit);
     let name = [".service", ".socket", ".scope", ".*"].iter().find_map(|s| unit.strip_suffix(s)).unwrap_or(unit);
     let name = if name.contains('*') { name } else { name.split('@').next().unwrap_or(name) };
@@ -52,7 +54,7 @@ fn target<'a>(operands: &[&'a str]) -> Option<&'a str> {
     operands.last().copied()
 }
 
-fn is_admin(account: &str) -> bool {
+pub(super) fn is_admin(account: &str) -> bool {
     ADMIN_ACCOUNTS.contains(&account) || account.contains(['*', '?']) || account.starts_with('$')
 }
 
@@ -503,6 +505,55 @@ pub(crate) fn lockout_write(path: &str, append: bool) -> Option<String> {
         "/etc/pve/nodes/*/host.fw",
     ]) {
         return Some("which decides who may log in, with what rights, or through the firewall".into());
+    }
+    // Every login shell runs these first: a line added (`exit`, `exec false`, `kill -9 $$`) ends
+    // each login before its prompt.
+    if any(&[
+        "/etc/profile",
+        "/etc/profile.d/*",
+        "/etc/bash.bashrc",
+        "/etc/bashrc",
+        "/etc/environment",
+        "/etc/zsh/*",
+        "/etc/zprofile",
+        "/etc/zshenv",
+        "/etc/zshrc",
+        "/etc/csh.cshrc",
+        "/etc/csh.login",
+        "/root/.bashrc",
+        "/root/.profile",
+        "/root/.bash_profile",
+        "/root/.bash_login",
+        "/root/.zshrc",
+        "/root/.zprofile",
+        "/root/.zshenv",
+        "~/.bashrc",
+        "~/.profile",
+        "~/.bash_profile",
+        "~/.bash_login",
+        "~/.zshrc",
+        "~/.zprofile",
+        "~/.zshenv",
+        "/home/*/.bashrc",
+        "/home/*/.profile",
+        "/home/*/.bash_profile",
+        "/home/*/.zshrc",
+    ]) {
+        return Some("which every login shell runs first, so a line there can end each login".into());
+    }
+    // Killing or freezing a control group stops every process in it at once; the kernel's crash
+    // triggers crash it.
+    if any(&[
+        "/sys/fs/cgroup/cgroup.kill",
+        "/sys/fs/cgroup/**/cgroup.kill",
+        "/sys/fs/cgroup/cgroup.freeze",
+        "/sys/fs/cgroup/**/cgroup.freeze",
+        "/sys/fs/cgroup/**/freezer.state",
+        "/sys/kernel/debug/provoke-crash/*",
+        "/sys/kernel/debug/fail*/**",
+        "/sys/kernel/kexec_crash_loaded",
+    ]) {
+        return Some("which kills or freezes every process of a control group, or crashes the kernel".into());
     }
     // Written in place of what is there, the value is not seen: only settings where any value
     // written is the harm count.

@@ -835,10 +835,20 @@ fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if !matches!(base, "userdel" | "deluser" | "usermod" | "chsh" | "passwd" | "chage") {
         return;
     }
-    if !args.iter().any(|w| w.values().contains(&"root")) {
+    let a = Args::new(args);
+    // Deleting an account takes its logins, and with `-r` its files, for good.
+    let deletes = match base {
+        "userdel" => !a.any(&["-h", "--help"]),
+        "deluser" => a.operands(&["-c", "--conf"]).len() == 1 && !a.any(&["-h", "--help", "--group"]),
+        _ => false,
+    };
+    if deletes {
+        an.raise(DE, format!("`{base}` deletes an account, its logins and what it owns"));
+    }
+    // Operators log in as root or an admin account; any spelling of one that is locked locks them out.
+    if !args.iter().any(|w| w.values().iter().any(|v| *v == "root" || lockout::is_admin(v))) {
         return;
     }
-    let a = Args::new(args);
     let no_shell = a.values(&["-s", "--shell"]).iter().any(|s| {
         let s = s.shown();
         s.ends_with("nologin") || s.ends_with("/false") || s == "false"
@@ -858,7 +868,10 @@ fn check_lockout(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         _ => a.value(&["-E", "--expiredate"]).is_some(),
     };
     if locks {
-        an.raise(DE, format!("`{base}` deletes, locks, expires or unshells root, locking the operator out"));
+        an.raise(
+            DE,
+            format!("`{base}` deletes, locks, expires or unshells root or an admin account, locking the operator out"),
+        );
     }
 }
 

@@ -16,16 +16,19 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
     let valued = ["-n", "-netns", "-b", "-batch", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"];
     // `ip` options are whole words (`-br` is brief, not `-b r`).
     // `ip` accepts any prefix of `-batch` (`-ba`, `-bat`); `-br…` is `-brief`.
-    if a.any(&["-force"]) || a.options().any(|o| o.starts_with("-b") && !o.starts_with("-br") && !o.starts_with("--")) {
+    // `ip` reads `--batch` as `-batch` too.
+    let batch = |o: &str| {
+        let o = o.strip_prefix('-').filter(|r| r.starts_with('-')).unwrap_or(o);
+        let o = o.split('=').next().unwrap_or(o);
+        o.starts_with("-b") && !o.starts_with("-br")
+    };
+    if a.any(&["-force"]) || a.options().any(batch) {
         an.raise(CM, "`ip -batch` runs commands from a file");
         // `ip -batch -` with input known in advance: each line is an `ip` command.
         let from_stdin = a.all.windows(2).any(|w| match w {
-            [option, file] => {
-                option.as_static().is_some_and(|o| o.starts_with("-b") && !o.starts_with("-br"))
-                    && file.as_static() == Some("-")
-            }
+            [option, file] => option.as_static().is_some_and(batch) && file.as_static() == Some("-"),
             _ => false,
-        });
+        }) || a.all.iter().any(|w| w.as_static().is_some_and(|o| batch(o) && o.ends_with("=-")));
         if from_stdin {
             for line in stdin.texts.iter().flat_map(|t| t.lines()).filter(|l| !l.trim().is_empty()) {
                 let mut words = vec![Arg::Static("ip".into())];
@@ -63,6 +66,10 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             }
             None | Some(&("list" | "ls" | "show" | "identify" | "pids" | "list-id" | "monitor")) => {
                 return ro(an, "`ip netns list` only reports")
+            }
+            // With `-all`, every namespace goes, and the networks of what runs in them.
+            Some(&("delete" | "del" | "d" | "de")) if a.options().any(|o| o.len() >= 2 && "-all".starts_with(o)) => {
+                return an.raise(DE, "`ip -all netns delete` removes every network namespace and the links in them")
             }
             Some(_) => return an.raise(CM, "`ip netns` changes network namespaces"),
         }
@@ -108,7 +115,9 @@ pub(super) fn ip(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
         ["show", "list", "lst", "ls", "get", "help", "monitor", "showdump"].iter().any(|v| v.starts_with(action))
             && !mutating.iter().any(|m| m.starts_with(action));
     // Nested objects (`ip xfrm state list`): a showing verb anywhere, and no changing one.
+    // `ip monitor [all|link|address|route …]` only prints changes as they happen.
     let showing = showing
+        || (object.len() >= 3 && "monitor".starts_with(object) && words.len() <= 3)
         || (words.iter().skip(2).any(|w| matches!(*w, "show" | "list" | "ls" | "lst" | "get" | "count"))
             && !mutating.contains(&action));
     let changes = ["add", "del", "delete", "flush", "set", "change", "replace", "deleteall", "update"];

@@ -399,14 +399,18 @@ impl Parser {
         if delim == '\n' || delim == '\\' {
             return Err("a bad `s` delimiter".into());
         }
-        self.delimited(delim, true).ok_or("an unterminated `s`")?;
+        let regex = self.delimited(delim, true).ok_or("an unterminated `s`")?;
         let replacement = self.replacement(delim).ok_or("an unterminated `s`")?;
+        // A regex that takes the whole line leaves only the replacement to run.
+        let whole_line = matches!(regex.as_str(), ".*" | "^.*" | "^.*$" | ".*$") && !replacement.contains(['&', '\\']);
         loop {
             match self.next() {
                 Some('i' | 'I' | 'm' | 'M' | 'p' | 'g' | ' ' | '\t') => {}
                 Some(c) if c.is_ascii_digit() => {}
                 Some('e') => {
-                    self.effects.push(Effect::RunsPatternSpace);
+                    if !whole_line {
+                        self.effects.push(Effect::RunsPatternSpace);
+                    }
                     // What it runs holds the replacement: judged with the matched text as a word.
                     let command = literal_replacement(&replacement);
                     if !command.trim().is_empty() {
@@ -622,7 +626,21 @@ pub(super) fn sed(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
     for s in &inv.scripts {
         match s.as_static() {
             Some(text) => joined.push(text),
-            None => an.raise(CM, format!("`{base}` runs a script built at run time (`{}`)", s.shown())),
+            None => {
+                an.raise(CM, format!("`{base}` runs a script built at run time (`{}`)", s.shown()));
+                // Its possible values are judged; one not known may hold `e`, which runs anything.
+                match s {
+                    Arg::Dynamic { candidates, complete: true, .. } => {
+                        for c in candidates {
+                            script(an, base, c, inv.sandbox);
+                        }
+                    }
+                    _ if !inv.sandbox => {
+                        an.raise(DE, format!("`{base}` script `{}` is not known, so it may run any command", s.shown()))
+                    }
+                    _ => {}
+                }
+            }
         }
     }
     if !joined.is_empty() {
@@ -643,7 +661,8 @@ pub(super) fn script(an: &mut Analysis<'_>, base: &str, text: &str, sandbox: boo
     let effects = match parse(text) {
         Ok(effects) => effects,
         Err(why) => {
-            an.raise(CM, format!("`{base}` script does not parse as sed ({why}); it cannot be judged"));
+            // What GNU sed makes of it is not known: it may run commands (`e`) or write files (`w`).
+            an.raise(DE, format!("`{base}` script does not parse as sed ({why}); it may run or write anything"));
             // What it would do if sed read it otherwise: the commands a looser reading finds.
             return;
         }
@@ -669,7 +688,8 @@ pub(super) fn script(an: &mut Analysis<'_>, base: &str, text: &str, sandbox: boo
                 an.script(&command);
             }
             Effect::RunsPatternSpace => {
-                an.raise(CM, format!("`{base}` runs its input as a command (`e`, `s///e`)"));
+                // The commands are the text it reads, which is not seen here.
+                an.raise(DE, format!("`{base}` runs its input as a command (`e`, `s///e`), which may be any command"));
             }
         }
     }
@@ -713,7 +733,8 @@ mod tests {
         assert_eq!(effects(":a;N;$!ba;w /etc/passwd"), Ok(vec![Effect::Writes("/etc/passwd".into())]));
         assert_eq!(effects("bl;:l;1e reboot"), Ok(vec![Effect::Runs("reboot".into())]));
         assert_eq!(effects("s/a/b/gw /tmp/x;p"), Ok(vec![Effect::Writes("/tmp/x;p".into())]));
-        assert_eq!(effects("s/.*/reboot/e"), Ok(vec![Effect::RunsPatternSpace, Effect::Runs("reboot".into())]));
+        assert_eq!(effects("s/.*/reboot/e"), Ok(vec![Effect::Runs("reboot".into())]));
+        assert_eq!(effects("s/x/reboot/e"), Ok(vec![Effect::RunsPatternSpace, Effect::Runs("reboot".into())]));
         assert_eq!(effects("1{r /etc/shadow\n}"), Ok(vec![Effect::Reads("/etc/shadow".into())]));
         assert_eq!(effects("0~3w /etc/x"), Ok(vec![Effect::Writes("/etc/x".into())]));
         assert_eq!(effects("$!N;e"), Ok(vec![Effect::RunsPatternSpace]));

@@ -458,6 +458,23 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
             None => Reach::Other,
         };
     }
+    // A command line that starts with a vital program's name and goes on with its arguments
+    // (`kvm -id 100`, `/usr/bin/corosync -f`) is that program's process.
+    if full {
+        for branch in pattern.split('|') {
+            let body = branch.trim_start_matches('^');
+            let first = body.split_whitespace().next().unwrap_or("");
+            let program = first.rsplit('/').next().unwrap_or(first);
+            let vital = names.iter().find(|n| {
+                let head = n.split_whitespace().next().unwrap_or("");
+                let head = head.rsplit('/').next().unwrap_or(head);
+                !matches!(head, "bash" | "-bash" | "sh") && head == program
+            });
+            if let (Some(n), true) = (vital, body.contains(' ')) {
+                return Reach::Lifeline(n.clone());
+            }
+        }
+    }
     let mut any_branch = false;
     for branch in pattern.split('|') {
         let anchored_start = branch.starts_with('^') || exact;

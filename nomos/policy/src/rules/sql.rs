@@ -152,6 +152,12 @@ fn judge_tokens(text: &str, dialect: Flavor, database: Option<&str>, judged: &mu
             judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
             judged.parsed = false;
             secret_words(text, judged);
+            let words: Vec<String> = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            unparsed_destroys(&words, judged);
             return;
         }
     };
@@ -175,6 +181,7 @@ fn judge_tokens(text: &str, dialect: Flavor, database: Option<&str>, judged: &mu
                 if !reads_by_words(&words) {
                     judged.changes.push(format!("the SQL does not parse ({e}), so it is not known to only read"));
                     judged.parsed = false;
+                    unparsed_destroys(&words, judged);
                     // Text the grammar does not read still names its tables.
                     let names: String = statement
                         .iter()
@@ -262,6 +269,29 @@ fn by_tokens(
             }
         }
     }
+}
+
+/// A statement the grammar cannot read is judged by its words: one that says it drops, empties,
+/// deletes, stops the server, runs a program or changes who may log in is taken to do so.
+fn unparsed_destroys(words: &[String], judged: &mut Judged) {
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let why = if let Some(w) = words.iter().find(|w| matches!(w.as_str(), "drop" | "truncate" | "shutdown" | "purge")) {
+        Some(format!(
+            "a statement that does not parse says `{}`, which removes data or stops the server",
+            w.to_uppercase()
+        ))
+    } else if has("delete") || (has("update") && !has("where")) {
+        Some("a statement that does not parse deletes or rewrites rows, perhaps all of them".to_string())
+    } else if has("program") || (has("system") && (has("copy") || has("call"))) {
+        Some("a statement that does not parse runs a program on the server".to_string())
+    } else if (has("user") || has("role") || has("login") || has("password"))
+        && words.iter().any(|w| matches!(w.as_str(), "alter" | "rename" | "set" | "revoke" | "create" | "grant"))
+    {
+        Some("a statement that does not parse changes an account or its password".to_string())
+    } else {
+        None
+    };
+    judged.destroys.extend(why);
 }
 
 /// A string token's text.

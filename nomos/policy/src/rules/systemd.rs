@@ -102,6 +102,12 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
             an.raise(DE, "`systemctl set-property` cuts a lifeline off the network");
         }
     }
+    // A lifeline's unit replaced with text from input that is not seen may no longer start it.
+    if verb == "edit" && a.long("--stdin") {
+        if let Some(u) = units.iter().find(|u| cuts_access("stop", u) || super::lockout::vital_unit(u)) {
+            an.raise(DE, format!("`systemctl edit --stdin {u}` rewrites a lifeline's unit with text not seen here"));
+        }
+    }
     // A unit's `Environment=` is where its passwords and tokens are often set.
     if verb == "show"
         && a.values(&["-p", "--property"]).iter().any(|p| p.shown().split(',').any(|p| p == "Environment"))
@@ -202,7 +208,12 @@ fn starves(unit: &str, assignments: &[&str]) -> bool {
                 && !matches!(v, "infinity" | "")
         })
     });
-    limits && (cuts_access("stop", unit) || matches!(unit, "-.slice" | "system.slice" | "init.scope"))
+    // A slice holds a whole group (the guests, the containers, every user's session).
+    limits
+        && (cuts_access("stop", unit)
+            || unit.ends_with(".slice")
+            || super::lockout::vital_unit(unit)
+            || matches!(unit, "-.slice" | "system.slice" | "init.scope"))
 }
 
 /// `service NAME ACTION`, `invoke-rc.d NAME ACTION`, `/etc/init.d/NAME ACTION`: as `systemctl

@@ -23,8 +23,22 @@ const ESSENTIAL: &[&str] = &[
 ];
 
 /// Words that, in a script's or program's name, say it tears something down.
-const TEARDOWN_WORDS: &[&str] =
-    &["uninstall", "killall", "teardown", "destroy", "wipe", "purge", "nuke", "deprovision", "decommission"];
+const TEARDOWN_WORDS: &[&str] = &[
+    "uninstall",
+    "killall",
+    "teardown",
+    "destroy",
+    "wipe",
+    "purge",
+    "nuke",
+    "deprovision",
+    "decommission",
+    "reboot",
+    "poweroff",
+    "halt",
+    "shutdown",
+    "kexec",
+];
 
 /// A package name as `apt` and `dpkg` take it, without `:arch`, `=version` or `/release`.
 fn package_name(word: &str) -> &str {
@@ -99,7 +113,7 @@ pub(super) fn named_teardown(base: &str) -> Option<String> {
     let stem = lower.strip_suffix(".sh").unwrap_or(&lower);
     let parts: Vec<&str> = stem.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
     let word = TEARDOWN_WORDS.iter().find(|w| parts.contains(w) || parts.iter().any(|p| p.starts_with(*w)))?;
-    Some(format!("`{base}` is named for what it does: `{word}` tears software or data down"))
+    Some(format!("`{base}` is named for what it does: `{word}` tears software, data or the machine down"))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `eval` and `source` run text, GNU `parallel` runs commands built from its input, `perf` hands
 //! its commands that run a program on to their entries.
 
-use nomos_types::Risk::{ConfigMutation as CM, ReadOnly as RO};
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
 use super::Args;
 use super::{ro, script_arg, script_from_stdin, unknown};
@@ -29,6 +29,9 @@ pub(super) fn eval(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
 /// `source FILE` runs a script file.
 pub(super) fn source(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
     an.raise(CM, format!("`{base}` runs a script file"));
+    if let Some(file) = a.all.first() {
+        generated_script(an, base, file.shown());
+    }
     if a.all.first().is_some_and(|f| matches!(f.shown(), "/dev/stdin" | "/proc/self/fd/0" | "-")) {
         script_from_stdin(an, base, stdin);
     }
@@ -230,4 +233,12 @@ pub(super) fn command_start(a: &Args<'_>, valued: &[&str]) -> Option<usize> {
         }
     }
     None
+}
+
+/// A script read from a pipe another command fills (`<(…)`, `/dev/fd/N`) is text that cannot be
+/// seen here, and may do anything a shell can.
+pub(super) fn generated_script(an: &mut Analysis<'_>, base: &str, path: &str) {
+    if path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/") || path.starts_with("/proc/thread-self/fd/") {
+        an.raise(DE, format!("`{base}` runs a script another command writes into `{path}`, which cannot be seen"));
+    }
 }

@@ -452,6 +452,13 @@ impl<'p> Analysis<'p> {
             Arg::Dynamic { text, candidates, complete } => {
                 if !complete {
                     self.raise(Risk::ConfigMutation, format!("the program to run is computed at run time (`{text}`)"));
+                    // Expansions that may yield nothing (`${PATH:0:0}reboot`) leave the written
+                    // letters as the program.
+                    if let Some(name) = values::literal_remainder(text) {
+                        let mut again = vec![Arg::Static(name)];
+                        again.extend(argv.iter().skip(1).cloned());
+                        self.run(&again, stdin);
+                    }
                 }
                 for candidate in candidates.clone() {
                     // The words it splits into, then the rest of the line.
@@ -479,6 +486,13 @@ impl<'p> Analysis<'p> {
             }
             Arg::Static(name) if name.is_empty() || name.contains(['*', '?', '[', '{']) => {
                 self.raise(Risk::ConfigMutation, format!("the program name `{name}` is a pattern"));
+                // Brace expansion (`reb{o,}ot` is `reboot rebot`): the first word it makes runs.
+                let expanded = words::expand_braces(name);
+                if expanded.len() > 1 {
+                    let mut again: Vec<Arg> = expanded.into_iter().map(Arg::Static).collect();
+                    again.extend(argv.iter().skip(1).cloned());
+                    self.run(&again, stdin);
+                }
                 // Each program of the system's it may name, with the rest of the line.
                 for program in rules::programs_matching(name) {
                     let mut again = vec![Arg::Static(program)];

@@ -278,6 +278,7 @@ impl Analysis<'_> {
                 for a in args {
                     self.name_sinks(*a, src, whole(a), "`unset`");
                 }
+                self.unset_history(statics.iter().flatten().map(String::as_str));
             }
             "printf" => self.printf_values(args, &statics, src),
             // `hash -p PATH NAME`: NAME runs PATH from then on.
@@ -586,6 +587,63 @@ fn escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, out: &mut String
         None => {}
     }
     true
+}
+
+/// The letters a word computed at run time keeps when each of its expansions yields nothing
+/// (`${PATH:0:0}reboot` is `reboot`, `"$x"poweroff` is `poweroff`): a program name it may be.
+pub(super) fn literal_remainder(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '$' | '`' => {
+                let (open, close) = match chars.get(i + 1) {
+                    _ if c == '`' => ('`', '`'),
+                    Some('{') => ('{', '}'),
+                    Some('(') => ('(', ')'),
+                    _ => {
+                        // `$name`, `$1`, `$@`: the name's characters.
+                        i += 1;
+                        if chars.get(i).is_some_and(|n| n.is_ascii_digit() || "@*#?$!-".contains(*n)) {
+                            i += 1;
+                        } else {
+                            while chars.get(i).is_some_and(|n| n.is_ascii_alphanumeric() || *n == '_') {
+                                i += 1;
+                            }
+                        }
+                        continue;
+                    }
+                };
+                // Skip to the matching close.
+                let mut depth = 0usize;
+                i += usize::from(c == '$');
+                while let Some(&d) = chars.get(i) {
+                    i += 1;
+                    if d == close && (depth <= 1 || open == close) {
+                        if open == close && depth == 0 {
+                            depth = 1;
+                            continue;
+                        }
+                        break;
+                    }
+                    if d == open {
+                        depth += 1;
+                    } else if d == close {
+                        depth = depth.saturating_sub(1);
+                    }
+                }
+            }
+            '"' | '\'' => i += 1,
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    let name = out.trim();
+    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+    (plain && name.chars().any(|c| c.is_ascii_alphabetic()) && name != text).then(|| name.to_string())
 }
 
 #[cfg(test)]

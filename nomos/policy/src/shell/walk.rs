@@ -104,9 +104,10 @@ impl Analysis<'_> {
             "unset_command" => {
                 let mut cursor = node.walk();
                 let names: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                for n in names {
-                    self.name_sinks(n, src, (n.start_byte(), n.end_byte()), "`unset`");
+                for n in &names {
+                    self.name_sinks(*n, src, (n.start_byte(), n.end_byte()), "`unset`");
                 }
+                self.unset_history(names.iter().map(|n| text(*n, src)));
                 self.walk_children(node, src, depth, stdin);
             }
             "declaration_command" => {
@@ -194,22 +195,37 @@ impl Analysis<'_> {
         }
     }
 
+    /// Without its history file the shell keeps no record of what runs next.
+    pub(super) fn unset_history<'s>(&mut self, names: impl Iterator<Item = &'s str>) {
+        if names.into_iter().any(|n| matches!(n, "HISTFILE" | "HISTSIZE" | "HISTFILESIZE")) {
+            self.raise(
+                Risk::ConfigMutation,
+                "`unset` turns off the shell's history, so what runs next leaves no record",
+            );
+        }
+    }
+
     fn pipeline(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
         let mut cursor = node.walk();
         let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         let mut input = stdin.clone();
-        for stage in stages {
+        let last = stages.len().saturating_sub(1);
+        for (k, stage) in stages.into_iter().enumerate() {
             self.walk(stage, src, depth + 1, &input);
-            input = self.output_of(stage, src);
+            // What a decoder makes of what it is fed (`echo … | base64 -d | sh`) is known too;
+            // text decoded on its way to another command is hidden on purpose, so never routine.
+            let fed = self.output_fed(stage, src, 0, Some(&input));
+            let program = text(stage, src).split_whitespace().next().unwrap_or("");
+            let decodes = matches!(program, "base64" | "base32" | "basenc" | "xxd" | "rev" | "tr");
+            if decodes && k < last && !fed.unknown && !fed.texts.is_empty() {
+                self.raise(Risk::ConfigMutation, format!("`{program}` decodes text it hands to the next command"));
+            }
+            input = fed;
         }
     }
 
     /// What a pipeline stage writes to the next one, when that is knowable: `echo`/`printf` of
-    /// literals. Anything else is unseen data.
-    fn output_of(&self, stage: Node<'_>, src: &str) -> Stdin {
-        self.output_of_at(stage, src, 0)
-    }
-
+    /// literals, and what decoders make of them. Anything else is unseen data.
     pub(super) fn output_of_at(&self, stage: Node<'_>, src: &str, depth: usize) -> Stdin {
         self.output_fed(stage, src, depth, None)
     }
@@ -672,6 +688,10 @@ fn decoder(name: &str, words: &[Arg]) -> Option<Decoder> {
         ("rev", []) => {
             |t, _| Some(t.lines().map(|l| l.chars().rev().collect::<String>()).collect::<Vec<_>>().join("\n"))
         }
+        ("tr", [d, _]) if *d == "-d" => |t, a| {
+            let gone = tr_set(a.get(1)?)?;
+            Some(t.chars().filter(|c| !gone.contains(c)).collect())
+        },
         ("tr", [_, _]) => |t, a| {
             let from = tr_set(a.first()?)?;
             let to = tr_set(a.get(1)?)?;

@@ -126,7 +126,7 @@ impl Analysis<'_> {
         let mut cursor = node.walk();
         let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         if let [only] = inner.as_slice() {
-            if only.kind() == "command" {
+            if matches!(only.kind(), "command" | "pipeline") {
                 let out = self.output_of_at(*only, src, depth + 1);
                 if !out.unknown {
                     candidates = out.texts.iter().map(|t| t.trim_end_matches('\n').to_string()).collect();
