@@ -12,6 +12,7 @@ mod coreutils;
 mod databases;
 mod disclosure;
 mod firewall;
+mod hardware;
 mod interpreters;
 mod links;
 mod lockout;
@@ -373,6 +374,17 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["proxmox-backup-debug"], pve_api::pbs_debug),
     (&["rados", "rbd"], proxmox::ceph_storage),
     (&["ipmitool"], proxmox::ipmitool),
+    // Hardware: RAID controllers, firmware, the iLO, partitions, disks' power, the backup console.
+    (&["storcli", "storcli64", "perccli", "perccli64", "ssacli", "hpssacli", "hpacucli", "arcconf"], hardware::raid),
+    (&["megacli", "megacli64", "MegaCli", "MegaCli64"], hardware::megacli),
+    (&["sas2flash", "sas3flash", "sas2flsh", "sas3flsh"], hardware::sasflash),
+    (&["flashrom"], hardware::flashrom),
+    (&["fwupdmgr", "fwupdtool"], hardware::fwupd),
+    (&["efivar"], hardware::efivar),
+    (&["delpart", "resizepart", "addpart"], hardware::partition),
+    (&["sg_start"], hardware::sg_start),
+    (&["ilorest"], hardware::ilorest),
+    (&["bconsole", "bacula-console"], hardware::bconsole),
     // Containers.
     (&["docker", "podman", "nerdctl"], containers::docker),
     (&["docker-compose", "podman-compose"], containers::compose_tool),
