@@ -159,8 +159,21 @@ pub fn holds_backups(path: &str) -> bool {
     let p = normalise(path).to_ascii_lowercase();
     p.starts_with("/var/lib/vz/dump")
         || p.split('/').any(|c| {
-            matches!(c, ".chunks" | "datastore" | "datastores" | "dump" | "backup" | "backups" | "pbs" | "borg" | "restic" | "vzdump" | "bareos" | "bacula")
-                || c.starts_with("backup")
+            matches!(
+                c,
+                ".chunks"
+                    | "datastore"
+                    | "datastores"
+                    | "dump"
+                    | "backup"
+                    | "backups"
+                    | "pbs"
+                    | "borg"
+                    | "restic"
+                    | "vzdump"
+                    | "bareos"
+                    | "bacula"
+            ) || c.starts_with("backup")
         })
 }
 

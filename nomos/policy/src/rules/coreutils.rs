@@ -102,7 +102,10 @@ const EDITORS: &[&str] = &["ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pi
 pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     if base == "setfacl" {
         if let Some(p) = acl_strips_system(a) {
-            an.raise(DE, format!("`setfacl` leaves {p} with no access for its owner, group or others: the system stops working"));
+            an.raise(
+                DE,
+                format!("`setfacl` leaves {p} with no access for its owner, group or others: the system stops working"),
+            );
         }
     }
     if matches!(base, "vi" | "vim" | "nvim" | "view" | "ex") {
@@ -152,9 +155,8 @@ pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
     let recursive = a.short('R') || a.long("--recursive");
     let ops = a.operands(&["--reference", "--from"]);
     // `chmod -x FILE`: a mode that looks like an option is the mode, and every operand a target.
-    let dash_mode = (base == "chmod")
-        .then(|| a.all.iter().filter_map(Arg::as_static).find(|w| is_dash_mode(w)))
-        .flatten();
+    let dash_mode =
+        (base == "chmod").then(|| a.all.iter().filter_map(Arg::as_static).find(|w| is_dash_mode(w))).flatten();
     let (mode, targets) = match dash_mode {
         Some(m) => (m, ops.as_slice()),
         None => (ops.first().map(|o| o.shown()).unwrap_or_default(), ops.get(1..).unwrap_or(&[])),
@@ -165,7 +167,7 @@ pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
         if let Some(p) = targets.iter().flat_map(|t| t.values()).find(|p| must_stay_readable(p)) {
             return an.raise(
                 DE,
-                format!("`chmod {mode}` takes reading or running {p} away from other users, which breaks their logins and services"),
+                format!("`chmod {mode}` takes reading or running {p} away from other users, breaking their logins"),
             );
         }
     }
@@ -206,7 +208,9 @@ fn strips_others(mode: &str) -> bool {
         let at = clause.find(['+', '-', '=']).unwrap_or(clause.len());
         let (who, rest) = (clause.get(..at).unwrap_or_default(), clause.get(at..).unwrap_or_default());
         let others = who.is_empty() || who.contains('a') || who.contains('o');
-        others && ((rest.starts_with('-') && (rest.contains('r') || rest.contains('x'))) || (rest.starts_with('=') && !rest.contains('r')))
+        others
+            && ((rest.starts_with('-') && (rest.contains('r') || rest.contains('x')))
+                || (rest.starts_with('=') && !rest.contains('r')))
     })
 }
 
@@ -216,10 +220,28 @@ fn must_stay_readable(path: &str) -> bool {
     let p = p.trim_end_matches(['*', '/']);
     matches!(
         p,
-        "/etc/passwd" | "/etc/group" | "/etc/nsswitch.conf" | "/etc/hosts" | "/etc/resolv.conf" | "/etc/ld.so.cache"
-            | "/etc/ld.so.conf" | "/etc/localtime" | "/etc/pam.d" | "/etc/security" | "/etc/environment"
-            | "/etc/profile" | "/etc/shells" | "/etc" | "/usr" | "/" | "/dev/null"
-    ) || (is_vital(p) && !p.starts_with("/root") && !p.starts_with('~') && !p.contains("/ssh") && !p.starts_with("/boot"))
+        "/etc/passwd"
+            | "/etc/group"
+            | "/etc/nsswitch.conf"
+            | "/etc/hosts"
+            | "/etc/resolv.conf"
+            | "/etc/ld.so.cache"
+            | "/etc/ld.so.conf"
+            | "/etc/localtime"
+            | "/etc/pam.d"
+            | "/etc/security"
+            | "/etc/environment"
+            | "/etc/profile"
+            | "/etc/shells"
+            | "/etc"
+            | "/usr"
+            | "/"
+            | "/dev/null"
+    ) || (is_vital(p)
+        && !p.starts_with("/root")
+        && !p.starts_with('~')
+        && !p.contains("/ssh")
+        && !p.starts_with("/boot"))
 }
 
 /// `setfacl` entries that leave an owner, the group class or others with nothing (`u::0`,
@@ -289,7 +311,7 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
         .collect();
     let broad = starts.is_empty() || starts.iter().flat_map(|s| s.values()).any(is_broad);
     // Under a backup store, or matching backups' own files, what is deleted is the backups.
-    let backups = starts.iter().flat_map(|s| s.values()).any(|p| crate::paths::holds_backups(&p))
+    let backups = starts.iter().flat_map(|s| s.values()).any(crate::paths::holds_backups)
         || a.all.iter().filter_map(Arg::as_static).any(crate::paths::names_backup_files);
     let mut i = 0;
     let mut acted = false;

@@ -99,16 +99,20 @@ pub(super) fn raid(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
 
 /// `megacli`: its actions are options (`-CfgLdDel`, `-PDList`).
 pub(super) fn megacli(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let opts: Vec<String> = lower_words(a).into_iter().filter_map(|w| w.strip_prefix('-').map(str::to_string)).collect();
-    const LOSS: &[&str] =
-        &["del", "clr", "clear", "offline", "missing", "flash", "facdef", "init", "erase", "prprmv", "restore", "spindown"];
+    let opts: Vec<String> =
+        lower_words(a).into_iter().filter_map(|w| w.strip_prefix('-').map(str::to_string)).collect();
+    const LOSS: &[&str] = &[
+        "del", "clr", "clear", "offline", "missing", "flash", "facdef", "init", "erase", "prprmv", "restore",
+        "spindown",
+    ];
     if let Some(o) = opts.iter().find(|o| LOSS.iter().any(|l| o.contains(l))) {
         return an.raise(DE, format!("`{base} -{o}` deletes, clears, erases or flashes what the controller holds"));
     }
     let action = opts.first().map_or("", String::as_str);
-    let reads = opts.iter().any(|o| {
-        o.starts_with("get") || ["info", "list", "dsply", "getprop", "count"].iter().any(|r| o.contains(r))
-    }) || matches!(action, "v" | "h" | "help" | "version");
+    let reads = opts
+        .iter()
+        .any(|o| o.starts_with("get") || ["info", "list", "dsply", "getprop", "count"].iter().any(|r| o.contains(r)))
+        || matches!(action, "v" | "h" | "help" | "version");
     let changes = opts.iter().any(|o| o.contains("set") || o.contains("start") || o == "f");
     if reads && !changes {
         return ro(an, format!("`{base} -{action}` only reports"));
@@ -123,9 +127,10 @@ pub(super) fn sasflash(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
     if flashes {
         return an.raise(DE, format!("`{base}` erases or flashes the controller's firmware"));
     }
-    let reads = words.iter().filter(|w| w.starts_with('-')).all(|w| {
-        matches!(w.as_str(), "-list" | "-listall" | "-c" | "-ver" | "-h" | "-help" | "-?" | "-l")
-    });
+    let reads = words
+        .iter()
+        .filter(|w| w.starts_with('-'))
+        .all(|w| matches!(w.as_str(), "-list" | "-listall" | "-c" | "-ver" | "-h" | "-help" | "-?" | "-l"));
     if reads && words.iter().any(|w| w.starts_with("-list") || w == "-ver" || w == "-h" || w == "-help") {
         return ro(an, format!("`{base}` only lists the controllers"));
     }
@@ -145,7 +150,8 @@ pub(super) fn flashrom(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
         }
     });
     if writes {
-        return an.raise(DE, format!("`{base}` writes or erases the firmware chip: a bad image leaves the machine dead"));
+        return an
+            .raise(DE, format!("`{base}` writes or erases the firmware chip: a bad image leaves the machine dead"));
     }
     let reads_out = words.iter().any(|w| *w == "-r" || w.starts_with("--re") || (w.starts_with("-r") && w.len() > 2));
     if reads_out {
@@ -175,7 +181,8 @@ pub(super) fn fwupd(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
         "clean",
     ];
     if FLASHES.contains(&verb.as_str()) {
-        return an.raise(DE, format!("`{base} {verb}` flashes firmware: a bad or interrupted flash leaves a device dead"));
+        return an
+            .raise(DE, format!("`{base} {verb}` flashes firmware: a bad or interrupted flash leaves a device dead"));
     }
     if verb.starts_with("get-") || matches!(verb.as_str(), "security" | "hwids" | "search" | "help" | "esp-list") {
         return ro(an, format!("`{base} {verb}` only reports"));
@@ -190,10 +197,14 @@ pub(super) fn fwupd(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &St
 pub(super) fn efivar(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let writes = a.options().any(|w| {
         let l = w.to_ascii_lowercase();
-        ["--wr", "--ap", "--im"].iter().any(|p| l.starts_with(p)) || short_cluster_has(w, &['w', 'a', 'i'], &['n', 'f', 'A', 't'])
+        ["--wr", "--ap", "--im"].iter().any(|p| l.starts_with(p))
+            || short_cluster_has(w, &['w', 'a', 'i'], &['n', 'f', 'A', 't'])
     });
     if writes {
-        return an.raise(DE, format!("`{base}` writes an EFI variable: a wrong boot entry or order keeps the machine from booting"));
+        return an.raise(
+            DE,
+            format!("`{base}` writes an EFI variable: a wrong boot entry or order keeps the machine from booting"),
+        );
     }
     if a.options().any(|w| w == "-e" || w.starts_with("--ex")) {
         return an.raise(CM, format!("`{base} --export` writes a variable to a file"));
@@ -208,7 +219,8 @@ pub(super) fn partition(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin:
     }
     match base {
         "addpart" => an.raise(CM, "`addpart` tells the kernel of a new partition"),
-        _ => an.raise(DE, format!("`{base}` removes or resizes a partition under the system, which loses its filesystem")),
+        _ => an
+            .raise(DE, format!("`{base}` removes or resizes a partition under the system, which loses its filesystem")),
     }
 }
 
@@ -231,7 +243,20 @@ pub(super) fn sg_start(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
 /// `ilorest`: the HPE iLO client. Power actions, raw writes, resets to factory defaults, firmware
 /// flashes, account and network changes take the machine down or lock the operator out.
 pub(super) fn ilorest(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
-    let valued = ["-u", "-p", "--url", "--user", "--password", "--cache-dir", "--selector", "--filter", "-f", "--sessionid", "--config", "-c"];
+    let valued = [
+        "-u",
+        "-p",
+        "--url",
+        "--user",
+        "--password",
+        "--cache-dir",
+        "--selector",
+        "--filter",
+        "-f",
+        "--sessionid",
+        "--config",
+        "-c",
+    ];
     let ops: Vec<String> = a.operands(&valued).iter().map(|o| o.shown().to_ascii_lowercase()).collect();
     let verb = ops.first().map_or("", String::as_str);
     let sub = ops.get(1).map_or("", String::as_str);
@@ -255,12 +280,17 @@ pub(super) fn ilorest(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &
         "clearlogs",
     ];
     if DOWN.contains(&verb) {
-        return an.raise(DE, format!("`{base} {verb}` powers, resets, reflashes or reconfigures the server or its iLO"));
+        return an
+            .raise(DE, format!("`{base} {verb}` powers, resets, reflashes or reconfigures the server or its iLO"));
     }
     // The iLO's own network is the way in when the host is down.
     let network = verb == "ethernet" && a.all.iter().any(|w| w.shown().starts_with("--") && w.shown() != "--json");
-    let changes_accounts = network || verb == "iloaccounts" && matches!(sub, "delete" | "changepass" | "modify" | "add");
-    let clears = has("--clearlog") || has("--resetqueue") || has("--resetallkeys") || has("--resetdefaultkeys")
+    let changes_accounts =
+        network || verb == "iloaccounts" && matches!(sub, "delete" | "changepass" | "modify" | "add");
+    let clears = has("--clearlog")
+        || has("--resetqueue")
+        || has("--resetallkeys")
+        || has("--resetdefaultkeys")
         || (verb == "smartarray" && (has("--delete") || sub.starts_with("delete") || sub.starts_with("clear")))
         || (verb == "commit" && has("--reboot"));
     if changes_accounts || clears {
@@ -268,8 +298,21 @@ pub(super) fn ilorest(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &
     }
     let reads = matches!(
         verb,
-        "serverinfo" | "list" | "get" | "info" | "types" | "ls" | "help" | "status" | "serverstate" | "rawget"
-            | "rawhead" | "listcomp" | "results" | "fwintegritycheck" | "pending"
+        "serverinfo"
+            | "list"
+            | "get"
+            | "info"
+            | "types"
+            | "ls"
+            | "help"
+            | "status"
+            | "serverstate"
+            | "rawget"
+            | "rawhead"
+            | "listcomp"
+            | "results"
+            | "fwintegritycheck"
+            | "pending"
     ) || (verb == "iloaccounts" && sub.is_empty())
         || (verb.is_empty() && a.all.iter().any(|w| matches!(w.shown(), "-h" | "--help" | "--version")));
     if reads {

@@ -72,7 +72,7 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
                     super::interpreters::is_interpreter(base) || super::interpreters::SHELLS.contains(&base)
                 });
                 if pve_flag(a, "pass-stdin") && stdin.unknown && runs_script {
-                    an.raise(DE, "`qm guest exec --pass-stdin` runs a script that cannot be seen as the guest's administrator");
+                    an.raise(DE, "`qm guest exec --pass-stdin` runs a script that cannot be seen as the guest's root");
                 }
                 guest_command(
                     an,
@@ -118,9 +118,8 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             }
             // A stop or a reset is the power plug pulled (unsaved data lost); a shutdown or a
             // suspend takes down what the VM serves.
-            "stop" | "shutdown" | "reset" | "suspend" => {
-                an.raise(DE, format!("`qm {s}` takes the VM down: what it serves stops, a hard stop loses unsaved data"))
-            }
+            "stop" | "shutdown" | "reset" | "suspend" => an
+                .raise(DE, format!("`qm {s}` takes the VM down: what it serves stops, a hard stop loses unsaved data")),
             "start" | "reboot" | "resume" => an.raise(RL, format!("`qm {s}` starts or restarts a VM")),
             "destroy" | "rollback" | "delsnapshot" | "unlink" => an.raise(DE, format!("`qm {s}` destroys VM data")),
             "restore" if pve_flag(a, "force") => an.raise(DE, "`qm restore --force` overwrites a VM"),
