@@ -220,7 +220,7 @@ fn must_stay_readable(path: &str) -> bool {
     let p = p.trim_end_matches(['*', '/']);
     matches!(
         p,
-        "/etc/passwd"
+        "" | "/etc/passwd"
             | "/etc/group"
             | "/etc/nsswitch.conf"
             | "/etc/hosts"

@@ -227,6 +227,9 @@ pub(super) fn partition(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin:
 /// `sg_start`: stopping or ejecting a disk takes it away from whatever uses it (`-S`, `--stop`,
 /// `-e`, `--eject`, the operand `0`, or a power condition other than active).
 pub(super) fn sg_start(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if !a.all.is_empty() && a.all.iter().all(|w| matches!(w.shown(), "-h" | "--help" | "-V" | "--version")) {
+        return ro(an, format!("`{base}` only prints its usage"));
+    }
     let stops = a.all.iter().filter_map(Arg::as_static).any(|w| {
         let l = w.to_ascii_lowercase();
         l == "0"

@@ -124,6 +124,17 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         return program(an, "bash", args, stdin);
     }
     let (base, trusted) = identity(name);
+    // `lvm lvremove …` runs `lvremove …`: the LVM command is judged as itself too.
+    if base == "lvm" {
+        let lvm_command = |s: &&str| {
+            (s.starts_with("lv") || s.starts_with("vg") || s.starts_with("pv"))
+                && s.len() > 2
+                && s.chars().all(|c| c.is_ascii_lowercase())
+        };
+        if let Some(sub) = args.first().and_then(Arg::as_static).filter(lvm_command) {
+            program(an, sub, args.get(1..).unwrap_or(&[]), stdin);
+        }
+    }
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
     }

@@ -256,8 +256,8 @@ fn more_outages(s: &[&str], params: &Params) -> Option<String> {
         }
         // An account switched off or expired, access rights taken away: locked out.
         ["access", "users", _]
-            if param("enable").is_some_and(|v| matches!(v, "0" | "false" | "no" | "off"))
-                || param("expire").is_some_and(|v| v.trim() != "0") =>
+            if abbreviated(params, "enable").is_some_and(off)
+                || abbreviated(params, "expire").is_some_and(|v| v.trim() != "0") =>
         {
             Some("disables or expires an account, locking it out".into())
         }
@@ -342,6 +342,18 @@ fn more_outages(s: &[&str], params: &Params) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A parameter's value by its name or an abbreviation of it (Getopt::Long takes `--ena` for
+/// `--enable`).
+fn abbreviated<'p>(params: &'p Params, full: &str) -> Option<&'p str> {
+    params
+        .iter()
+        .find(|(n, _)| {
+            let n = n.to_ascii_lowercase();
+            n.len() >= 2 && full.starts_with(n.as_str())
+        })
+        .map(|(_, v)| v.as_str())
 }
 
 /// A boolean parameter's value that switches it off.
