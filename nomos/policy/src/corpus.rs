@@ -53,6 +53,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-outages"),
     data!("attacks-secrets"),
     data!("attacks-tools"),
+    data!("attacks-infra"),
     data!("attacks-sql"),
     data!("attacks-proof"),
     data!("attacks-pve"),

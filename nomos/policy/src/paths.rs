@@ -153,6 +153,47 @@ pub fn is_power_trigger(path: &str) -> bool {
     TRIGGERS.iter().any(|t| matches_pattern(&p, t) || (has_glob(&p) && matches_pattern(t, &p)))
 }
 
+/// A directory that holds backups: a datastore, its chunk store, a dump directory, a backup
+/// tool's repository.
+pub fn holds_backups(path: &str) -> bool {
+    let p = normalise(path).to_ascii_lowercase();
+    p.starts_with("/var/lib/vz/dump")
+        || p.split('/').any(|c| {
+            matches!(
+                c,
+                ".chunks"
+                    | "datastore"
+                    | "datastores"
+                    | "dump"
+                    | "backup"
+                    | "backups"
+                    | "pbs"
+                    | "borg"
+                    | "restic"
+                    | "vzdump"
+                    | "bareos"
+                    | "bacula"
+            ) || c.starts_with("backup")
+        })
+}
+
+/// A name pattern of backups' own files: Proxmox's indexes and archives, vzdump files.
+pub fn names_backup_files(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    [".fidx", ".didx", ".blob", "vzdump-", ".vma", ".pxar", "index.json"].iter().any(|n| w.contains(n))
+}
+
+/// A sysfs control that removes, resets, unbinds or offlines a device when written
+/// (`/sys/block/sda/device/delete`, `…/reset_controller`, `/sys/bus/pci/devices/…/remove`).
+pub fn is_device_teardown(path: &str) -> bool {
+    let p = normalise(path);
+    let Some(rest) = p.strip_prefix("/sys/") else { return false };
+    let last = rest.rsplit('/').next().unwrap_or("");
+    matches!(last, "delete" | "remove" | "reset" | "unbind" | "eject" | "delete_device" | "remove_id")
+        || last.starts_with("reset_")
+        || (last == "state" && (rest.starts_with("block/") || rest.starts_with("class/")) && rest.contains("device/"))
+}
+
 /// Files every login depends on, or that decide who may connect: accounts, sudo, PAM, name
 /// service switching, and the firewall configuration Proxmox applies as soon as it changes.
 /// Overwriting or removing one locks the operator out.

@@ -114,6 +114,14 @@ const EDITORS: &[&str] = &["ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pi
 
 /// Creating or editing files: changes, or destroys where guest disks or cluster state live.
 pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    if base == "setfacl" {
+        if let Some(p) = acl_strips_system(a) {
+            an.raise(
+                DE,
+                format!("`setfacl` leaves {p} with no access for its owner, group or others: the system stops working"),
+            );
+        }
+    }
     if matches!(base, "vi" | "vim" | "nvim" | "view" | "ex") {
         editor_commands(an, base, a);
     }
@@ -171,8 +179,23 @@ pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
 pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let recursive = a.short('R') || a.long("--recursive");
     let ops = a.operands(&["--reference", "--from"]);
-    let mode = ops.first().map(|o| o.shown()).unwrap_or_default();
-    let targets = ops.get(1..).unwrap_or(&[]);
+    // `chmod -x FILE`: a mode that looks like an option is the mode, and every operand a target.
+    let dash_mode =
+        (base == "chmod").then(|| a.all.iter().filter_map(Arg::as_static).find(|w| is_dash_mode(w))).flatten();
+    let (mode, targets) = match dash_mode {
+        Some(m) => (m, ops.as_slice()),
+        None => (ops.first().map(|o| o.shown()).unwrap_or_default(), ops.get(1..).unwrap_or(&[])),
+    };
+    // Files every user's programs must read (the account database, the resolver, libraries)
+    // or run: taking that from others breaks logins and services for every non-root user.
+    if base == "chmod" && strips_others(mode) {
+        if let Some(p) = targets.iter().flat_map(|t| t.values()).find(|p| must_stay_readable(p)) {
+            return an.raise(
+                DE,
+                format!("`chmod {mode}` takes reading or running {p} away from other users, breaking their logins"),
+            );
+        }
+    }
     let on_broad = targets.iter().flat_map(|t| t.values()).any(is_broad);
     let removes_all = base == "chmod" && (mode.chars().all(|c| c == '0') || mode == "a-rwx" || mode == "ugo-rwx");
     if removes_all && (recursive || on_broad) {
@@ -194,6 +217,73 @@ pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
     } else {
         an.raise(CM, format!("`{base}` changes ownership or permissions"));
     }
+}
+
+/// `-x`, `-rw`, `+x`, `=r`-like words: a symbolic mode written where an option could be.
+fn is_dash_mode(w: &str) -> bool {
+    w.strip_prefix('-').is_some_and(|r| !r.is_empty() && r.chars().all(|c| "rwxXst".contains(c)))
+}
+
+/// A mode that leaves others without read (`600`, `o-r`, `go=`, `-r`, `a-x`).
+fn strips_others(mode: &str) -> bool {
+    if !mode.is_empty() && mode.chars().all(|c| c.is_ascii_digit()) {
+        return mode.len() >= 3 && mode.chars().last().and_then(|c| c.to_digit(8)).is_some_and(|o| o & 4 == 0);
+    }
+    mode.split(',').any(|clause| {
+        let at = clause.find(['+', '-', '=']).unwrap_or(clause.len());
+        let (who, rest) = (clause.get(..at).unwrap_or_default(), clause.get(at..).unwrap_or_default());
+        let others = who.is_empty() || who.contains('a') || who.contains('o');
+        others
+            && ((rest.starts_with('-') && (rest.contains('r') || rest.contains('x')))
+                || (rest.starts_with('=') && !rest.contains('r')))
+    })
+}
+
+/// Files and trees every user needs to read or run.
+fn must_stay_readable(path: &str) -> bool {
+    let p = crate::paths::normalise(path);
+    let p = p.trim_end_matches(['*', '/']);
+    matches!(
+        p,
+        "" | "/etc/passwd"
+            | "/etc/group"
+            | "/etc/nsswitch.conf"
+            | "/etc/hosts"
+            | "/etc/resolv.conf"
+            | "/etc/ld.so.cache"
+            | "/etc/ld.so.conf"
+            | "/etc/localtime"
+            | "/etc/pam.d"
+            | "/etc/security"
+            | "/etc/environment"
+            | "/etc/profile"
+            | "/etc/shells"
+            | "/etc"
+            | "/usr"
+            | "/"
+            | "/dev/null"
+    ) || (is_vital(p)
+        && !p.starts_with("/root")
+        && !p.starts_with('~')
+        && !p.contains("/ssh")
+        && !p.starts_with("/boot"))
+}
+
+/// `setfacl` entries that leave an owner, the group class or others with nothing (`u::0`,
+/// `m::---`) on a system tree: every program there stops being readable or runnable.
+pub(super) fn acl_strips_system(a: &Args<'_>) -> Option<String> {
+    let entries: Vec<String> = a.values(&["-m", "--modify", "--set"]).iter().map(|v| v.shown().to_string()).collect();
+    let empty = entries.iter().flat_map(|e| e.split(',')).any(|e| {
+        let perms = e.rsplit(':').next().unwrap_or("").trim();
+        let kind = e.split(':').next().unwrap_or("");
+        let class = e.split(':').nth(1).is_some_and(str::is_empty) || matches!(kind, "m" | "mask" | "o" | "other");
+        class && (perms.is_empty() || perms.chars().all(|c| c == '0' || c == '-'))
+    });
+    if !empty {
+        return None;
+    }
+    let ops = a.operands(&["-m", "--modify", "--set", "-M", "--modify-file", "-X", "--remove-file", "-x", "--remove"]);
+    ops.iter().flat_map(|t| t.values()).find(|p| must_stay_readable(p) || is_broad(p)).map(str::to_string)
 }
 
 /// A mode that lets group or others write, or takes read or execute away from everyone
@@ -245,6 +335,9 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
         .take_while(|x| x.as_static().is_none_or(|s| !s.starts_with('-') && s != "(" && s != "!"))
         .collect();
     let broad = starts.is_empty() || starts.iter().flat_map(|s| s.values()).any(is_broad);
+    // Under a backup store, or matching backups' own files, what is deleted is the backups.
+    let backups = starts.iter().flat_map(|s| s.values()).any(crate::paths::holds_backups)
+        || a.all.iter().filter_map(Arg::as_static).any(crate::paths::names_backup_files);
     let mut i = 0;
     let mut acted = false;
     while let Some(arg) = a.all.get(i) {
@@ -253,6 +346,8 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
                 acted = true;
                 if broad {
                     an.raise(DE, "`find -delete` removes files under a system directory");
+                } else if backups {
+                    an.raise(DE, "`find -delete` removes backups or a backup store's chunks, for good");
                 } else {
                     an.raise(CM, "`find -delete` removes files");
                 }

@@ -209,6 +209,8 @@ pub(crate) fn deleting(word: &str, option: bool) -> Option<&'static str> {
                         && !w.starts_with("delt")
                         && !w.starts_with("deleg"))))
             || (*v == "remove" && (w == "rm" || w == "rb" || (w.starts_with("rm") && w.len() > 2)))
+            // An object's name then `del` (`userdel`, `acldel`, `groupdel`), as Proxmox's aliases spell it.
+            || (*v == "delete" && !option && w.len() > 3 && w.ends_with("del") && !w.ends_with("odel"))
     })
 }
 
@@ -266,7 +268,9 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
         ("pvecm", ["expected", ..]) => Some("overrides the cluster's quorum, which risks a split brain"),
         ("pvenode", ["stopall", ..]) => Some("stops every guest on the node"),
         ("pveum", ["user", "modify" | "mod", ..]) => (positional.iter().any(|w| w == "root@pam")
-            && opts.iter().any(|o| (o.is("enable") && o.is_off()) || o.is("expire")))
+            && opts.iter().any(|o| {
+                (o.is("enable") && o.is_off()) || (o.is("expire") && o.value.as_deref().is_none_or(|v| v.trim() != "0"))
+            }))
         .then_some("disables root@pam, locking the operator out of the API"),
         ("pveum", ["passwd", ..]) if positional.iter().any(|w| w == "root@pam") => {
             Some("changes root@pam's password, which logins depend on")
@@ -436,7 +440,18 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if let Some((opt, verb)) =
         opts.iter().filter(|o| !o.is_off()).find_map(|o| deleting_strict(&o.name, false).map(|v| (o, v)))
     {
-        an.raise(DE, format!("`{name} --{}` is a `{verb}`: it destroys what it names", opt.name));
+        return an.raise(DE, format!("`{name} --{}` is a `{verb}`: it destroys what it names", opt.name));
+    }
+    // An option's value that asks for a deletion (`--tags destroy`, `-e state=absent`).
+    const ASKS: &[&str] =
+        &["delete", "destroy", "purge", "wipe", "remove", "drop", "erase", "uninstall", "prune", "truncate", "absent"];
+    let asks = |v: &str| {
+        let v = v.to_ascii_lowercase();
+        v.split([',', '=', ' ', ':', ';']).find(|p| ASKS.contains(p)).map(str::to_string)
+    };
+    if let Some((opt, word)) = opts.iter().find_map(|o| o.value.as_deref().and_then(asks).map(|w| (o, w))) {
+        let dash = if opt.name.chars().count() == 1 { "-" } else { "--" };
+        an.raise(DE, format!("`{name} {dash}{}` asks for `{word}`: it destroys what it names", opt.name));
     }
 }
 

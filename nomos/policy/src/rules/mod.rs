@@ -12,6 +12,7 @@ mod coreutils;
 mod databases;
 mod disclosure;
 mod firewall;
+mod hardware;
 mod interpreters;
 mod links;
 mod lockout;
@@ -158,6 +159,17 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         return program(an, "bash", args, stdin);
     }
     let (base, trusted) = identity(name);
+    // `lvm lvremove …` runs `lvremove …`: the LVM command is judged as itself too.
+    if base == "lvm" {
+        let lvm_command = |s: &&str| {
+            (s.starts_with("lv") || s.starts_with("vg") || s.starts_with("pv"))
+                && s.len() > 2
+                && s.chars().all(|c| c.is_ascii_lowercase())
+        };
+        if let Some(sub) = args.first().and_then(Arg::as_static).filter(lvm_command) {
+            program(an, sub, args.get(1..).unwrap_or(&[]), stdin);
+        }
+    }
     if !trusted {
         an.raise(CM, format!("runs `{name}` by path, which is not the system's `{base}`"));
     }
@@ -409,6 +421,17 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["proxmox-backup-debug"], pve_api::pbs_debug),
     (&["rados", "rbd"], proxmox::ceph_storage),
     (&["ipmitool"], proxmox::ipmitool),
+    // Hardware: RAID controllers, firmware, the iLO, partitions, disks' power, the backup console.
+    (&["storcli", "storcli64", "perccli", "perccli64", "ssacli", "hpssacli", "hpacucli", "arcconf"], hardware::raid),
+    (&["megacli", "megacli64", "MegaCli", "MegaCli64"], hardware::megacli),
+    (&["sas2flash", "sas3flash", "sas2flsh", "sas3flsh"], hardware::sasflash),
+    (&["flashrom"], hardware::flashrom),
+    (&["fwupdmgr", "fwupdtool"], hardware::fwupd),
+    (&["efivar"], hardware::efivar),
+    (&["delpart", "resizepart", "addpart"], hardware::partition),
+    (&["sg_start"], hardware::sg_start),
+    (&["ilorest"], hardware::ilorest),
+    (&["bconsole", "bacula-console"], hardware::bconsole),
     // Containers.
     (&["docker", "podman", "nerdctl"], containers::docker),
     (&["docker-compose", "podman-compose"], containers::compose_tool),

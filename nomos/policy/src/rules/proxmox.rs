@@ -16,9 +16,11 @@ pub(super) fn pct(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             "list" | "status" | "config" | "pending" | "listsnapshot" | "df" | "cpusets" | "help" => {
                 ro(an, format!("`pct {s}` only reports"))
             }
-            "start" | "stop" | "shutdown" | "reboot" | "resume" | "suspend" => {
-                an.raise(RL, format!("`pct {s}` starts or stops a container"))
+            // A stop or a shutdown takes down what the container serves; a restart brings it back.
+            "stop" | "shutdown" | "suspend" => {
+                an.raise(DE, format!("`pct {s}` takes the container down: what it serves stops"))
             }
+            "start" | "reboot" | "resume" => an.raise(RL, format!("`pct {s}` starts or restarts a container")),
             "destroy" | "rollback" | "delsnapshot" => an.raise(DE, format!("`pct {s}` destroys container data")),
             "set" if super::meaning::config_delete_destroys(&super::meaning::getopt(a.all).0).is_some() => {
                 an.raise(DE, "`pct set --delete` of a mount point or unused volume frees the volume")
@@ -55,15 +57,23 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             {
                 ro(an, format!("`qm agent {c}` only reports"))
             }
+            Some(c) if agent_takes_down(c) => an.raise(DE, format!("`qm agent {c}` {}", AGENT_DOWN)),
             _ => an.raise(CM, "`qm agent` changes the guest"),
         },
         Some((i, "guest")) => match a.all.get(i + 1).and_then(Arg::as_static) {
             // `qm guest exec <vmid> [<extra-args>] [--pass-stdin <boolean>] [--synchronous <boolean>]
             // [--timeout <integer>]`
             Some("exec") => {
-                // The guest agent runs it as the guest's administrator, unseen by the guest's own
-                // controls: never routine, whatever it is.
-                an.raise(CM, "`qm guest exec` runs a program inside the guest as its administrator");
+                // The guest agent runs it as the guest's administrator: it is judged as that
+                // command run here would be. A script fed to it that cannot be seen can do anything.
+                let tail = a.tail_from(i + 3);
+                let runs_script = tail.iter().filter_map(Arg::as_static).any(|w| {
+                    let base = w.rsplit('/').next().unwrap_or(w);
+                    super::interpreters::is_interpreter(base) || super::interpreters::SHELLS.contains(&base)
+                });
+                if pve_flag(a, "pass-stdin") && stdin.unknown && runs_script {
+                    an.raise(DE, "`qm guest exec --pass-stdin` runs a script that cannot be seen as the guest's root");
+                }
                 guest_command(
                     an,
                     "qm guest exec",
@@ -88,6 +98,7 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
                 {
                     ro(an, format!("`qm guest cmd {c}` only reports"))
                 }
+                Some(c) if agent_takes_down(c) => an.raise(DE, format!("`qm guest cmd {c}` {}", AGENT_DOWN)),
                 _ => an.raise(CM, "`qm guest cmd` changes the guest"),
             },
             _ => an.raise(CM, "`qm guest` changes the guest"),
@@ -105,9 +116,11 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             "cloudinit" if matches!(a.all.get(1).and_then(Arg::as_static), Some("dump" | "pending")) => {
                 ro(an, "`qm cloudinit dump` only reports")
             }
-            "start" | "stop" | "shutdown" | "reboot" | "reset" | "resume" | "suspend" => {
-                an.raise(RL, format!("`qm {s}` starts or stops a VM"))
-            }
+            // A stop or a reset is the power plug pulled (unsaved data lost); a shutdown or a
+            // suspend takes down what the VM serves.
+            "stop" | "shutdown" | "reset" | "suspend" => an
+                .raise(DE, format!("`qm {s}` takes the VM down: what it serves stops, a hard stop loses unsaved data")),
+            "start" | "reboot" | "resume" => an.raise(RL, format!("`qm {s}` starts or restarts a VM")),
             "destroy" | "rollback" | "delsnapshot" | "unlink" => an.raise(DE, format!("`qm {s}` destroys VM data")),
             "restore" if pve_flag(a, "force") => an.raise(DE, "`qm restore --force` overwrites a VM"),
             // `qm importovf --dryrun` prints the configuration it would make.
@@ -203,6 +216,15 @@ pub(super) fn long_options(base: &str, args: &[Arg]) -> Option<Vec<Arg>> {
         .collect();
     changed.then_some(words)
 }
+
+/// Guest agent commands that take the guest down or freeze its filesystems (writes hang until
+/// thawed), or change an account's password in it.
+fn agent_takes_down(c: &str) -> bool {
+    let c = c.to_ascii_lowercase();
+    c == "shutdown" || c.starts_with("suspend") || c == "fsfreeze-freeze" || c == "set-user-password"
+}
+
+const AGENT_DOWN: &str = "shuts the guest down, suspends it, freezes its filesystems or changes a password in it";
 
 /// The command a Proxmox CLI runs in a guest: its `extra-args`, which the option parser leaves
 /// wherever they are (options may come before, among or after them; `--` ends the options).

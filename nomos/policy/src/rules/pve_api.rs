@@ -250,6 +250,36 @@ fn more_outages(s: &[&str], params: &Params) -> Option<String> {
             Some("stops a guest ignoring the lock of a backup or migration in progress".into())
         }
         ["nodes", _, "suspendall" | "migrateall"] => Some("suspends or moves every guest on the node".into()),
+        // A guest stopped, reset, shut down or suspended: what it serves stops.
+        ["nodes", _, k, _, "status", "stop" | "reset" | "shutdown" | "suspend"] if guest(k) => {
+            Some("takes a guest down: what it serves stops, a hard stop loses unsaved data".into())
+        }
+        // An account switched off or expired, access rights taken away: locked out.
+        ["access", "users", _]
+            if abbreviated(params, "enable").is_some_and(off)
+                || abbreviated(params, "expire").is_some_and(|v| v.trim() != "0") =>
+        {
+            Some("disables or expires an account, locking it out".into())
+        }
+        ["access", "acl"] if params.iter().any(|(n, v)| n.to_ascii_lowercase().starts_with("del") && !off(v)) => {
+            Some("takes access rights away, which can lock an account out".into())
+        }
+        ["access", "acl"] if param("roles").is_some_and(|r| r.eq_ignore_ascii_case("NoAccess")) => {
+            Some("gives an account no access, locking it out".into())
+        }
+        ["access", "roles", _] if param("privs").is_some() && !truthy("append") => {
+            Some("replaces a role's privileges, taking away what it granted".into())
+        }
+        ["access", "password"] if param("userid").is_some_and(|u| u == "root@pam") => {
+            Some("changes root@pam's password, which logins depend on".into())
+        }
+        // Ceph told to stop all reads and writes, or to keep OSDs from coming up or going down.
+        [.., "ceph", "flags", flag] if ceph_outage_flag(flag) && param("value").is_none_or(|v| !off(v)) => {
+            Some(format!("sets Ceph's `{flag}` flag, which stops the guests' disks"))
+        }
+        [.., "ceph", "flags"] if params.iter().any(|(n, v)| ceph_outage_flag(n) && !off(v)) => {
+            Some("sets a Ceph flag that stops the guests' disks".into())
+        }
         ["nodes", _, k, _, "template"] if guest(k) => {
             Some("turns a guest into a template, which cannot be turned back".into())
         }
@@ -312,6 +342,28 @@ fn more_outages(s: &[&str], params: &Params) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A parameter's value by its name or an abbreviation of it (Getopt::Long takes `--ena` for
+/// `--enable`).
+fn abbreviated<'p>(params: &'p Params, full: &str) -> Option<&'p str> {
+    params
+        .iter()
+        .find(|(n, _)| {
+            let n = n.to_ascii_lowercase();
+            n.len() >= 2 && full.starts_with(n.as_str())
+        })
+        .map(|(_, v)| v.as_str())
+}
+
+/// A boolean parameter's value that switches it off.
+fn off(v: &str) -> bool {
+    matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off")
+}
+
+/// Ceph flags that stop I/O or keep OSDs from coming up or being marked down.
+fn ceph_outage_flag(flag: &str) -> bool {
+    matches!(flag.to_ascii_lowercase().as_str(), "pause" | "pauserd" | "pausewr" | "noup" | "nodown")
 }
 
 /// Whether a port list takes in the web interface's port (8006) or the SPICE proxy's (3128).

@@ -162,6 +162,11 @@ pub(crate) fn key_reboots(key: &str) -> bool {
     (k.contains("ctrl") && k.contains("alt") && k.contains("del")) || k.contains("sysrq")
 }
 
+/// An expiry date set (`--expire 1`): `0` means the account never expires.
+fn expires(o: &Opt) -> bool {
+    o.is("expire") && o.value.as_deref().is_none_or(|v| v.trim() != "0")
+}
+
 /// A replica count that leaves one copy or none (`--size 1`, `--min_size 1`).
 fn one_copy(opts: &[Opt]) -> Option<&str> {
     ["size", "min_size", "min-size"]
@@ -221,18 +226,19 @@ pub(crate) fn judge(base: &str, path: &[&str], opts: &[Opt], positional: &[Strin
         }
         ("pvesm", ["set" | "add", ..]) => storage_change(opts),
         // A user switched off or expired, or given no access, is locked out.
-        ("pveum" | "proxmox-backup-manager", ["user", "modify" | "mod" | "update" | "set", ..])
-            if opts.iter().any(|o| (o.is("enable") && o.is_off() && o.value.is_some()) || o.is("expire")) =>
+        ("pveum" | "proxmox-backup-manager", ["user", "modify" | "mod" | "update" | "set", ..] | ["usermod", ..])
+            if opts.iter().any(|o| (o.is("enable") && o.is_off() && o.value.is_some()) || expires(o)) =>
         {
-            Some(format!("disables or expires the account `{}`, locking it out", word(2)))
+            let user = if path.first() == Some(&"usermod") { word(1) } else { word(2) };
+            Some(format!("disables or expires the account `{user}`, locking it out"))
         }
-        ("pveum" | "proxmox-backup-manager", ["acl", "modify" | "mod" | "update" | "set", ..])
+        ("pveum" | "proxmox-backup-manager", ["acl", "modify" | "mod" | "update" | "set", ..] | ["aclmod", ..])
             if positional.iter().any(|w| w.eq_ignore_ascii_case("NoAccess"))
                 || value(opts, &["roles", "role"]).is_some_and(|r| r.eq_ignore_ascii_case("NoAccess")) =>
         {
             Some("gives an account no access, locking it out".into())
         }
-        ("pveum", ["role", "modify" | "mod" | "set", ..])
+        ("pveum", ["role", "modify" | "mod" | "set", ..] | ["rolemod", ..])
             if opts.iter().any(|o| o.is("privs")) && !opts.iter().any(|o| o.is("append") && on(o)) =>
         {
             Some(format!("replaces the privileges of the role `{}`, taking away what it granted", word(2)))

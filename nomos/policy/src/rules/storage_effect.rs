@@ -370,6 +370,8 @@ fn zfs(a: &Args<'_>) -> Option<String> {
         // Guests and the boot find their datasets and volumes by name.
         ["rename", ..] => Some("renames a dataset that guests or the boot find by name".into()),
         ["set", props @ ..] => props.iter().copied().find_map(zfs_property),
+        // Inheriting a property sets it to the parent's value: the same change as `zfs set`.
+        ["inherit", prop, ..] => zfs_property(&format!("{prop}=inherited")),
         _ => None,
     }
 }

@@ -561,6 +561,8 @@ impl<'p> Analysis<'p> {
                     Risk::Destructive,
                     format!("{what} overwrites {p}, which booting, logging in or the network depend on"),
                 );
+            } else if super::paths::is_device_teardown(p) {
+                self.raise(Risk::Destructive, format!("{what} writes {p}, which removes, resets or detaches a device"));
             } else if p.starts_with("/proc/sys/") || p.starts_with("/sys/") {
                 self.raise(Risk::ConfigMutation, format!("{what} changes the kernel setting {p}"));
             } else {

@@ -44,6 +44,7 @@ const CODE_FILES: &[(&str, &str)] = &[
     ("code/coreutils.yaml", include_str!("../../rules/code/coreutils.yaml")),
     ("code/databases.yaml", include_str!("../../rules/code/databases.yaml")),
     ("code/firewall.yaml", include_str!("../../rules/code/firewall.yaml")),
+    ("code/hardware.yaml", include_str!("../../rules/code/hardware.yaml")),
     ("code/network.yaml", include_str!("../../rules/code/network.yaml")),
     ("code/proxmox.yaml", include_str!("../../rules/code/proxmox.yaml")),
     ("code/signals.yaml", include_str!("../../rules/code/signals.yaml")),
