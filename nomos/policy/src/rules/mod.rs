@@ -937,7 +937,7 @@ pub(crate) fn script_arg(an: &mut Analysis<'_>, who: &str, arg: Option<&Arg>) {
     match arg {
         Some(Arg::Static(s)) => an.script(s),
         Some(Arg::Dynamic { text, candidates, .. }) => {
-            an.raise(CM, format!("`{who}` runs a script built at run time (`{text}`)"));
+            an.raise(DE, format!("`{who}` runs a script built at run time (`{text}`), which cannot be seen"));
             for c in candidates.clone() {
                 an.script(&c);
             }
@@ -946,10 +946,14 @@ pub(crate) fn script_arg(an: &mut Analysis<'_>, who: &str, arg: Option<&Arg>) {
     }
 }
 
-/// A shell reading its script from standard input: judge what is known to flow in.
+/// A shell reading its script from standard input: judge what is known to flow in; a script
+/// that flows in unseen (`curl … | sh`, `< file`) is rated at the worst it could do. With nothing
+/// piped in it is an interactive shell, which runs only what is typed into it.
 pub(super) fn script_from_stdin(an: &mut Analysis<'_>, who: &str, stdin: &Stdin) {
-    if stdin.unknown || stdin.texts.is_empty() {
-        an.raise(CM, format!("`{who}` runs a script it reads from its input, which cannot be seen"));
+    if stdin.unknown {
+        an.raise(DE, format!("`{who}` runs a script it reads from its input, which cannot be seen"));
+    } else if stdin.texts.is_empty() {
+        an.raise(CM, format!("`{who}` starts a shell that reads commands from its input"));
     }
     for text in stdin.texts.clone() {
         an.script(&text);

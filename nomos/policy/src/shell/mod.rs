@@ -451,7 +451,16 @@ impl<'p> Analysis<'p> {
         match first {
             Arg::Dynamic { text, candidates, complete } => {
                 if !complete {
-                    self.raise(Risk::ConfigMutation, format!("the program to run is computed at run time (`{text}`)"));
+                    // What runs cannot be seen, by the operator either: rated at the worst it could
+                    // be — except a function's or script's own arguments (`"$@"`), which are
+                    // the caller's words, judged where they are written, and text probed for
+                    // commands it may hold (`$(( $# + 1 ))`), where a word is not yet a program.
+                    let risk = if self.probing || values::is_positional(text) {
+                        Risk::ConfigMutation
+                    } else {
+                        Risk::Destructive
+                    };
+                    self.raise(risk, format!("the program to run is computed at run time (`{text}`)"));
                     // Expansions that may yield nothing (`${PATH:0:0}reboot`) leave the written
                     // letters as the program.
                     if let Some(name) = values::literal_remainder(text) {

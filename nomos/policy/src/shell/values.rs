@@ -663,3 +663,12 @@ mod tests {
         assert_eq!(printf_value("%(%s)T", &s(&["1"])), None);
     }
 }
+
+/// Whether a word is only a positional parameter (`$1`, `"$@"`, `${*}`): the words a function or
+/// script was given.
+pub(crate) fn is_positional(text: &str) -> bool {
+    let inner = text.trim_matches('"');
+    let inner = inner.strip_prefix('$').unwrap_or("");
+    let inner = inner.strip_prefix('{').and_then(|i| i.strip_suffix('}')).unwrap_or(inner);
+    !inner.is_empty() && (inner == "@" || inner == "*" || inner.chars().all(|c| c.is_ascii_digit()))
+}
