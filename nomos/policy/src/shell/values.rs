@@ -646,6 +646,15 @@ pub(super) fn literal_remainder(text: &str) -> Option<String> {
     (plain && name.chars().any(|c| c.is_ascii_alphabetic()) && name != text).then(|| name.to_string())
 }
 
+/// Whether a word is only a positional parameter (`$1`, `"$@"`, `${*}`): the words a function or
+/// script was given.
+pub(crate) fn is_positional(text: &str) -> bool {
+    let inner = text.trim_matches('"');
+    let inner = inner.strip_prefix('$').unwrap_or("");
+    let inner = inner.strip_prefix('{').and_then(|i| i.strip_suffix('}')).unwrap_or(inner);
+    !inner.is_empty() && (inner == "@" || inner == "*" || inner.chars().all(|c| c.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,13 +671,4 @@ mod tests {
         assert_eq!(printf_value("%c%c", &s(&["$x", "(y"])).as_deref(), Some("$("));
         assert_eq!(printf_value("%(%s)T", &s(&["1"])), None);
     }
-}
-
-/// Whether a word is only a positional parameter (`$1`, `"$@"`, `${*}`): the words a function or
-/// script was given.
-pub(crate) fn is_positional(text: &str) -> bool {
-    let inner = text.trim_matches('"');
-    let inner = inner.strip_prefix('$').unwrap_or("");
-    let inner = inner.strip_prefix('{').and_then(|i| i.strip_suffix('}')).unwrap_or(inner);
-    !inner.is_empty() && (inner == "@" || inner == "*" || inner.chars().all(|c| c.is_ascii_digit()))
 }
