@@ -49,7 +49,8 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
     } else if let Some(p) = ops.iter().flat_map(|o| o.values()).find(|p| is_irreplaceable(p)) {
         an.raise(DE, format!("`{base}` removes {p}, which holds guest disks, backups or cluster state"));
     } else if ops.iter().any(|o| o.as_static().is_none()) {
-        an.raise(CM, format!("`{base}` removes files named at run time"));
+        // Which files cannot be seen: they may be any, a guest's disk or a backup included.
+        an.raise(DE, format!("`{base}` removes files named at run time, which may be any"));
     } else {
         let names: Vec<&str> = ops.iter().map(|o| o.shown()).collect();
         an.raise(CM, format!("`{base}` removes {}", names.join(" ")));

@@ -23,6 +23,10 @@ impl Analysis<'_> {
             "redirected_statement" => self.redirected(node, src, depth, stdin),
             "pipeline" => self.pipeline(node, src, depth, stdin),
             "function_definition" => self.function(node, src, depth),
+            // `>(cmd)` reads what the command around it writes: input it cannot see.
+            "process_substitution" if text(node, src).starts_with(">(") => {
+                self.walk_children(node, src, depth, &Stdin { texts: Vec::new(), unknown: true });
+            }
             "expansion" => {
                 // `${BASH_ENV:=/dev/stdin}` assigns as it expands.
                 let raw = text(node, src);

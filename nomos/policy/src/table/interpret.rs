@@ -477,7 +477,7 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                     // The same command run on every name its input gives (`… | xargs qm stop`):
                     // stopping, killing or destroying each of them can take them all down.
                     if entry.stdin_args {
-                        mass_action(an, base, words);
+                        mass_action(an, base, words, stdin.unknown || stdin.texts.is_empty());
                     }
                     // A program no argument can change (`xargs echo`) does the same whatever
                     // words the input adds.
@@ -707,7 +707,7 @@ fn read_file(an: &mut Analysis<'_>, what: &str, value: &Arg) {
 /// A command run on every name a fan-out reads (`xargs qm stop`, `xargs -I{} systemctl stop {}`)
 /// that stops, kills or destroys what it names: for some input that is every guest, service or
 /// process there is.
-fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg]) {
+fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg], unseen: bool) {
     const ACTIONS: &[&str] = &[
         "stop", "shutdown", "suspend", "reset", "reboot", "poweroff", "halt", "destroy", "kill", "pause", "disable",
         "down",
@@ -721,6 +721,8 @@ fn mass_action(an: &mut Analysis<'_>, base: &str, words: &[Arg]) {
         );
     } else if matches!(program, "kill" | "pkill" | "killall") {
         an.raise(Risk::Destructive, format!("`{base} {program}` signals whatever its input names, PID 1 included"));
+    } else if unseen && matches!(program, "rm" | "unlink" | "shred" | "truncate" | "wipefs") {
+        an.raise(Risk::Destructive, format!("`{base} {program}` removes whatever files its unseen input names"));
     }
 }
 
