@@ -67,11 +67,13 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     let mut noexec = false;
     let mut interactive = false;
     let mut first_operand = None;
+    let mut operand_at = a.all.len();
     let mut i = 0;
     while let Some(arg) = a.all.get(i) {
         match arg.as_static() {
             Some("--") | Some("-") => {
                 first_operand = a.all.get(i + 1);
+                operand_at = i + 1;
                 break;
             }
             Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" | "-rcfile" | "-init-file") => i += 2,
@@ -90,6 +92,7 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
             }
             _ => {
                 first_operand = Some(arg);
+                operand_at = i;
                 break;
             }
         }
@@ -98,12 +101,43 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
         ro(an, format!("`{base} -n` reads the script without running it"));
     } else if has_c {
         script_arg(an, base, first_operand);
+        positional_command(an, first_operand, a.all.get(operand_at + 1..).unwrap_or(&[]), stdin);
     } else if let (Some(script), false) = (first_operand, reads_stdin) {
         an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
         super::wrappers::generated_script(an, base, script.shown());
     } else {
         script_from_stdin(an, base, stdin);
     }
+}
+
+/// `sh -c 'exec "$0" "$@"' qm destroy 100`: the words after a `-c` script are its `$0`, `$1` …;
+/// a script that runs them as a command (`"$@"`, `$0` first) runs those words, judged as written.
+fn positional_command(an: &mut Analysis<'_>, script: Option<&Arg>, rest: &[Arg], stdin: &Stdin) {
+    let Some(text) = script.map(Arg::shown) else { return };
+    let argv = if runs_positional(text, &["$0", "${0}"]) {
+        rest
+    } else if runs_positional(text, &["$@", "$*", "${@}", "${*}", "$1", "${1}"]) {
+        rest.get(1..).unwrap_or(&[])
+    } else {
+        return;
+    };
+    if !argv.is_empty() {
+        an.run(argv, stdin);
+    }
+}
+
+/// Whether one of `names` stands where a command starts in `script` (`"$@"`, `exec "$0"`,
+/// `x; $1`), not as an argument (`echo "$1"`).
+fn runs_positional(script: &str, names: &[&str]) -> bool {
+    const LEADS: &[&str] = &["exec", "eval", "then", "do", "else", "command", "builtin", "nohup", "sudo", "env", "!"];
+    names.iter().any(|name| {
+        script.match_indices(name).any(|(at, _)| {
+            let before = script.get(..at).unwrap_or_default().trim_end_matches('"').trim_end();
+            before.is_empty()
+                || before.ends_with([';', '&', '|', '(', '{', '\n', '`'])
+                || before.rsplit(|c: char| c.is_whitespace()).next().is_some_and(|w| LEADS.contains(&w))
+        })
+    })
 }
 
 /// The words that only ask an interpreter for its version or its help, by family: each exits
