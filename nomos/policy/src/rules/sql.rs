@@ -792,8 +792,18 @@ fn secret_table(relation: &ObjectName, database: Option<&str>) -> Option<(String
     if system {
         return Some((qualified, true));
     }
-    CREDENTIAL_TABLES.contains(&short.as_str()).then_some((qualified, false))
+    let lower = short.to_ascii_lowercase();
+    // `totp_configurations`, `user_secrets`, `oauth_tokens`: named for what they hold.
+    let named = lower.split(['_', '-']).any(|part| CREDENTIAL_WORDS.contains(&part));
+    (CREDENTIAL_TABLES.contains(&lower.as_str()) || named).then_some((qualified, false))
 }
+
+/// Words a table's name is made of that say it holds credentials.
+#[rustfmt::skip]
+const CREDENTIAL_WORDS: &[&str] = &[
+    "totp", "otp", "mfa", "webauthn", "u2f", "secret", "secrets", "token", "tokens", "password", "passwords", "passwd",
+    "credential", "credentials", "apikey", "apikeys",
+];
 
 /// Applications' account and token tables: all their columns read at once include the hashes.
 #[rustfmt::skip]
