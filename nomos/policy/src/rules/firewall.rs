@@ -10,30 +10,40 @@ use crate::shell::{Analysis, Arg, Stdin};
 
 /// Whether a port list (`22`, `ssh`, `20:30`, `80,443,22`; `!22` inverts) takes in SSH's port.
 pub(super) fn includes_ssh_port(ports: &str) -> bool {
+    takes_port(ports, &[22])
+}
+
+/// TCP ports a Proxmox host is reached by: SSH and the web interface and API.
+const LIFELINE_TCP: &[u32] = &[22, 8006];
+/// UDP ports the cluster's heartbeat (corosync's links) uses.
+const LIFELINE_UDP: &[u32] = &[5405, 5406, 5407, 5408, 5409, 5410, 5411, 5412];
+
+/// Whether a port list (`8006`, `ssh`, `20:30`, `5405:5412`; `!22` inverts) takes in any of `wanted`.
+fn takes_port(ports: &str, wanted: &[u32]) -> bool {
     if let Some(rest) = ports.strip_prefix('!') {
-        return !includes_ssh_port(rest);
+        return !takes_port(rest, wanted);
     }
     ports.split(',').any(|p| {
         let p = p.trim().to_ascii_lowercase();
-        let p = p.trim_end_matches("/tcp");
-        if p == "ssh" || p == "22" {
-            return true;
+        let p = p.trim_end_matches("/tcp").trim_end_matches("/udp");
+        if p == "ssh" {
+            return wanted.contains(&22);
         }
         match p.split_once([':', '-']) {
             Some((lo, hi)) => {
                 let lo = lo.parse::<u32>().unwrap_or(0);
                 let hi = hi.parse::<u32>().unwrap_or(65535);
-                lo <= 22 && 22 <= hi
+                wanted.iter().any(|w| lo <= *w && *w <= hi)
             }
-            None => false,
+            None => p.parse::<u32>().is_ok_and(|n| wanted.contains(&n)),
         }
     })
 }
 
-/// Whether an iptables rule's matches leave SSH in it: no source narrowing, a protocol and ports
-/// that take in TCP port 22, an interface that may carry the way in, and no other match module
-/// that narrows it.
-fn covers_ssh(a: &Args<'_>) -> bool {
+/// Whether an iptables rule's matches take in SSH, the web interface or the cluster's links: no
+/// source narrowing, a protocol and ports that take in one of their ports, an interface that may
+/// carry the way in, and no other match module that narrows it.
+fn covers_lifeline(a: &Args<'_>) -> bool {
     // A negated match (`! -s 10.0.0.5`) takes in everything but what it names: it narrows nothing.
     if a.all
         .iter()
@@ -46,9 +56,14 @@ fn covers_ssh(a: &Args<'_>) -> bool {
     if a.values(&["-s", "--source", "--src-range"]).iter().any(|s| !anywhere(s.shown())) {
         return false;
     }
-    if a.value(&["-p", "--protocol"]).is_some_and(|p| !matches!(p.shown(), "all" | "tcp" | "6" | "0")) {
-        return false;
-    }
+    // SSH and the web interface over TCP, the cluster's links over UDP.
+    let protocol = a.value(&["-p", "--protocol"]).map(|p| p.shown().to_ascii_lowercase());
+    let wanted: Vec<u32> = match protocol.as_deref() {
+        None | Some("all" | "0") => LIFELINE_TCP.iter().chain(LIFELINE_UDP).copied().collect(),
+        Some("tcp" | "6") => LIFELINE_TCP.to_vec(),
+        Some("udp" | "17") => LIFELINE_UDP.to_vec(),
+        Some(_) => return false,
+    };
     let ports = a.values(&[
         "--dport",
         "--dports",
@@ -59,7 +74,7 @@ fn covers_ssh(a: &Args<'_>) -> bool {
         "--source-port",
         "--source-ports",
     ]);
-    if !ports.is_empty() && !ports.iter().any(|p| includes_ssh_port(p.shown())) {
+    if !ports.is_empty() && !ports.iter().any(|p| takes_port(p.shown(), &wanted)) {
         return false;
     }
     let interfaces = a.values(&["-i", "--in-interface", "-o", "--out-interface"]);
@@ -68,7 +83,7 @@ fn covers_ssh(a: &Args<'_>) -> bool {
     }
     a.values(&["-m", "--match"])
         .iter()
-        .all(|m| matches!(m.shown(), "state" | "conntrack" | "comment" | "tcp" | "multiport" | "addrtype"))
+        .all(|m| matches!(m.shown(), "state" | "conntrack" | "comment" | "tcp" | "udp" | "multiport" | "addrtype"))
 }
 
 /// iptables: listing reads; flushing, default policies, dropping SSH or taking away the rule that
@@ -95,10 +110,16 @@ pub(super) fn iptables(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: 
             .iter()
             .any(|p| includes_ssh_port(p.shown()));
     let drops = target.as_deref().is_some_and(|t| matches!(t, "DROP" | "REJECT" | "TARPIT")) || redirects_ssh;
-    if adding.as_ref().is_some_and(|c| on_way_in(c.shown())) && drops && covers_ssh(a) {
-        return an.raise(DE, format!("`{base}` drops SSH traffic (including this session)"));
+    if adding.as_ref().is_some_and(|c| on_way_in(c.shown())) && drops && covers_lifeline(a) {
+        return an.raise(
+            DE,
+            format!("`{base}` drops traffic that SSH (this session too), the web interface or the cluster needs"),
+        );
     }
-    if removing.as_ref().is_some_and(|c| on_way_in(c.shown())) && target.as_deref() == Some("ACCEPT") && covers_ssh(a) {
+    if removing.as_ref().is_some_and(|c| on_way_in(c.shown()))
+        && target.as_deref() == Some("ACCEPT")
+        && covers_lifeline(a)
+    {
         return an.raise(DE, format!("`{base}` removes a rule that lets SSH in"));
     }
     // Short options as getopt reads them (`-LZ` lists a chain `Z`), and also letter by letter: the
