@@ -238,6 +238,8 @@ pub fn is_login_policy(path: &str) -> bool {
         "/root/.ssh/authorized_keys",
         "~/.ssh/authorized_keys",
         "/etc/hosts.deny",
+        // sudo refuses to run at all while any file it includes does not parse.
+        "/etc/sudoers.d/*",
     ];
     let p = normalise(path);
     if !has_glob(&p) {
@@ -298,6 +300,16 @@ pub fn is_vital(path: &str) -> bool {
         "/etc/systemd/system/*.target.wants/**",
         "/etc/default/grub",
         "/etc/kernel/cmdline",
+        // Names, the resolver and the node's own name: a Proxmox node finds itself and its
+        // cluster through them.
+        "/etc/hosts",
+        "/etc/hostname",
+        "/etc/resolv.conf",
+        "/etc/crontab",
+        "/var/spool/cron/crontabs/*",
+        "/etc/pve/*.cfg",
+        "/etc/pve/corosync.conf",
+        "/etc/corosync/*",
     ];
     let p = normalise(path);
     if !has_glob(&p) {

@@ -326,6 +326,17 @@ pub(super) fn dd(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdi
     if !wrote {
         ro(an, "`dd` without `of=` writes to standard output");
     }
+    // A source that never ends, copied with no `count=`, writes until the filesystem is full.
+    let words: Vec<&str> = a.all.iter().filter_map(Arg::as_static).collect();
+    let endless = words.iter().any(|w| matches!(*w, "if=/dev/zero" | "if=/dev/urandom" | "if=/dev/random"));
+    let bounded = words.iter().any(|w| w.starts_with("count=") || w.starts_with("iflag=count"));
+    if endless && !bounded {
+        for target in words.iter().filter_map(|w| w.strip_prefix("of=")) {
+            if !crate::paths::is_harmless_sink(target) {
+                an.raise(DE, format!("`dd` writes without end to {target}, filling its filesystem"));
+            }
+        }
+    }
 }
 
 /// `find` actions: deleting, running commands on what it finds, writing lists.

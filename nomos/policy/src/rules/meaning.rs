@@ -424,6 +424,9 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if dry_run {
         return;
     }
+    if let Some(why) = takes_down(args) {
+        return an.raise(DE, format!("`{name}` {why}"));
+    }
     let (opts, positional) = getopt(args);
     // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`).
     let path = positional.iter().take(4).filter(|w| is_word(w));
@@ -453,6 +456,82 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         let dash = if opt.name.chars().count() == 1 { "-" } else { "--" };
         an.raise(DE, format!("`{name} {dash}{}` asks for `{word}`: it destroys what it names", opt.name));
     }
+}
+
+/// A word's parts in lower case, split at punctuation and where a capital follows a small letter
+/// (`RequestPowerStateChange` is request, power, state, change; `POWER-DOWN` is power, down).
+fn parts_of(word: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in word.chars() {
+        if !c.is_alphanumeric() {
+            parts.push(std::mem::take(&mut current));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            parts.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    parts.push(current);
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// What an unknown tool's words ask of a machine or its state when that is an outage or a loss:
+/// powering it off, cycling, resetting or rebooting it (`amttool HOST powerdown`, `wsman invoke -a
+/// RequestPowerStateChange`, `tool power -d`), or putting an old state in place of the current
+/// one (`restore`, `overwrite`, `reinit`, `factory`). Reading a power state is not.
+fn takes_down(args: &[Arg]) -> Option<String> {
+    const DOWN: &[&str] = &["reboot", "poweroff", "powerdown", "powercycle", "shutdown", "halt", "kexec", "powerreset"];
+    const POWER_ACTS: &[&str] = &["off", "down", "cycle", "reset", "change", "set", "control", "hard", "soft", "kill"];
+    const READS: &[&str] = &["status", "stat", "get", "show", "query", "info", "list", "print", "read", "on", "up"];
+    const JOINED_DOWN: &[&str] = &[
+        "poweroff",
+        "powerdown",
+        "powercycle",
+        "forceoff",
+        "forcerestart",
+        "gracefulshutdown",
+        "gracefulrestart",
+        "coldreset",
+        "warmreset",
+        "hardreset",
+        "forcereboot",
+    ];
+    const REPLACES: &[&str] = &["restore", "overwrite", "reinit", "reinitialize", "reimage", "factory", "reflash"];
+    let words: Vec<&str> = args.iter().filter_map(Arg::as_static).collect();
+    let all: Vec<Vec<String>> = words.iter().map(|w| parts_of(w)).collect();
+    let reads = all.iter().flatten().any(|p| READS.contains(&p.as_str()));
+    for (i, parts) in all.iter().enumerate() {
+        let has = |set: &[&str]| parts.iter().find(|p| set.contains(&p.as_str())).cloned();
+        if let Some(p) = has(DOWN) {
+            return Some(format!("asks for `{p}`: it takes the machine down"));
+        }
+        // Written as one word of several (`ForceOff`, `POWER_OFF`, `GracefulShutdown`).
+        let joined = parts.concat();
+        let reads_here = parts.iter().any(|p| READS.contains(&p.as_str()));
+        if let Some(p) = JOINED_DOWN.iter().find(|d| joined.contains(*d)).filter(|_| !reads_here) {
+            return Some(format!("asks for `{p}`: it takes the machine down"));
+        }
+        if parts.iter().any(|p| p == "power") {
+            // `power off`, `POWER-DOWN`, `PowerStateChange`; `power` followed by an action word
+            // that is not a read (`power -d`, `power cycle`).
+            let act = has(POWER_ACTS);
+            let next = all.get(i + 1).filter(|n| !n.is_empty() && parts.len() == 1);
+            let next_acts = next.is_some_and(|n| !n.iter().any(|p| READS.contains(&p.as_str())));
+            if act.is_some() || (next_acts && !reads) {
+                return Some("changes a machine's power state: it takes the machine down".into());
+            }
+        }
+        if let Some(p) = has(REPLACES).filter(|_| i < 6) {
+            return Some(format!("asks for `{p}`: it puts other contents in place of what is there"));
+        }
+    }
+    None
 }
 
 /// `qm set`/`pct set`/`pvesh set …/config` `--delete KEYS`: deleting an unused volume's entry

@@ -40,7 +40,7 @@ pub(crate) use args::{is_identifier, Args};
 pub(crate) use coreutils::vim_command;
 pub(crate) use disclosure::judge as disclosure;
 pub(crate) use interpreters::code_literals;
-pub(crate) use lockout::lockout_write;
+pub(crate) use lockout::{kernel_knob, lockout_write};
 pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
 
@@ -219,6 +219,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     }
     outage::judge(an, base, args);
     storage_effect::judge(an, base, args, stdin);
+    storage_effect::device_output(an, base, args, mark);
     lockout::judge(an, base, args, stdin);
     teardown::packages(an, base, args);
     disclosure::judge(an, base, args);

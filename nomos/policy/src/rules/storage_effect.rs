@@ -3,7 +3,7 @@
 //! or a swap area taken away; a mount hidden or pulled from under the system; the boot order
 //! changed; an array stopped; a filesystem repaired by answering yes to everything.
 
-use nomos_types::Risk::Destructive as DE;
+use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE};
 
 use super::Args;
 use crate::paths::{is_block_device, normalise};
@@ -17,6 +17,50 @@ const CEPH_VALUED: &[&str] = &[
     "--admin-daemon", "--setuser", "--setgroup", "--log-file", "--log_file", "--daemon-type", "--service-name",
     "--service_name", "--daemon-id", "--hostname", "--image", "--placement", "--keyfile", "-r", "--rgw-zone",
 ];
+
+/// A program judged to change something that writes its result onto a disk — the device is its
+/// last operand (`rbd export IMG /dev/sdb`, `tune2fs … /dev/sda1`) or an output option's value
+/// (`--output-path /dev/sda`, `-o /dev/sdb`) — replaces what the disk held. Tools that attach,
+/// mount, test or tune a device without writing its contents, and those judged by their own
+/// rules, are left to those.
+pub(crate) fn device_output(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize) {
+    #[rustfmt::skip]
+    const ATTACH_OR_OWN: &[&str] = &[
+        "mount", "umount", "swapon", "swapoff", "smartctl", "hdparm", "sdparm", "blockdev", "eject", "cryptsetup",
+        "mdadm", "zpool", "losetup", "partprobe", "kpartx", "udevadm", "qm", "pct", "pvesm", "iscsiadm",
+        "multipath", "dmsetup", "fstrim", "zramctl", "nbd-client", "qemu-nbd", "qemu-img", "dd", "fsfreeze",
+        "xfs_freeze", "tee", "cat", "pv", "sysctl", "ceph-volume", "sg_format", "wipefs", "nvme",
+        // Checkers: their repairs and write tests are judged by their own options.
+        "fsck", "e2fsck", "xfs_repair", "badblocks", "btrfsck", "dosfsck", "fsck.ext4", "fsck.ext3", "fsck.ext2",
+        "fsck.xfs", "fsck.vfat", "fsck.fat",
+    ];
+    if an.max_since(mark) != Some(CM) || ATTACH_OR_OWN.contains(&base) {
+        return;
+    }
+    let words: Vec<&str> = args.iter().filter_map(Arg::as_static).collect();
+    // A Ceph block device mapped or unmapped is attached, not written.
+    if base == "rbd" && words.iter().any(|w| matches!(*w, "map" | "unmap" | "device")) {
+        return;
+    }
+    let last = words.iter().rev().find(|w| !w.starts_with('-')).copied();
+    let output_name = |name: &str| {
+        let n = name.trim_start_matches('-').to_ascii_lowercase();
+        n == "o" || ["out", "dest", "target", "of", "to", "write"].iter().any(|p| n.starts_with(p))
+    };
+    let mut outputs: Vec<&str> = last.into_iter().collect();
+    for (i, w) in words.iter().enumerate() {
+        match w.split_once('=') {
+            Some((name, value)) if name.starts_with('-') && output_name(name) => outputs.push(value),
+            // `dev=/dev/sdc`, `of=…`, `target=…` as some tools spell them.
+            Some((name, value)) if output_name(name) || name == "dev" => outputs.push(value),
+            _ if w.starts_with('-') && output_name(w) => outputs.extend(words.get(i + 1)),
+            _ => {}
+        }
+    }
+    if let Some(device) = outputs.into_iter().find(|d| is_block_device(d)) {
+        an.raise(DE, format!("`{base}` writes its result onto the disk {device}, replacing what it held"));
+    }
+}
 
 /// Raises destructive for what `base` does to storage (see the module's description).
 pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Stdin) {

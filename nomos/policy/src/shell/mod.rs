@@ -581,6 +581,71 @@ impl<'p> Analysis<'p> {
     }
 }
 
+impl Analysis<'_> {
+    /// Judges text known to be written to `path` (`echo … > f`, `… | tee f`) by what it does
+    /// there: a cron entry runs its command unasked, a script the system runs on a schedule runs
+    /// all of it, and a kernel setting takes the value written.
+    pub(crate) fn written_text(&mut self, path: &str, texts: &[String]) {
+        use crate::paths::{matches_pattern, normalise};
+        let p = normalise(path);
+        let any = |patterns: &[&str]| patterns.iter().any(|x| matches_pattern(&p, x));
+        if let Some(key) = p.strip_prefix("/proc/sys/") {
+            for text in texts {
+                if let Some(why) = crate::rules::kernel_knob(key, Some(text.trim())) {
+                    self.raise(Risk::Destructive, format!("writing `{}` to {p} {why}", text.trim()));
+                }
+            }
+            return;
+        }
+        // Crontabs: system ones name the user before the command; a user's own does not.
+        let system = any(&["/etc/crontab", "/etc/cron.d/*"]);
+        let user = any(&["/var/spool/cron/**"]);
+        let scripts = any(&["/etc/cron.hourly/*", "/etc/cron.daily/*", "/etc/cron.weekly/*", "/etc/cron.monthly/*"])
+            || any(&["/etc/rc.local", "/etc/network/if-up.d/*", "/etc/network/if-pre-up.d/*"]);
+        if scripts {
+            for text in texts {
+                self.raise(Risk::ConfigMutation, format!("writes a script the system runs by itself to {p}"));
+                self.script(text);
+            }
+            return;
+        }
+        if !(system || user) {
+            return;
+        }
+        for text in texts {
+            for line in text.lines() {
+                if let Some(command) = cron_command(line, system) {
+                    self.raise(Risk::ConfigMutation, format!("adds a job to {p} that runs by itself"));
+                    self.script(&command);
+                }
+            }
+        }
+    }
+}
+
+/// The command of one crontab line (`m h dom mon dow [user] command`, `@reboot [user] command`);
+/// none for a comment, a blank line or a variable.
+fn cron_command(line: &str, with_user: bool) -> Option<String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let first = line.split_whitespace().next()?;
+    if !first.starts_with('@') && first.contains('=') {
+        return None;
+    }
+    let fields = if first.starts_with('@') { 1 } else { 5 } + usize::from(with_user);
+    let mut rest = line;
+    for _ in 0..fields {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace)?;
+        rest = rest.get(end..)?;
+    }
+    // cron reads `%` as a newline and feeds what follows to the command's input.
+    let command = rest.trim().split('%').next().unwrap_or_default().trim().to_string();
+    (!command.is_empty()).then_some(command)
+}
+
 /// The working directory relative paths are judged in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Cwd {

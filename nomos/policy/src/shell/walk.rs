@@ -184,6 +184,7 @@ impl Analysis<'_> {
         }
         if let Some(body) = node.child_by_field_name("body") {
             self.walk(body, src, depth + 1, &input);
+            self.judge_output_files(node, body, src, &input);
         }
         // What reaches the tail is the body's output: the here-document when the body is a plain
         // `cat`, else something unseen (with the here-document as a possible part of it).
@@ -196,6 +197,49 @@ impl Analysis<'_> {
         for tail in tails {
             let fed = Stdin { texts: input.texts.clone(), unknown: !passes_through };
             self.walk(tail, src, depth + 1, &fed);
+        }
+    }
+
+    /// What a command's standard output puts in the files it is redirected to: text that is
+    /// visible is judged where it lands (a cron entry, a kernel setting), and a source that never
+    /// ends (`cat /dev/zero`, `yes`) fills the filesystem it is written to.
+    fn judge_output_files(&mut self, node: Node<'_>, body: Node<'_>, src: &str, input: &Stdin) {
+        let mut cursor = node.walk();
+        let mut files = Vec::new();
+        for child in node.children_by_field_name("redirect", &mut cursor) {
+            if child.kind() != "file_redirect" {
+                continue;
+            }
+            let op = operator(child, src);
+            let fd = child.child_by_field_name("descriptor").map(|d| text(d, src).to_string());
+            let stdout = fd.as_deref().is_none_or(|d| d == "1") || op.starts_with('&');
+            if !stdout || !matches!(op.as_str(), ">" | ">>" | ">|" | "&>" | "&>>") {
+                continue;
+            }
+            if let Some(Arg::Static(path)) = child.child_by_field_name("destination").map(|d| self.word(d, src)) {
+                files.push(path);
+            }
+        }
+        if files.is_empty() {
+            return;
+        }
+        let words = if body.kind() == "command" { self.words(body, src) } else { Vec::new() };
+        let statics: Vec<&str> = words.iter().filter_map(Arg::as_static).collect();
+        let endless = match statics.split_first() {
+            Some((&"yes", _)) => true,
+            Some((name, args)) if matches!(*name, "cat" | "pv" | "tac" | "tail") => {
+                args.iter().any(|a| matches!(*a, "/dev/zero" | "/dev/urandom" | "/dev/random"))
+            }
+            _ => false,
+        };
+        let output = self.output_fed(body, src, 0, Some(input));
+        for path in files {
+            if endless && !crate::paths::is_harmless_sink(&path) {
+                self.raise(Risk::Destructive, format!("writes without end to {path}, filling its filesystem"));
+            }
+            if !output.unknown && !output.texts.is_empty() {
+                self.written_text(&path, &output.texts);
+            }
         }
     }
 

@@ -530,6 +530,12 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                 let append =
                     base == "tee" && parsed.options.iter().any(|g| g.word == "-a" || g.word.starts_with("--app"));
                 an.write_target_as(op, &format!("`{base}`"), append);
+                // What `tee` is fed is what lands in the file.
+                if base == "tee" && !stdin.unknown && !stdin.texts.is_empty() {
+                    if let Some(path) = op.as_static() {
+                        an.written_text(path, &stdin.texts);
+                    }
+                }
             }
             Operand::Lock => an.raise(
                 Risk::ConfigMutation,
