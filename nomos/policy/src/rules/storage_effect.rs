@@ -18,8 +18,9 @@ const CEPH_VALUED: &[&str] = &[
     "--service_name", "--daemon-id", "--hostname", "--image", "--placement", "--keyfile", "-r", "--rgw-zone",
 ];
 
-/// A program judged to change something that writes its result onto a disk — the device is its
-/// last operand (`rbd export IMG /dev/sdb`, `tune2fs … /dev/sda1`) or an output option's value
+/// A program judged to change something that writes its result onto a disk — the device follows
+/// a source among its operands (`rbd export IMG /dev/sdb`, `ddrescue SRC DST MAP`) or is an output
+/// option's value
 /// (`--output-path /dev/sda`, `-o /dev/sdb`) — replaces what the disk held. Tools that attach,
 /// mount, test or tune a device without writing its contents, and those judged by their own
 /// rules, are left to those.
@@ -32,7 +33,7 @@ pub(crate) fn device_output(an: &mut Analysis<'_>, base: &str, args: &[Arg], mar
         "xfs_freeze", "tee", "cat", "pv", "sysctl", "ceph-volume", "sg_format", "wipefs", "nvme",
         // Checkers: their repairs and write tests are judged by their own options.
         "fsck", "e2fsck", "xfs_repair", "badblocks", "btrfsck", "dosfsck", "fsck.ext4", "fsck.ext3", "fsck.ext2",
-        "fsck.xfs", "fsck.vfat", "fsck.fat",
+        "fsck.xfs", "fsck.vfat", "fsck.fat", "debugfs",
     ];
     if an.max_since(mark) != Some(CM) || ATTACH_OR_OWN.contains(&base) {
         return;
@@ -42,7 +43,14 @@ pub(crate) fn device_output(an: &mut Analysis<'_>, base: &str, args: &[Arg], mar
     if base == "rbd" && words.iter().any(|w| matches!(*w, "map" | "unmap" | "device")) {
         return;
     }
-    let last = words.iter().rev().find(|w| !w.starts_with('-')).copied();
+    // A disk after a source (`SRC /dev/sdb`, `IMG /dev/sdc MAP`): a device named alone is the
+    // object a tool tunes or inspects, left to its own rules.
+    let operands: Vec<&str> = words.iter().filter(|w| !w.starts_with('-')).copied().collect();
+    let source = |w: &str| {
+        w.contains('/') || w.contains(':') || w.rsplit_once('.').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
+    };
+    let first_source = operands.iter().position(|w| source(w));
+    let last = first_source.and_then(|at| operands.iter().skip(at + 1).find(|w| is_block_device(w)).copied());
     let output_name = |name: &str| {
         let n = name.trim_start_matches('-').to_ascii_lowercase();
         n == "o" || ["out", "dest", "target", "of", "to", "write"].iter().any(|p| n.starts_with(p))
