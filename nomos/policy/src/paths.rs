@@ -325,6 +325,10 @@ pub fn is_irreplaceable(path: &str) -> bool {
     const IRREPLACEABLE: &[&str] = &[
         "/var/lib/vz/images/**",
         "/var/lib/vz/dump/**",
+        // Backup datastores and shared storages' guest disks and dumps.
+        "/mnt/datastore/**",
+        "/mnt/pve/*/dump/**",
+        "/mnt/pve/*/images/**",
         "/var/lib/pve-cluster/**",
         "/var/lib/ceph/**",
         "/etc/pve/storage.cfg",

@@ -67,6 +67,16 @@ pub(super) fn copy(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     let ops =
         a.operands(&["-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"]);
     let dest = a.value(&["-t", "--target-directory"]).or_else(|| ops.last().map(|o| (*o).clone()));
+    // The destination is written as any other file is (a device, a kernel trigger, a vital
+    // file); a directory named with its slash only receives files.
+    let into_directory = dest.as_ref().is_some_and(|d| d.shown().ends_with('/'));
+    if let Some(d) = dest.as_ref().filter(|_| !into_directory && ops.len() > 1) {
+        let mark = an.mark();
+        an.write_target(d, &format!("`{base}`"));
+        if an.max_since(mark) == Some(DE) {
+            return;
+        }
+    }
     if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_block_device(p))) {
         an.raise(DE, format!("`{base}` overwrites the device {}", dest.shown()));
     } else if let Some(dest) = dest.as_ref().filter(|d| d.values().iter().any(|p| is_irreplaceable(p))) {

@@ -822,7 +822,53 @@ fn last_document(all: &[Arg]) -> Option<Arg> {
 }
 
 /// Raw network clients: a port check reads; anything else can send or serve anything.
-pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+/// A guest's QEMU monitor socket (`/var/run/qemu-server/ID.qmp`, `.mon`): what is sent there
+/// acts on the running guest at once — `quit`, `system_reset` or `stop` is a guest pulled from
+/// under its disks. Commands that cannot be seen are rated at the worst they could do.
+fn guest_monitor(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let socket = a.all.iter().filter_map(Arg::as_static).find(|w| {
+        let w = w.to_ascii_lowercase();
+        w.contains("qemu-server/") && (w.ends_with(".qmp") || w.ends_with(".mon") || w.contains(".qmp,"))
+    });
+    let Some(socket) = socket else { return };
+    const ACTS: &[&str] = &[
+        "quit",
+        "system_reset",
+        "system_powerdown",
+        "stop",
+        "device_del",
+        "blockdev-del",
+        "drive_del",
+        "migrate",
+        "human-monitor-command",
+        "x-blockdev-del",
+        "block_resize",
+        "snapshot-delete",
+        "savevm",
+        "loadvm",
+        "delvm",
+        "balloon",
+        "memsave",
+        "pmemsave",
+        "dump-guest-memory",
+        "nmi",
+        "inject-nmi",
+        "set_link",
+    ];
+    if stdin.unknown || stdin.texts.is_empty() {
+        return an
+            .raise(DE, format!("`{base}` sends a running guest's monitor ({socket}) commands that cannot be seen"));
+    }
+    let lower: Vec<String> = stdin.texts.iter().map(|t| t.to_ascii_lowercase()).collect();
+    if let Some(act) = ACTS.iter().find(|act| lower.iter().any(|t| t.contains(*act))) {
+        an.raise(DE, format!("`{base}` sends `{act}` to a running guest's monitor ({socket})"));
+    } else {
+        an.raise(CM, format!("`{base}` talks to a running guest's monitor ({socket})"));
+    }
+}
+
+pub(super) fn netcat(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    guest_monitor(an, base, a, stdin);
     // A port check runs nothing and serves nothing, unless a program or a listener is asked for.
     let runs = a.values(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"]);
     for command in &runs {

@@ -536,11 +536,16 @@ impl<'p> Analysis<'p> {
     /// Judges writing to `target`, replacing what it holds or (`append`) adding to it.
     pub(crate) fn write_target_as(&mut self, target: &Arg, what: &str, append: bool) {
         use super::paths::{is_access_file, is_block_device, is_harmless_sink, is_login_policy, is_power_trigger};
-        let values = target.values();
+        // Relative names are judged where an earlier `cd` went.
+        let values: Vec<String> = target
+            .values()
+            .iter()
+            .flat_map(|v| if is_harmless_sink(v) { vec![v.to_string()] } else { self.resolve(v) })
+            .collect();
         if let Arg::Dynamic { text, .. } = target {
             self.raise(Risk::ConfigMutation, format!("{what} writes to a file named at run time (`{text}`)"));
         }
-        for p in values {
+        for p in values.iter().map(String::as_str) {
             if super::paths::is_unresolvable(p) {
                 self.raise(
                     Risk::Destructive,

@@ -223,6 +223,15 @@ impl Analysis<'_> {
         if files.is_empty() {
             return;
         }
+        // `a && b > f` is read with the redirection on the whole list; bash gives it to `b`.
+        let mut body = body;
+        while body.kind() == "list" {
+            let last = u32::try_from(body.named_child_count().saturating_sub(1)).unwrap_or(0);
+            match body.named_child(last) {
+                Some(last) => body = last,
+                None => return,
+            }
+        }
         let words = if body.kind() == "command" { self.words(body, src) } else { Vec::new() };
         let statics: Vec<&str> = words.iter().filter_map(Arg::as_static).collect();
         let endless = match statics.split_first() {
@@ -238,7 +247,10 @@ impl Analysis<'_> {
                 self.raise(Risk::Destructive, format!("writes without end to {path}, filling its filesystem"));
             }
             if !output.unknown && !output.texts.is_empty() {
-                self.written_text(&path, &output.texts);
+                // Relative to where an earlier `cd` went.
+                for resolved in self.resolve(&path) {
+                    self.written_text(&resolved, &output.texts);
+                }
             }
         }
     }
