@@ -616,6 +616,9 @@ const NOT_INERT_TO_READ: &[&str] = &[
     "/etc/apache2/**/*htpasswd*",
     "/etc/caddy/**/*.key",
     "/etc/systemd/**/*.cred",
+    // Drop-ins are where a service's `Environment=` passwords and tokens are set.
+    "/etc/systemd/system/*.d/*.conf",
+    "/run/systemd/system/*.d/*.conf",
     "/etc/fail2ban/**/*.local",
     "/proc/*/environ",
     "/proc/*/mem",
@@ -638,6 +641,9 @@ const KEEPS_SECRETS: &[&str] = &[
     "/srv/*/config/**",
     "/srv/*/data/**",
     "/mnt/**/config/**",
+    // Where container images keep their state and configuration (`/data`, `/config`).
+    "/data/**",
+    "/config/**",
 ];
 
 /// Extensions of configuration, databases, key stores and credential files: such a file may hold a
