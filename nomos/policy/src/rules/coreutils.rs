@@ -391,6 +391,14 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
                 if runs_rm && broad {
                     an.raise(DE, format!("`find {action} rm` removes files under a system directory"));
                 }
+                // Emptying, shredding or removing each file found under a backup store is the
+                // backups lost; so is a shell given each file to do what it likes with.
+                let destroys = matches!(inner_name, "rm" | "unlink" | "shred" | "truncate" | "wipe" | "srm")
+                    || (matches!(inner_name, "sh" | "bash" | "dash" | "zsh")
+                        && inner.iter().any(|w| w.shown().contains('>')));
+                if destroys && backups {
+                    an.raise(DE, format!("`find {action} {inner_name}` destroys backups or a backup store's chunks"));
+                }
                 an.run(inner, stdin);
                 // Each file it finds in the place of `{}`: the files under where it starts, named
                 // as the expression asks.

@@ -439,6 +439,10 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     if !parsed.command.is_empty() {
         has_command = true;
         an.run(&parsed.command, stdin);
+        // `fd … -x CMD` runs CMD on every file it finds, as `xargs` does on its input's names.
+        if matches!(base, "fd" | "fdfind") {
+            mass_action(an, base, &parsed.command, true);
+        }
     }
     if let Some((kind, words)) = &parsed.payload {
         let mut words = words.as_slice();
