@@ -124,6 +124,11 @@ fn positional_command(an: &mut Analysis<'_>, script: Option<&Arg>, rest: &[Arg],
     if !argv.is_empty() {
         an.run(argv, stdin);
     }
+    // `eval "$0"`, `sh -c "$1"`: the words are a script, not a program's name.
+    if text.contains("eval") || argv.len() == 1 {
+        let joined: Vec<&str> = argv.iter().map(Arg::shown).collect();
+        an.script(&joined.join(" "));
+    }
 }
 
 /// Whether one of `names` stands where a command starts in `script` (`"$@"`, `exec "$0"`,
@@ -240,6 +245,18 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
     }
     for code in &inline {
         code_literals(an, base, code.shown());
+        // The code cannot be parsed: each string in it may reach a shell however it is passed,
+        // so each is judged as the command it would be.
+        for literal in quoted_literals(code.shown()) {
+            an.script(literal.trim().trim_start_matches('|').trim_end_matches('|'));
+        }
+    }
+    // A module given code (`-m timeit -s SETUP STMT`, `-m cProfile -c …`): every word after the
+    // module may be code it runs.
+    if let Some(at) = a.all.iter().position(|w| w.as_static() == Some("-m")) {
+        for word in a.all.iter().skip(at + 2) {
+            code_literals(an, base, word.shown());
+        }
     }
     // Code read from the input (a here-document, `echo … |`), whatever version flag precedes it.
     if inline.is_empty() && script.as_deref().is_none_or(|s| s == "-") || !stdin.texts.is_empty() {
