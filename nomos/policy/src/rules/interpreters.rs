@@ -118,6 +118,8 @@ fn positional_command(an: &mut Analysis<'_>, script: Option<&Arg>, rest: &[Arg],
         rest
     } else if runs_positional(text, &["$@", "$*", "${@}", "${*}", "$1", "${1}"]) {
         rest.get(1..).unwrap_or(&[])
+    } else if let Some(n) = (2..10).find(|n| runs_positional(text, &[&format!("${n}"), &format!("${{{n}}}")])) {
+        rest.get(n..).unwrap_or(&[])
     } else {
         return;
     };
