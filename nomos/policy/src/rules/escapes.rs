@@ -31,7 +31,8 @@ const FOREIGN: &[(&str, &[&str])] = &[
 pub(super) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Stdin) {
     let a = Args::new(args);
     if let Some((_, valued)) = FOREIGN.iter().find(|(name, _)| *name == base) {
-        let only_version = matches!(args, [one] if matches!(one.as_static(), Some("--version" | "--help" | "-v" | "-h")));
+        let only_version =
+            matches!(args, [one] if matches!(one.as_static(), Some("--version" | "--help" | "-v" | "-h")));
         if only_version && stdin.texts.is_empty() && !stdin.unknown {
             return;
         }
@@ -435,18 +436,37 @@ fn windows(an: &mut Analysis<'_>, base: &str, text: &str, depth: u32) {
             "format" if rest.iter().any(|w| w.ends_with(':')) => Some("formats a volume"),
             "del" | "erase" if has(&["/s", "/q", "/f"]) => Some("deletes files without asking"),
             "rd" | "rmdir" if has(&["/s"]) => Some("deletes a directory tree"),
-            "remove-item" | "ri" | "rm" | "del" | "erase" | "rd" | "rmdir" if recurse => Some("deletes a directory tree"),
+            "remove-item" | "ri" | "rm" | "del" | "erase" | "rd" | "rmdir" if recurse => {
+                Some("deletes a directory tree")
+            }
             "diskpart" => Some("repartitions or cleans disks"),
             "cipher" if has(&["/w"]) || rest.iter().any(|w| w.starts_with("/w:")) => Some("wipes free space"),
-            "vssadmin" | "wbadmin" if rest.first().is_some_and(|w| *w == "delete") => Some("deletes backups or shadow copies"),
-            "wmic" if rest.iter().any(|w| *w == "delete") => Some("deletes what it names"),
-            "bcdedit" if rest.iter().any(|w| matches!(*w, "/set" | "/delete" | "/deletevalue" | "/import" | "/default" | "/bootsequence")) => {
+            "vssadmin" | "wbadmin" if rest.first().is_some_and(|w| *w == "delete") => {
+                Some("deletes backups or shadow copies")
+            }
+            "wmic" if rest.contains(&"delete") => Some("deletes what it names"),
+            "bcdedit"
+                if rest.iter().any(|w| {
+                    matches!(*w, "/set" | "/delete" | "/deletevalue" | "/import" | "/default" | "/bootsequence")
+                }) =>
+            {
                 Some("changes how the machine boots")
             }
             "shutdown" if !has(&["/a"]) => Some("shuts down or restarts the machine"),
-            "clear-disk" | "format-volume" | "remove-partition" | "initialize-disk" | "clear-partition" | "stop-computer"
-            | "restart-computer" | "disable-netadapter" | "remove-netipaddress" | "remove-netroute" | "clear-recyclebin"
-            | "remove-vmsnapshot" | "remove-vm" | "remove-volume" => Some("wipes, stops or cuts off the machine"),
+            "clear-disk"
+            | "format-volume"
+            | "remove-partition"
+            | "initialize-disk"
+            | "clear-partition"
+            | "stop-computer"
+            | "restart-computer"
+            | "disable-netadapter"
+            | "remove-netipaddress"
+            | "remove-netroute"
+            | "clear-recyclebin"
+            | "remove-vmsnapshot"
+            | "remove-vm"
+            | "remove-volume" => Some("wipes, stops or cuts off the machine"),
             "wevtutil" if rest.first().is_some_and(|w| matches!(*w, "cl" | "clear-log")) => Some("clears event logs"),
             "reg" if rest.first().is_some_and(|w| *w == "delete") => Some("deletes registry keys"),
             "remove-itemproperty" | "remove-localuser" | "remove-aduser" | "disable-localuser" => {

@@ -257,9 +257,8 @@ pub(crate) fn command_variable(name: &str, value: &str) -> Option<String> {
     // Any tool's pager or editor (`JOURNAL_PAGER`, `SVN_EDITOR`) is a command it runs; so is a
     // value git is given as configuration (`GIT_CONFIG_VALUE_0`), which a command-valued key
     // (`core.fsmonitor`, `core.pager`, an `!` alias) runs.
-    let by_suffix = ["_PAGER", "_EDITOR", "_VISUAL", "_RSH", "_PROXY_COMMAND", "_SSH_COMMAND"]
-        .iter()
-        .any(|s| name.ends_with(s));
+    let by_suffix =
+        ["_PAGER", "_EDITOR", "_VISUAL", "_RSH", "_PROXY_COMMAND", "_SSH_COMMAND"].iter().any(|s| name.ends_with(s));
     if name.starts_with("GIT_CONFIG_VALUE_") {
         let command = value.trim_start().trim_start_matches('!');
         return (!command.trim().is_empty()).then(|| command.to_string());
