@@ -25,7 +25,12 @@ const FOREIGN: &[(&str, &[&str])] = &[
     ("lftp", &["-c", "-e"]),
     ("ftp", &[]),
     ("tftp", &["-c"]),
+    ("bpftrace", &["-e"]),
 ];
+
+/// Windows programs run directly in a guest, judged with the Windows vocabulary.
+const WINDOWS_TOOLS: &[&str] =
+    &["vssadmin", "wbadmin", "bcdedit", "diskpart", "cipher", "wevtutil", "netsh", "wmic", "format", "reg"];
 
 /// Judges what reaches a shell through the program's own language, configuration or input.
 pub(super) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Stdin) {
@@ -48,19 +53,29 @@ pub(super) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
         }
         return;
     }
+    // A Windows program named by its path in a guest (`C:\Windows\System32\cmd.exe`, or with the
+    // backslashes the shell removed), and Windows' own tools run directly.
+    let lower = base.to_ascii_lowercase();
+    let tail = lower.rsplit('\\').next().unwrap_or(&lower);
+    let windows_name = ["cmd.exe", "powershell.exe", "pwsh.exe"].iter().find(|n| tail.ends_with(*n));
+    let base = match windows_name {
+        Some(name) => name,
+        None => base,
+    };
+    let tool = tail.trim_end_matches(".exe").trim_end_matches(".com");
+    if WINDOWS_TOOLS.contains(&tool) {
+        let words: Vec<&str> = args.iter().map(Arg::shown).collect();
+        windows(an, base, &format!("{tool} {}", words.join(" ")), 0);
+    }
     match base {
         // `newgrp GROUP` starts a shell, which reads its commands from the input.
-        "newgrp" => {
-            for text in &stdin.texts {
-                an.script(text);
-            }
+        "newgrp" if !stdin.texts.is_empty() || stdin.unknown => super::script_from_stdin(an, base, stdin),
+        "sg" if a.operands(&[]).len() <= 1 && (!stdin.texts.is_empty() || stdin.unknown) => {
+            super::script_from_stdin(an, base, stdin)
         }
-        "sg" if a.operands(&[]).len() <= 1 => {
-            for text in &stdin.texts {
-                an.script(text);
-            }
-        }
-        "ed" | "red" | "ex" => {
+        // Vim in ex mode reads its commands from the input, as ex does.
+        "vim" | "vi" | "nvim" | "view" if !a.any(&["-e", "-es", "-E", "-Es"]) => {}
+        "ed" | "red" | "ex" | "vim" | "vi" | "nvim" | "view" => {
             for text in &stdin.texts {
                 for line in text.lines() {
                     shell_escape(an, base, line);

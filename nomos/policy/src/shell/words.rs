@@ -257,8 +257,12 @@ pub(crate) fn command_variable(name: &str, value: &str) -> Option<String> {
     // Any tool's pager or editor (`JOURNAL_PAGER`, `SVN_EDITOR`) is a command it runs; so is a
     // value git is given as configuration (`GIT_CONFIG_VALUE_0`), which a command-valued key
     // (`core.fsmonitor`, `core.pager`, an `!` alias) runs.
-    let by_suffix =
-        ["_PAGER", "_EDITOR", "_VISUAL", "_RSH", "_PROXY_COMMAND", "_SSH_COMMAND"].iter().any(|s| name.ends_with(s));
+    // A password command (`RESTIC_PASSWORD_COMMAND`, `BORG_PASSCOMMAND`) is run to get one; bash's
+    // own `BASH_COMMAND` and sudo's `SUDO_COMMAND` only report.
+    let by_suffix = ["PAGER", "EDITOR", "_VISUAL", "_RSH", "_COMMAND", "PASSCOMMAND", "_ASKPASS", "_EXTERNAL_DIFF"]
+        .iter()
+        .any(|s| name.ends_with(s))
+        && !matches!(name, "BASH_COMMAND" | "SUDO_COMMAND");
     if name.starts_with("GIT_CONFIG_VALUE_") {
         let command = value.trim_start().trim_start_matches('!');
         return (!command.trim().is_empty()).then(|| command.to_string());
