@@ -25,7 +25,7 @@ const FOREIGN: &[(&str, &[&str])] = &[
     ("lftp", &["-c", "-e"]),
     ("ftp", &[]),
     ("tftp", &["-c"]),
-    ("bpftrace", &["-e"]),
+    ("lldb", &["-o", "--one-line", "-O", "--one-line-before-file"]),
 ];
 
 /// Windows programs run directly in a guest, judged with the Windows vocabulary.
@@ -84,7 +84,55 @@ pub(super) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &Std
         }
         "make" | "gmake" | "bmake" | "pmake" => make(an, base, &a, stdin),
         "ip" => ip_batch(an, &a, stdin),
-        "ssh" => ssh_config(an, &a, stdin),
+        "ssh" => {
+            ssh_config(an, &a, stdin);
+            remote_shell_input(an, &a, stdin);
+        }
+        // A shell opened without a command (`su -`, `sudo -s`, `script`) reads the input as its
+        // commands.
+        "su" | "runuser" if !a.any(&["-c", "--command", "--session-command"]) => shell_input(an, base, &a, stdin),
+        "sudo" | "doas" if a.any(&["-s", "--shell", "-i", "--login"]) => {
+            let valued = ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"];
+            if a.operands(&valued).is_empty() {
+                shell_input(an, base, &a, stdin);
+            }
+        }
+        "script" if !a.any(&["-c", "--command"]) => shell_input(an, base, &a, stdin),
+        "apt" | "apt-get" | "aptitude" => {
+            // APT's hooks given as options run their value as a shell command — an update's hooks
+            // when it updates, dpkg's when it installs or removes.
+            let words: Vec<&str> = a
+                .operands(&["-o", "--option", "-c", "--config-file", "-t"])
+                .iter()
+                .filter_map(|w| w.as_static())
+                .collect();
+            let updates = words.contains(&"update");
+            let installs = words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "install"
+                        | "reinstall"
+                        | "remove"
+                        | "purge"
+                        | "upgrade"
+                        | "full-upgrade"
+                        | "dist-upgrade"
+                        | "autoremove"
+                        | "autopurge"
+                        | "build-dep"
+                        | "safe-upgrade"
+                )
+            });
+            for option in a.values(&["-o", "--option"]) {
+                if let Some((key, command)) = option.shown().split_once('=') {
+                    let runs = if key.contains("Update") { updates } else { installs };
+                    if runs && (key.contains("Invoke") || key.contains("Pre-Install-Pkgs")) {
+                        an.raise(CM, format!("`{base}` runs the hook `{key}`"));
+                        an.script(command.trim_matches(['"', '{', '}', ';', ' ']));
+                    }
+                }
+            }
+        }
         "curl" => curl_config(an, args, stdin),
         "sftp" => {
             let batch = a.value(&["-b"]).map(|b| b.shown().to_string());
@@ -152,8 +200,17 @@ pub(crate) fn unparsed_code(an: &mut Analysis<'_>, base: &str, code: &str) {
     for argument in call_arguments(code) {
         an.script(&argument);
     }
+    // Strings joined into one command (`["re", "boot"]`, `paste0("re", "boot")`).
+    let literals = quoted_literals(code);
+    if (2..=8).contains(&literals.len()) {
+        an.script(&literals.concat());
+    }
     for line in code.lines().take(200) {
         shell_escape(an, base, line);
+        // A debugger's or client's `shell CMD` (`platform shell reboot`).
+        if let Some((_, command)) = line.split_once("shell ") {
+            an.script(command.trim().trim_matches(['"', '\'', ')', ';']));
+        }
         let t = line.trim();
         if !t.is_empty() && !t.starts_with(['#', '%']) {
             an.script(t);
@@ -524,4 +581,35 @@ fn powershell_command(words: &[&str]) -> String {
         }
     };
     rest.join(" ")
+}
+
+/// A shell opened without a command, reading its commands from the input.
+fn shell_input(an: &mut Analysis<'_>, base: &str, _a: &Args<'_>, stdin: &Stdin) {
+    if !stdin.texts.is_empty() || stdin.unknown {
+        super::script_from_stdin(an, base, stdin);
+    }
+}
+
+/// `ssh host bash -s <<< …`: a remote shell without a `-c` script reads the input as its commands.
+fn remote_shell_input(an: &mut Analysis<'_>, a: &Args<'_>, stdin: &Stdin) {
+    if stdin.texts.is_empty() {
+        return;
+    }
+    let valued = [
+        "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S",
+        "-W", "-w", "-B",
+    ];
+    let operands = a.operands(&valued);
+    let Some(word) = operands.get(1) else { return };
+    let first = word.shown();
+    let shell = first.rsplit('/').next().unwrap_or(first);
+    let at = a.all.iter().position(|x| std::ptr::eq(x, *word)).unwrap_or(a.all.len());
+    let has_script = a.all.iter().skip(at + 1).filter_map(Arg::as_static).any(|w| {
+        w.starts_with('-') && !w.starts_with("--") && w.contains('c') || w.contains(' ') || !w.starts_with('-')
+    });
+    if super::interpreters::SHELLS.contains(&shell) && !has_script {
+        for text in &stdin.texts {
+            an.script(text);
+        }
+    }
 }

@@ -102,7 +102,11 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     } else if has_c {
         script_arg(an, base, first_operand);
         positional_command(an, first_operand, a.all.get(operand_at + 1..).unwrap_or(&[]), stdin);
-    } else if let (Some(script), false) = (first_operand, reads_stdin) {
+    } else if let (Some(script), false) = (
+        // A script named as the input itself (`bash /dev/stdin`) is the input.
+        first_operand.filter(|s| !matches!(s.shown(), "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")),
+        reads_stdin,
+    ) {
         an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
         super::wrappers::generated_script(an, base, script.shown());
     } else {
