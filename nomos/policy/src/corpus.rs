@@ -65,6 +65,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-opaque"),
     data!("attacks-eval"),
     data!("attacks-targets"),
+    data!("attacks-escapes"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

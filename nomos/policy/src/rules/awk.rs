@@ -610,6 +610,22 @@ pub(super) fn awk(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin
                 if (2..=8).contains(&judged.literals.len()) {
                     an.script(&judged.literals.concat());
                 }
+                // Printing into a database client runs what it prints as SQL (`print "DROP …" | "mysql"`).
+                let client = judged.literals.iter().find_map(|l| {
+                    let first = l.split_whitespace().next().unwrap_or("");
+                    let name = first.rsplit('/').next().unwrap_or(first);
+                    match name {
+                        "mysql" | "mariadb" => Some((name, "-e")),
+                        "psql" => Some((name, "-c")),
+                        _ => None,
+                    }
+                });
+                if let Some((name, flag)) = client {
+                    for sql in judged.literals.iter().filter(|l| !l.trim_start().starts_with(name)) {
+                        let argv = [name, flag, sql.as_str()].map(|w| Arg::Static(w.to_string()));
+                        an.run(&argv, &Stdin::default());
+                    }
+                }
                 // So is a value given from outside the program (`-v c='rm -rf /'`, `c=… FILE`).
                 let assigned = inv.options.iter().filter(|(n, _)| n == "--assign").filter_map(|(_, v)| v.as_ref());
                 for value in assigned.chain(inv.operands.iter()).filter_map(Arg::as_static) {

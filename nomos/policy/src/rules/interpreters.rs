@@ -102,7 +102,11 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
     } else if has_c {
         script_arg(an, base, first_operand);
         positional_command(an, first_operand, a.all.get(operand_at + 1..).unwrap_or(&[]), stdin);
-    } else if let (Some(script), false) = (first_operand, reads_stdin) {
+    } else if let (Some(script), false) = (
+        // A script named as the input itself (`bash /dev/stdin`) is the input.
+        first_operand.filter(|s| !matches!(s.shown(), "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")),
+        reads_stdin,
+    ) {
         an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
         super::wrappers::generated_script(an, base, script.shown());
     } else {
@@ -118,11 +122,18 @@ fn positional_command(an: &mut Analysis<'_>, script: Option<&Arg>, rest: &[Arg],
         rest
     } else if runs_positional(text, &["$@", "$*", "${@}", "${*}", "$1", "${1}"]) {
         rest.get(1..).unwrap_or(&[])
+    } else if let Some(n) = (2..10).find(|n| runs_positional(text, &[&format!("${n}"), &format!("${{{n}}}")])) {
+        rest.get(n..).unwrap_or(&[])
     } else {
         return;
     };
     if !argv.is_empty() {
         an.run(argv, stdin);
+    }
+    // `eval "$0"`, `sh -c "$1"`: the words are a script, not a program's name.
+    if text.contains("eval") || argv.len() == 1 {
+        let joined: Vec<&str> = argv.iter().map(Arg::shown).collect();
+        an.script(&joined.join(" "));
     }
 }
 
@@ -240,6 +251,18 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
     }
     for code in &inline {
         code_literals(an, base, code.shown());
+        // The code cannot be parsed: each string in it may reach a shell however it is passed,
+        // so each is judged as the command it would be.
+        for literal in quoted_literals(code.shown()) {
+            an.script(literal.trim().trim_start_matches('|').trim_end_matches('|'));
+        }
+    }
+    // A module given code (`-m timeit -s SETUP STMT`, `-m cProfile -c …`): every word after the
+    // module may be code it runs.
+    if let Some(at) = a.all.iter().position(|w| w.as_static() == Some("-m")) {
+        for word in a.all.iter().skip(at + 2) {
+            code_literals(an, base, word.shown());
+        }
     }
     // Code read from the input (a here-document, `echo … |`), whatever version flag precedes it.
     if inline.is_empty() && script.as_deref().is_none_or(|s| s == "-") || !stdin.texts.is_empty() {

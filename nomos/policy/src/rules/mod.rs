@@ -11,6 +11,7 @@ mod containers;
 mod coreutils;
 mod databases;
 mod disclosure;
+mod escapes;
 mod firewall;
 mod hardware;
 mod interpreters;
@@ -223,6 +224,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     lockout::judge(an, base, args, stdin);
     teardown::packages(an, base, args);
     disclosure::judge(an, base, args);
+    escapes::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
     let inert =
         entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args);

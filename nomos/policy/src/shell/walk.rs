@@ -856,7 +856,8 @@ impl Analysis<'_> {
         }
         if let Some(command) = super::words::command_variable(name, value) {
             let first = command.split_whitespace().next().unwrap_or_default();
-            if !crate::rules::identity_trusted(first) {
+            // A git configuration value need not be a command (`safe.directory=/srv/repo`).
+            if !crate::rules::identity_trusted(first) && !name.starts_with("GIT_CONFIG_VALUE_") {
                 self.raise(Risk::Destructive, format!("{what} runs `{first}`, a program that cannot be judged"));
             }
         }

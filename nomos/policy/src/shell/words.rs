@@ -250,10 +250,28 @@ pub(crate) fn command_variable(name: &str, value: &str) -> Option<String> {
         "CVS_RSH",
         "MANROFFOPT_CMD",
         "DIFF_CMD",
+        "RSYNC_CONNECT_PROG",
+        "GIT_PROXY_COMMAND",
+        "FZF_DEFAULT_COMMAND",
     ];
-    if !COMMANDS.contains(&name) {
+    // Any tool's pager or editor (`JOURNAL_PAGER`, `SVN_EDITOR`) is a command it runs; so is a
+    // value git is given as configuration (`GIT_CONFIG_VALUE_0`), which a command-valued key
+    // (`core.fsmonitor`, `core.pager`, an `!` alias) runs.
+    // A password command (`RESTIC_PASSWORD_COMMAND`, `BORG_PASSCOMMAND`) is run to get one; bash's
+    // own `BASH_COMMAND` and sudo's `SUDO_COMMAND` only report.
+    let by_suffix = ["PAGER", "EDITOR", "_VISUAL", "_RSH", "_COMMAND", "PASSCOMMAND", "_ASKPASS", "_EXTERNAL_DIFF"]
+        .iter()
+        .any(|s| name.ends_with(s))
+        && !matches!(name, "BASH_COMMAND" | "SUDO_COMMAND");
+    if name.starts_with("GIT_CONFIG_VALUE_") {
+        let command = value.trim_start().trim_start_matches('!');
+        return (!command.trim().is_empty()).then(|| command.to_string());
+    }
+    if !COMMANDS.contains(&name) && !by_suffix {
         return None;
     }
+    // rsync's connect program names the host as `%H`.
+    let value = &value.replace("%H", "HOST");
     // `less` runs LESSOPEN after a leading `|` (or `||`), with `%s` the file's name.
     let command = value.trim_start_matches('|').replace("%s", "FILE");
     // A browser list is tried in turn (`BROWSER=a:b`).
