@@ -116,6 +116,9 @@ impl Analysis<'_> {
                 !(a.starts_with("--list") || (a.starts_with('-') && !a.starts_with("--") && a.contains(['l', 'a'])))
             }),
             "pidof" => true,
+            // `lsof -t` prints only process ids; `fuser` prints them (its names go to stderr).
+            "lsof" => args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('t')),
+            "fuser" => args.iter().all(|a| !a.starts_with('-') || !a.contains(['k', 'v'])),
             // A pid file.
             "cat" => matches!(args, [f] if f.ends_with(".pid")),
             "id" => matches!(args, ["-u" | "-g" | "-ru" | "-rg" | "-ur" | "-gr"]),
