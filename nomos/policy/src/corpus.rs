@@ -64,6 +64,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-proof2"),
     data!("attacks-opaque"),
     data!("attacks-eval"),
+    data!("attacks-effects"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
