@@ -88,6 +88,8 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         "hostname" => hostname(args),
         "pmxcfs" => pmxcfs(args),
         "prlimit" => prlimit(args),
+        "nmcli" => nmcli_hostname(args),
+        "sysctl" => sysctl_hostname(args),
         "upsdrvctl" | "upscmd" | "upsmon" => ups(base, args),
         _ => None,
     };
@@ -115,14 +117,15 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
 
 /// `ipmitool [-I iface -H host -U user -P pass …] COMMAND …`.
 fn ipmitool(args: &[Arg]) -> Option<String> {
-    let words = lower(args);
-    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    // Options are read as written (`-E` is a flag, `-e` takes a value); the rest in lower case.
+    let words = statics(args);
     #[rustfmt::skip]
     let valued = [
-        "-i", "-h", "-u", "-p", "-l", "-a", "-c", "-k", "-y", "-f", "-e", "-o", "-b", "-t", "-r", "-m", "-n", "-s",
-        "-z", "-g", "-B", "-T", "-R", "-N", "-K", "-O", "-C",
+        "-I", "-H", "-U", "-P", "-p", "-L", "-A", "-C", "-k", "-y", "-f", "-e", "-o", "-O", "-b", "-t", "-T", "-B",
+        "-m", "-l", "-N", "-R", "-z", "-d", "-S", "-D",
     ];
-    let ops = operands(&refs, &valued);
+    let lowered: Vec<String> = operands(&words, &valued).iter().map(|w| w.to_ascii_lowercase()).collect();
+    let ops: Vec<&str> = lowered.iter().map(String::as_str).collect();
     let has = |w: &str| ops.contains(&w);
     let sub = ops.first().copied().unwrap_or("");
     let next = ops.get(1).copied().unwrap_or("");
@@ -282,6 +285,9 @@ fn cryptsetup(args: &[Arg]) -> Option<String> {
         "tcryptformat",
     ];
     let words = lower(args);
+    if words.iter().any(|w| w == "lukssuspend") {
+        return Some("`luksSuspend` freezes all I/O to the volume until its key is given again".into());
+    }
     words
         .iter()
         .filter(|w| !w.starts_with('-'))
@@ -463,16 +469,29 @@ fn starving(name: &str, value: &str) -> bool {
 /// or stops serving.
 fn prlimit(args: &[Arg]) -> Option<String> {
     let mut pids: Vec<&Arg> = Vec::new();
+    let mut attached: Vec<Arg> = Vec::new();
     let mut starves = false;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
-        let Some(w) = arg.as_static() else { continue };
+        let Some(w) = arg.as_static() else {
+            // `--pid=$(pidof corosync)`: the lookup is in the word.
+            if arg.shown().starts_with("--pid=") || arg.shown().starts_with("-p") {
+                pids.push(arg);
+            }
+            continue;
+        };
         if matches!(w, "-p" | "--pid") {
             if let Some(p) = args.get(i) {
                 pids.push(p);
             }
             i += 1;
+            continue;
+        }
+        // `--pid=1`, `-p1`: the pid attached.
+        if let Some(pid) = w.strip_prefix("--pid=").or_else(|| w.strip_prefix("-p").filter(|r| !r.is_empty())) {
+            let pid = pid.trim_start_matches('=');
+            attached.push(Arg::Static(pid.to_string()));
             continue;
         }
         if let Some(rest) = w.strip_prefix("--") {
@@ -496,6 +515,7 @@ fn prlimit(args: &[Arg]) -> Option<String> {
     if !starves {
         return None;
     }
+    pids.extend(attached.iter());
     pids.iter().find_map(|p| {
         super::signals::pid_texts(p).iter().find_map(|t| {
             let vital = matches!(t.as_str(), "1" | "$$" | "$PPID") || t.parse::<i64>().is_ok_and(|n| n == 1);
@@ -507,6 +527,27 @@ fn prlimit(args: &[Arg]) -> Option<String> {
             }
         })
     })
+}
+
+/// `nmcli general hostname NAME` (any abbreviation of `general`): the node renamed.
+fn nmcli_hostname(args: &[Arg]) -> Option<String> {
+    let words = statics(args);
+    let ops =
+        operands(&words, &["-f", "--fields", "-g", "--get-values", "-e", "--escape", "-c", "--colors", "-w", "--wait"]);
+    match ops.as_slice() {
+        [object, "hostname", name, ..] if !object.is_empty() && "general".starts_with(*object) => {
+            Some(format!("renames the node to `{name}`, {RENAMED}"))
+        }
+        _ => None,
+    }
+}
+
+/// `sysctl [-w] kernel.hostname=NAME` (or `kernel/hostname`).
+fn sysctl_hostname(args: &[Arg]) -> Option<String> {
+    statics(args)
+        .iter()
+        .find_map(|w| w.strip_prefix("kernel.hostname=").or_else(|| w.strip_prefix("kernel/hostname=")))
+        .map(|name| format!("renames the node to `{name}`, {RENAMED}"))
 }
 
 /// UPS tools: shutting the UPS down (or telling every machine on it to) cuts the power.

@@ -366,6 +366,10 @@ pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
             return an.raise(DE, format!("`{base}` stops {unit}, which cuts off access or the cluster"));
         }
     }
+    // A start in `isolate` mode stops every unit the started one does not need.
+    if methods.iter().any(|m| matches!(*m, "startunit" | "restartunit")) && lower.iter().any(|w| w == "isolate") {
+        return an.raise(DE, format!("`{base}` starts a unit in isolate mode, stopping everything it does not need"));
+    }
     if methods.iter().any(|m| matches!(*m, "startunit" | "restartunit" | "isolate")) {
         if let Some(unit) = words.iter().find(|w| starts_outage("start", w.trim_matches(['\'', '"']), false)) {
             return an.raise(DE, format!("`{base}` starts {unit}, which takes the machine down"));
