@@ -293,6 +293,11 @@ impl Analysis<'_> {
                     None => unseen,
                 }
             }
+            // `pgrep kvm | while read p; do kill $p; done`: the lines are process ids, unseen, but
+            // which processes they are is known by the lookup, kept as a line of its own.
+            "pgrep" | "pidof" if outer.is_none() && args.iter().all(|w| w.as_static().is_some()) => {
+                Stdin { texts: vec![format!("$({})", text(cmd, src))], unknown: true }
+            }
             // `command -v rm`, `which rm`, `type -P rm`: where the program is, which runs it.
             "command" | "which" | "type" if outer.is_none() => {
                 let names: Vec<&str> = args.iter().filter_map(Arg::as_static).filter(|w| !w.starts_with('-')).collect();
