@@ -66,6 +66,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-eval"),
     data!("attacks-targets"),
     data!("attacks-escapes"),
+    data!("attacks-effects"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

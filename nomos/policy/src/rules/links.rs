@@ -157,13 +157,30 @@ pub(super) fn tc_outage(words: &[&str]) -> bool {
     };
     let lossy = after("loss").into_iter().chain(after("corrupt")).any(percent);
     let starved = after("rate").into_iter().flatten().any(|r| bits_per_second(r).is_some_and(|b| b < 10_000.0));
+    // A second or more of delay outlasts the cluster's token timeout and makes a session unusable.
+    let stalled = after("delay").into_iter().flatten().any(|d| seconds(d).is_none_or(|s| s >= 1.0));
     let drops = words.windows(2).any(|w| matches!(w, ["action", "drop" | "shot"]))
         || words.last().is_some_and(|w| matches!(*w, "drop" | "shot"));
     let ports: Vec<&&str> =
         ["dport", "dst_port", "sport", "src_port"].iter().flat_map(|k| after(k)).flatten().collect();
     let narrowed = (!ports.is_empty() && !ports.iter().any(|p| includes_ssh_port(p)))
         || words.iter().any(|w| matches!(*w, "src_ip" | "src" | "ip_proto" | "icmp" | "udp"));
-    lossy || starved || drops && !narrowed
+    lossy || starved || stalled || drops && !narrowed
+}
+
+/// `10s`, `1500ms`, `2sec`, `100000` (microseconds, tc's default): the time in seconds.
+fn seconds(time: &str) -> Option<f64> {
+    let t = time.to_ascii_lowercase();
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number.parse().ok()?;
+    let factor = match unit {
+        "s" | "sec" | "secs" => 1.0,
+        "ms" | "msec" | "msecs" => 1e-3,
+        "" | "us" | "usec" | "usecs" => 1e-6,
+        _ => return None,
+    };
+    Some(n * factor)
 }
 
 /// `1bit`, `8kbit`, `1mbps`, `100` (bytes per second): the rate in bits per second.

@@ -11,6 +11,7 @@ mod containers;
 mod coreutils;
 mod databases;
 mod disclosure;
+mod effects;
 mod escapes;
 mod firewall;
 mod hardware;
@@ -188,7 +189,15 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     // Signals are judged by which processes a word names (`$(pidof sshd)`), not by a process id
     // standing in for it.
     let signals = matches!(base, "kill" | "pkill" | "killall" | "skill");
-    let exhaustive = exhaustive && !signals;
+    // A process id looked up at run time is judged by the lookup in whatever runs it (`sudo kill
+    // $(pidof sshd)`), so the word is kept as written beside its stand-in value.
+    let looked_up = args.iter().any(
+        |a| matches!(a, Arg::Static(w) if matches!(w.as_str(), "kill" | "pkill" | "killall" | "prlimit" | "renice")),
+    ) && args.iter().any(|a| {
+        matches!(a, Arg::Dynamic { text, .. }
+            if ["pgrep", "pidof", "lsof", "fuser", ".pid"].iter().any(|p| text.contains(p)))
+    });
+    let exhaustive = exhaustive && !signals && !looked_up;
     if !exhaustive {
         for reason in an.policy.destructive_matches(base, args) {
             an.raise(DE, reason);
@@ -219,6 +228,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         requests::client(an, base, args);
     }
     outage::judge(an, base, args);
+    effects::judge(an, base, args);
     storage_effect::judge(an, base, args, stdin);
     storage_effect::device_output(an, base, args, mark);
     lockout::judge(an, base, args, stdin);

@@ -52,8 +52,53 @@ fn is_null_signal(spec: &str) -> bool {
     spec == "0"
 }
 
+/// What a guest's or the system's storage is reached by: the processes holding these (found with
+/// `lsof -t`, `fuser`) are the guests running on them, or what keeps the node's storage alive.
+#[rustfmt::skip]
+const HELD_STORAGE: &[&str] = &[
+    "/dev/zvol/", "/dev/rbd", "/dev/mapper/", "/dev/pve/", "/dev/dm-", "/dev/md", "/dev/sd", "/dev/nvme", "/dev/vd",
+    "/dev/disk/", "/dev/drbd", "/dev/nbd", "/dev/loop", "/var/lib/vz", "/mnt/pve/", "/etc/pve", "/var/lib/ceph",
+    "/var/lib/libvirt/images", "/var/lib/lxc", "/run/qemu-server", "/var/run/qemu-server", "/dev/kvm", "/dev/net/tun",
+    "vm-", "subvol-", "base-",
+];
+
+/// Whether a process id word is looked up from what holds a guest's disk or the node's storage
+/// (`$(lsof -t /dev/zvol/rpool/data/vm-100-disk-0)`, `$(fuser /var/lib/vz/images/100/x.qcow2)`)
+/// or what listens on the way in (`$(lsof -t -i :22)`).
+fn holder_of_vital(word: &str) -> Option<&'static str> {
+    let lookup = ["lsof", "fuser"].iter().any(|p| word.contains(p));
+    if !lookup {
+        return None;
+    }
+    if HELD_STORAGE.iter().any(|s| word.contains(s)) {
+        return Some("the processes using a guest's disk or the node's storage");
+    }
+    let lower = word.to_ascii_lowercase();
+    [":22", ":ssh", ":8006", ":5404", ":5405", ":3128", "22/tcp", "8006/tcp", "5405/udp"]
+        .iter()
+        .any(|p| lower.contains(p))
+        .then_some("the processes serving the way in or the cluster's links")
+}
+
 /// Whether a word (a pid, a pattern, a pid file, a substitution) names a lifeline.
-fn names_lifeline(word: &str) -> Option<String> {
+pub(super) fn names_lifeline(word: &str) -> Option<String> {
+    if let Some(what) = holder_of_vital(word) {
+        return Some(what.to_string());
+    }
+    // `pgrep NAME` matches any process whose name holds NAME (`qemu-system` is every VM).
+    if word.contains("pgrep") && !word.contains(" -x") {
+        let hit = word.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '`' | '\'' | '"' | '$')).find_map(
+            |part| {
+                let part = part.trim_start_matches('^').trim_end_matches('$');
+                (part.len() >= 3 && !part.starts_with('-') && part != "pgrep")
+                    .then(|| PROCESSES.iter().chain(LIFELINES.iter()).find(|p| p.contains(part)))
+                    .flatten()
+            },
+        );
+        if let Some(name) = hit {
+            return Some((*name).to_string());
+        }
+    }
     word.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
         .find(|part| {
             !part.is_empty()
@@ -64,7 +109,7 @@ fn names_lifeline(word: &str) -> Option<String> {
 }
 
 /// Words a process id may be: the word, its known values, and how it is written.
-fn pid_texts(arg: &Arg) -> Vec<String> {
+pub(super) fn pid_texts(arg: &Arg) -> Vec<String> {
     let mut out: Vec<String> = arg.values().into_iter().map(str::to_string).collect();
     out.push(arg.shown().to_string());
     out
@@ -460,6 +505,9 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
     }
     // A command line that starts with a vital program's name and goes on with its arguments
     // (`kvm -id 100`, `/usr/bin/corosync -f`) is that program's process.
+    if full && reaches_guest(&pattern) {
+        return Reach::Lifeline("a guest's process".into());
+    }
     if full {
         for branch in pattern.split('|') {
             let body = branch.trim_start_matches('^');
@@ -523,6 +571,59 @@ fn pattern_reach(pattern: &str, full: bool, regex: bool, exact: bool, fold: bool
     } else {
         Reach::Everything
     }
+}
+
+/// Command lines of guests as the node runs them: a VM's `kvm`, a container's `lxc-start` and
+/// monitor. Any number in them stands for any other (a guest's id, a size, a port).
+#[rustfmt::skip]
+const GUEST_COMMAND_LINES: &[&str] = &[
+    "/usr/bin/kvm -id 0 -name vm0,debug-threads=on -no-shutdown -chardev socket,id=qmp,path=/var/run/qemu-server/0.qmp,server=on,wait=off -mon chardev=qmp,mode=control -pidfile /var/run/qemu-server/0.pid -daemonize -smbios type=0,uuid=0 -smp 0,sockets=0,cores=0,maxcpus=0 -nodefaults -vnc unix:/var/run/qemu-server/0.vnc,password=on -cpu host,+kvm_pv_eoi -m 0 -device virtio-scsi-pci,id=scsihw0 -drive file=/dev/zvol/rpool/data/vm-0-disk-0,if=none,id=drive-scsi0,format=raw -drive file=/dev/pve/vm-0-disk-0 -drive file=/var/lib/vz/images/0/vm-0-disk-0.qcow2 -drive file=rbd:rbd/vm-0-disk-0 -netdev type=tap,id=net0,ifname=tap0i0 -machine type=pc-i440fx-0+pve0 -name guest -enable-kvm",
+    "qemu-system-x86_64 -enable-kvm -name guest=vm0 -drive file=/var/lib/libvirt/images/vm0.qcow2",
+    "/usr/bin/lxc-start -F -n 0",
+    "[lxc monitor] /var/lib/lxc 0",
+    "/usr/bin/lxc-start -F -n 0 -- /sbin/init",
+];
+
+/// Every run of digits as one `0`, so that a guest's id in a pattern matches any guest's.
+fn digits_as_zero(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_digits = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('0');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// Whether a full command-line pattern (`pkill -f`) made only of literal runs (split at `.*`) can
+/// match a guest's command line: `-id 100`, `vm-100-disk`, `/var/run/qemu-server/100`, `lxc-start`.
+fn reaches_guest(pattern: &str) -> bool {
+    let lines: Vec<String> = GUEST_COMMAND_LINES.iter().map(|l| digits_as_zero(&l.to_ascii_lowercase())).collect();
+    digits_as_zero(&pattern.to_ascii_lowercase()).split('|').any(|branch| {
+        let body = branch.trim_start_matches('^').trim_end_matches('$');
+        let runs: Vec<&str> = body.split(".*").filter(|r| !r.is_empty()).collect();
+        // Other operators are judged where any pattern is.
+        if runs.is_empty() || body.contains(|c: char| "[](){}?+\\".contains(c)) {
+            return false;
+        }
+        lines.iter().any(|line| {
+            let mut rest = line.as_str();
+            runs.iter().all(|run| match rest.split_once(run) {
+                Some((_, after)) => {
+                    rest = after;
+                    true
+                }
+                None => false,
+            })
+        })
+    })
 }
 
 /// `fuser`: lists the processes using files, mounts or ports; `-k` kills them. Killing every user

@@ -123,6 +123,10 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
             an.raise(DE, format!("`systemctl {v} {u}` takes the machine down or out of its normal state"));
         } else if let Some(u) = units.iter().find(|u| cuts_access(v, u)) {
             an.raise(DE, format!("`systemctl {v} {u}` cuts off access or the cluster"));
+        } else if let Some(u) = units.iter().find(|u| restart_cuts_off(v, u)) {
+            an.raise(DE, format!("`systemctl {v} {u}` drops the node's network or its cluster membership"));
+        } else if let Some(u) = units.iter().find(|u| restarts(v) && cuts_access("stop", u)) {
+            an.raise(CM, format!("`systemctl {v} {u}` restarts what carries the way in, which may not come back"));
         } else if RUNTIME.contains(&v) {
             an.raise(RL, format!("`systemctl {v}` changes a running service"));
         } else {
@@ -199,6 +203,43 @@ pub(super) fn cuts_access(verb: &str, unit: &str) -> bool {
     LIFELINES.iter().any(|l| globs_intersect(name, l) || globs_intersect(name, &format!("{l}@*")))
 }
 
+/// Whether `verb` restarts or reloads a unit.
+fn restarts(verb: &str) -> bool {
+    matches!(
+        verb,
+        "restart"
+            | "try-restart"
+            | "reload-or-restart"
+            | "try-reload-or-restart"
+            | "condrestart"
+            | "force-reload"
+            | "reload"
+            | "reload-or-try-restart"
+    )
+}
+
+/// Services whose restart itself takes the node off the network or out of its cluster: the
+/// network is brought down and up again from configuration that may no longer be good, and a
+/// restarted cluster stack can lose quorum and have the node fenced.
+#[rustfmt::skip]
+const RESTART_OUTAGES: &[&str] = &[
+    "networking", "network", "systemd-networkd", "NetworkManager", "ifupdown2", "ifupdown2-pre", "ifupdown-pre",
+    "network-online", "wicked", "netplan*", "corosync", "pve-cluster", "pmxcfs", "openvswitch-switch",
+    "ovs-vswitchd", "ovsdb-server", "frr", "systemd-networkd.socket", "network.target", "network-online.target",
+    "network-pre.target",
+];
+
+/// Whether restarting `unit` (a name or a glob) drops the node's network or its cluster membership.
+pub(super) fn restart_cuts_off(verb: &str, unit: &str) -> bool {
+    if !(restarts(verb) && verb != "reload" || verb == "isolate") {
+        return false;
+    }
+    let full = full_unit(unit);
+    let name = full.strip_suffix(".service").unwrap_or(&full);
+    let name = if name.contains('*') { name } else { name.split('@').next().unwrap_or(name) };
+    RESTART_OUTAGES.iter().any(|r| globs_intersect(name, r) || globs_intersect(&full, r))
+}
+
 /// Whether resource limits set on `unit` can kill or starve it: a memory, task, CPU or I/O limit
 /// (other than `infinity`) on a lifeline service or a slice holding every service or session.
 fn starves(unit: &str, assignments: &[&str]) -> bool {
@@ -229,6 +270,9 @@ pub(super) fn service(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &
         }
         Some(action) if starts_outage(action, name, false) => {
             an.raise(DE, format!("`{base} {name} {action}` takes the machine down or out of its normal state"))
+        }
+        Some(action) if restart_cuts_off(action, name) => {
+            an.raise(DE, format!("`{base} {name} {action}` drops the node's network or its cluster membership"))
         }
         Some("start" | "stop" | "restart" | "reload" | "force-reload" | "try-restart" | "condrestart") => {
             an.raise(RL, format!("`{base}` starts, stops or restarts a service"))
@@ -286,10 +330,45 @@ pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     }) {
         return an.raise(DE, format!("`{base}` calls {m}, which ends or locks the logins on the machine"));
     }
+    // A unit's own object (`/org/freedesktop/systemd1/unit/ssh_2eservice`) called with its Unit
+    // methods is that unit stopped, killed or restarted.
+    let unit_objects: Vec<String> = words
+        .iter()
+        .filter_map(|w| {
+            w.trim_matches(['\'', '"']).strip_prefix("/org/freedesktop/systemd1/unit/").map(unescape_object)
+        })
+        .collect();
+    for unit in &unit_objects {
+        if methods.iter().any(|m| matches!(*m, "stop" | "kill" | "freeze")) && cuts_access("stop", unit) {
+            return an.raise(DE, format!("`{base}` stops {unit}, which cuts off access or the cluster"));
+        }
+        if methods.iter().any(|m| matches!(*m, "restart" | "tryrestart" | "reloadorrestart" | "reloadortryrestart"))
+            && restart_cuts_off("restart", unit)
+        {
+            return an.raise(DE, format!("`{base}` restarts {unit}, which drops the network or the cluster"));
+        }
+        if methods.iter().any(|m| matches!(*m, "start" | "restart")) && starts_outage("start", unit, false) {
+            return an.raise(DE, format!("`{base}` starts {unit}, which takes the machine down"));
+        }
+    }
+    if methods.iter().any(|m| matches!(*m, "restartunit" | "tryrestartunit" | "reloadorrestartunit")) {
+        if let Some(unit) = words.iter().find(|w| restart_cuts_off("restart", w.trim_matches(['\'', '"']))) {
+            return an.raise(DE, format!("`{base}` restarts {unit}, which drops the network or the cluster"));
+        }
+    }
+    if methods.contains(&"setdefaulttarget") {
+        if let Some(unit) = words.iter().find(|w| starts_outage("start", w.trim_matches(['\'', '"']), false)) {
+            return an.raise(DE, format!("`{base}` makes {unit} the default, which takes the machine down at boot"));
+        }
+    }
     if methods.iter().any(|m| matches!(*m, "stopunit" | "killunit" | "maskunitfiles" | "disableunitfiles")) {
         if let Some(unit) = words.iter().find(|w| cuts_access("stop", w.trim_matches(['\'', '"']))) {
             return an.raise(DE, format!("`{base}` stops {unit}, which cuts off access or the cluster"));
         }
+    }
+    // A start in `isolate` mode stops every unit the started one does not need.
+    if methods.iter().any(|m| matches!(*m, "startunit" | "restartunit")) && lower.iter().any(|w| w == "isolate") {
+        return an.raise(DE, format!("`{base}` starts a unit in isolate mode, stopping everything it does not need"));
     }
     if methods.iter().any(|m| matches!(*m, "startunit" | "restartunit" | "isolate")) {
         if let Some(unit) = words.iter().find(|w| starts_outage("start", w.trim_matches(['\'', '"']), false)) {
@@ -301,6 +380,27 @@ pub(super) fn dbus(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     } else {
         an.raise(CM, format!("`{base}` calls a service on the bus"));
     }
+}
+
+/// A unit's name from its bus object path: `_2e` is `.`, `_2d` is `-`, `_40` is `@`.
+fn unescape_object(escaped: &str) -> String {
+    let mut out = String::new();
+    let mut chars = escaped.chars();
+    while let Some(c) = chars.next() {
+        if c != '_' {
+            out.push(c);
+            continue;
+        }
+        let hex: String = chars.by_ref().take(2).collect();
+        match u8::from_str_radix(&hex, 16) {
+            Ok(b) => out.push(char::from(b)),
+            Err(_) => {
+                out.push('_');
+                out.push_str(&hex);
+            }
+        }
+    }
+    out
 }
 
 /// `crontab`: listing reads, `-r` deletes every job; a table given on standard input is judged

@@ -80,13 +80,15 @@ impl Analysis<'_> {
         let mut cursor = node.walk();
         let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         let [only] = inner.as_slice() else { return false };
-        // In a pipeline, the last stage prints.
+        // In a pipeline, the last stage prints; filters that only pick, order or separate what
+        // they are given (`pidof kvm | tr ' ' ,`, `| cut -d' ' -f1`) print numbers when fed them.
         let mut stage = *only;
         while stage.kind() == "pipeline" {
-            match stage.named_child(u32::try_from(stage.named_child_count().saturating_sub(1)).unwrap_or(0)) {
-                Some(last) => stage = last,
-                None => return false,
-            }
+            let mut cursor = stage.walk();
+            let stages: Vec<Node<'_>> = stage.named_children(&mut cursor).collect();
+            let source = stages.iter().rev().find(|s| !self.keeps_numbers(**s, src));
+            let Some(source) = source.or(stages.first()) else { return false };
+            stage = *source;
         }
         if stage.kind() == "redirected_statement" {
             match stage.child_by_field_name("body") {
@@ -116,6 +118,9 @@ impl Analysis<'_> {
                 !(a.starts_with("--list") || (a.starts_with('-') && !a.starts_with("--") && a.contains(['l', 'a'])))
             }),
             "pidof" => true,
+            // `lsof -t` prints only process ids; `fuser` prints them (its names go to stderr).
+            "lsof" => args.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('t')),
+            "fuser" => args.iter().all(|a| !a.starts_with('-') || !a.contains(['k', 'v'])),
             // A pid file.
             "cat" => matches!(args, [f] if f.ends_with(".pid")),
             "id" => matches!(args, ["-u" | "-g" | "-ru" | "-rg" | "-ur" | "-gr"]),
@@ -130,6 +135,31 @@ impl Analysis<'_> {
                 }
                 ok
             })),
+            _ => false,
+        }
+    }
+
+    /// A pipeline stage that, fed only numbers, prints only numbers and separators: `tr` between
+    /// blanks and punctuation, `cut` of fields, `head`, `tail`, `sort`, `uniq`, `paste`.
+    fn keeps_numbers(&self, stage: Node<'_>, src: &str) -> bool {
+        if stage.kind() != "command" {
+            return false;
+        }
+        let words = self.words_at(stage, src, 0);
+        let statics: Option<Vec<&str>> = words.iter().map(Arg::as_static).collect();
+        let Some(statics) = statics else { return false };
+        let Some((program, args)) = statics.split_first() else { return false };
+        let separators = |w: &str| w.replace("\\n", "").replace("\\t", "").chars().all(|c| " ,:;\t\n".contains(c));
+        let options_or_digits = |w: &&str| w.starts_with('-') || w.bytes().all(|b| b.is_ascii_digit());
+        match *program {
+            "tr" => args.iter().all(|a| matches!(*a, "-d" | "-s" | "-ds" | "-sd") || separators(a)),
+            "cut" => args.iter().all(|a| {
+                let a = a.strip_prefix("-f").or_else(|| a.strip_prefix("-d")).unwrap_or(a);
+                a.chars().all(|c| c.is_ascii_digit() || " ,-:;\t".contains(c))
+            }),
+            "head" | "tail" => args.iter().all(options_or_digits),
+            "sort" | "uniq" => args.iter().all(|a| a.starts_with('-') && a.chars().skip(1).all(|c| "nurb".contains(c))),
+            "paste" => args.iter().all(|a| matches!(*a, "-s" | "-d," | "-sd," | "-d" | "," | "-sd" | "-d ")),
             _ => false,
         }
     }

@@ -47,7 +47,7 @@ impl Analysis<'_> {
                     let name = text(var, src).to_string();
                     let mut cursor = node.walk();
                     let nodes: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
-                    let values: Vec<String> = nodes
+                    let mut values: Vec<String> = nodes
                         .iter()
                         .flat_map(|v| {
                             // `for x in $list`: the list's words, split as a command's are.
@@ -58,6 +58,17 @@ impl Analysis<'_> {
                                 .collect::<Vec<_>>()
                         })
                         .collect();
+                    // `for p in $(pgrep kvm)`: each value is a process id looked up so; the lookup
+                    // is kept as a value, so that what is done to the ids is judged by it.
+                    values.extend(
+                        nodes
+                            .iter()
+                            .filter(|v| v.kind() == "command_substitution" && self.prints_only_numbers(**v, src))
+                            .filter(|v| {
+                                ["pgrep", "pidof", "lsof", "fuser", ".pid"].iter().any(|p| text(**v, src).contains(p))
+                            })
+                            .map(|v| text(*v, src).to_string()),
+                    );
                     // `for x;` takes the positional parameters; a glob takes file names.
                     // A pattern's names are files it matches: for paths the pattern stands for them
                     // (its secret files are found as a pattern's are), but where bash evaluates the
@@ -337,6 +348,11 @@ impl Analysis<'_> {
                     Some(texts) => Stdin { texts, unknown: true },
                     None => unseen,
                 }
+            }
+            // `pgrep kvm | while read p; do kill $p; done`: the lines are process ids, unseen, but
+            // which processes they are is known by the lookup, kept as a line of its own.
+            "pgrep" | "pidof" if outer.is_none() && args.iter().all(|w| w.as_static().is_some()) => {
+                Stdin { texts: vec![format!("$({})", text(cmd, src))], unknown: true }
             }
             // `command -v rm`, `which rm`, `type -P rm`: where the program is, which runs it.
             "command" | "which" | "type" if outer.is_none() => {
