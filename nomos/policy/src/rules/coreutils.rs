@@ -403,8 +403,11 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
                 // Each file it finds in the place of `{}`: the files under where it starts, named
                 // as the expression asks.
                 let name = find_name_pattern(a.all);
-                for start in starts.iter().filter_map(|s| s.as_static()) {
-                    let found = format!("{}/**/{name}", start.trim_end_matches('/'));
+                let places = starts.iter().filter_map(|s| s.as_static()).flat_map(|start| {
+                    let start = start.trim_end_matches('/');
+                    [format!("{start}/**/{name}"), format!("{start}/{name}")]
+                });
+                for found in places {
                     let substituted: Vec<Arg> = inner
                         .iter()
                         .map(|w| match w.as_static() {

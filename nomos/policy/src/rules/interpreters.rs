@@ -108,7 +108,7 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
         reads_stdin,
     ) {
         an.raise(CM, format!("`{base}` runs the script `{}`", script.shown()));
-        super::wrappers::generated_script(an, base, script.shown());
+        super::wrappers::script_file(an, base, script.shown());
     } else {
         script_from_stdin(an, base, stdin);
     }
@@ -246,6 +246,10 @@ pub(super) fn interpreter(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin
             _ => format!("`{base}` runs code from its input"),
         };
         an.raise(CM, what);
+        // A module (`-m json.tool`) is the system's; a file named as the script is not seen.
+        if let Some(s) = script.as_deref().filter(|_| a.value(&["-m"]).is_none()) {
+            super::wrappers::script_file(an, base, s);
+        }
     } else {
         an.raise(CM, format!("`{base}` runs inline code, which cannot be judged"));
     }

@@ -427,6 +427,15 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if let Some(why) = takes_down(args) {
         return an.raise(DE, format!("`{name}` {why}"));
     }
+    // Raw bytes sent to a management controller (`ipmi-raw 0x0 0x02 …`) can power the machine
+    // off or reset the controller; what they ask cannot be judged.
+    let lower = name.to_ascii_lowercase();
+    let raw =
+        lower.contains("raw") || args.iter().any(|a| a.as_static().is_some_and(|w| w.eq_ignore_ascii_case("raw")));
+    if raw && ["ipmi", "bmc", "redfish", "amt"].iter().any(|k| lower.contains(k)) {
+        return an
+            .raise(DE, format!("`{name}` sends raw commands to the management controller, which cannot be judged"));
+    }
     let (opts, positional) = getopt(args);
     // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`).
     let path = positional.iter().take(4).filter(|w| is_word(w));
@@ -526,6 +535,10 @@ fn takes_down(args: &[Arg]) -> Option<String> {
             if act.is_some() || (next_acts && !reads) {
                 return Some("changes a machine's power state: it takes the machine down".into());
             }
+        }
+        // `--revertTPer`, `--PSIDrevert`: a drive or device put back to its factory state.
+        if joined.contains("revert") || joined.contains("factoryreset") {
+            return Some("reverts a device to its factory state, erasing what it holds".into());
         }
         if let Some(p) = has(REPLACES).filter(|_| i < 6) {
             return Some(format!("asks for `{p}`: it puts other contents in place of what is there"));

@@ -45,6 +45,7 @@ pub(crate) use interpreters::code_literals;
 pub(crate) use lockout::{kernel_knob, lockout_write};
 pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
+pub(crate) use wrappers::loads_unseen_code;
 
 use crate::secrets::holds_secrets;
 use crate::shell::{Analysis, Arg, Stdin};

@@ -412,6 +412,11 @@ fn zfs(a: &Args<'_>) -> Option<String> {
         ["unmount" | "umount", ..] if a.short('f') || a.short('a') || a.short('u') => {
             Some("unmounts datasets by force, from under what uses them".into())
         }
+        // A channel program (Lua) runs with the power to destroy, roll back and rename; `-n`
+        // runs it without syncing changes.
+        ["program", ..] if !a.short('n') => {
+            Some("runs a channel program, which can destroy, roll back or rename any dataset of the pool".into())
+        }
         ["promote", ..] => Some(
             "moves a clone's origin and its snapshots, so destroying either later loses the other's history".into(),
         ),

@@ -79,6 +79,17 @@ pub(super) fn systemctl(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin
     let Some(verb) = ops.first().map(|o| o.shown()) else {
         return ro(an, "`systemctl` without a command lists units");
     };
+    // A unit's full properties carry its `Environment=`, where services are given passwords and
+    // tokens; named properties other than the environment do not.
+    let properties: Vec<String> = a
+        .values(&["-p", "--property", "-P"])
+        .iter()
+        .flat_map(|p| p.shown().split(',').map(str::to_lowercase).collect::<Vec<_>>())
+        .collect();
+    let environment = properties.iter().any(|p| p.starts_with("environment"));
+    if verb == "show" && ops.len() > 1 && (properties.is_empty() || environment) {
+        an.raise_secret(CM, format!("`systemctl {verb}` prints a service's environment, where its secrets are set"));
+    }
     // An option whose arity the rules miss could shift the verb; a second word that is itself a
     // verb counts too.
     let second = ops.get(1).map(|o| o.shown()).filter(|w| DOWN.contains(w) || RUNTIME.contains(w));

@@ -30,7 +30,7 @@ pub(super) fn eval(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
 pub(super) fn source(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
     an.raise(CM, format!("`{base}` runs a script file"));
     if let Some(file) = a.all.first() {
-        generated_script(an, base, file.shown());
+        script_file(an, base, file.shown());
     }
     if a.all.first().is_some_and(|f| matches!(f.shown(), "/dev/stdin" | "/proc/self/fd/0" | "-")) {
         script_from_stdin(an, base, stdin);
@@ -237,6 +237,70 @@ pub(super) fn command_start(a: &Args<'_>, valued: &[&str]) -> Option<usize> {
 
 /// A script read from a pipe another command fills (`<(…)`, `/dev/fd/N`) is text that cannot be
 /// seen here, and may do anything a shell can.
+/// Where the system's own packages keep programs, libraries and init scripts: code there was
+/// installed with the system, not put in place for this command.
+pub(crate) fn is_system_code(path: &str) -> bool {
+    let p = crate::paths::normalise(path);
+    !p.contains("..")
+        && ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/etc/init.d/"].iter().any(|d| p.starts_with(d))
+        && !p.starts_with("/usr/local/")
+}
+
+/// A script file outside the system's own code: its contents cannot be seen, so it is rated at
+/// the worst it could do (`bash /tmp/x.sh`, `. ./env.sh`, `python3 /root/cleanup.py`).
+pub(super) fn script_file(an: &mut Analysis<'_>, base: &str, path: &str) {
+    generated_script(an, base, path);
+    let stdin_like = matches!(path, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0");
+    if !stdin_like && !path.is_empty() && !is_system_code(path) {
+        an.raise(DE, format!("`{base}` runs the script `{path}`, whose contents cannot be seen"));
+    }
+}
+
+/// A variable that makes programs load code from a path (`LD_PRELOAD=/tmp/x.so`,
+/// `PYTHONPATH=/tmp`, `PATH=/tmp/evil:…`): code from outside the system's own cannot be seen.
+pub(crate) fn loads_unseen_code(name: &str, value: &str) -> Option<String> {
+    const LOADS: &[&str] = &[
+        "LD_PRELOAD",
+        "LD_AUDIT",
+        "LD_LIBRARY_PATH",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PYTHONUSERBASE",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYLIB",
+        "NODE_PATH",
+        "BASH_ENV",
+        "ENV",
+        "GCONV_PATH",
+        "LOCPATH",
+        "LUA_PATH",
+        "LUA_CPATH",
+        "LUA_INIT",
+        "PHPRC",
+        "PHP_INI_SCAN_DIR",
+        "PATH",
+        "GIT_EXEC_PATH",
+        "PYTHONEXECUTABLE",
+    ];
+    if !LOADS.contains(&name) {
+        return None;
+    }
+    // Earlier entries of `$PATH` and the usual local program directories are the system's own.
+    let trusted = |dir: &str| {
+        dir.is_empty()
+            || dir.starts_with('$')
+            || is_system_code(&format!("{}/x", dir.trim_end_matches('/')))
+            || (name == "PATH" && matches!(dir.trim_end_matches('/'), "/usr/local/bin" | "/usr/local/sbin"))
+    };
+    let separators: &[char] = if matches!(name, "LD_PRELOAD" | "LD_AUDIT") { &[':', ' '] } else { &[':'] };
+    value
+        .split(separators)
+        .find(|d| !trusted(d))
+        .map(|d| format!("sets `{name}` to load code from `{d}`, which cannot be seen"))
+}
+
 pub(super) fn generated_script(an: &mut Analysis<'_>, base: &str, path: &str) {
     if path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/") || path.starts_with("/proc/thread-self/fd/") {
         an.raise(DE, format!("`{base}` runs a script another command writes into `{path}`, which cannot be seen"));

@@ -570,6 +570,11 @@ impl<'p> Analysis<'p> {
                     Risk::Destructive,
                     format!("{what} overwrites {p}, which holds guest disks, backups, cluster state or hardware"),
                 );
+            } else if super::paths::is_precious(p) && !append {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} overwrites {p}, which holds a database's or a guest's own data"),
+                );
             } else if super::paths::is_vital(p) && !append {
                 self.raise(
                     Risk::Destructive,

@@ -314,6 +314,17 @@ impl Analysis<'_> {
             }
             return flow.unwrap_or(unseen);
         }
+        // `(crontab -l; echo '@reboot …')`, `{ a; b; }`, `a && b`: what each part prints, in turn.
+        if matches!(stage.kind(), "subshell" | "compound_statement" | "list") && depth <= MAX_TREE_DEPTH {
+            let mut cursor = stage.walk();
+            let mut out = Stdin { texts: Vec::new(), unknown: false };
+            for part in stage.named_children(&mut cursor) {
+                let printed = self.output_fed(part, src, depth + 1, None);
+                out.unknown |= printed.unknown;
+                out.texts.extend(printed.texts);
+            }
+            return out;
+        }
         let (command, outer) = match stage.kind() {
             "redirected_statement" => (stage.child_by_field_name("body"), Some(stage)),
             _ => (Some(stage), None),
@@ -717,9 +728,16 @@ impl Analysis<'_> {
                             }
                             _ => {}
                         }
-                        // `</dev/null` gives a program nothing to read.
-                        match &dest_arg {
-                            Some(Arg::Static(p)) if p == "/dev/null" => Input::Text(String::new()),
+                        // `</dev/null` gives a program nothing to read; `< <(echo …)` what that prints.
+                        let substituted = dest
+                            .filter(|d| d.kind() == "process_substitution" && text(*d, src).starts_with("<("))
+                            .and_then(|d| d.named_child(0))
+                            .map(|inner| self.output_of_at(inner, src, depth + 1));
+                        match (&dest_arg, substituted) {
+                            (_, Some(printed)) if !printed.unknown && !printed.texts.is_empty() => {
+                                Input::Text(printed.texts.join("\n"))
+                            }
+                            (Some(Arg::Static(p)), _) if p == "/dev/null" => Input::Text(String::new()),
                             _ => Input::Unknown,
                         }
                     }
@@ -838,6 +856,9 @@ impl Analysis<'_> {
                 self.raise(Risk::ConfigMutation, reason);
             }
         }
+        if let Some(why) = value.and_then(|v| crate::rules::loads_unseen_code(name, v)) {
+            self.raise(Risk::Destructive, why);
+        }
         if matches!(name, "CEPH_CONF" | "CEPH_ARGS") && value.is_none_or(|v| !crate::rules::ceph_own_config(v)) {
             self.raise(
                 Risk::Destructive,
@@ -922,9 +943,18 @@ impl Analysis<'_> {
             }
             // git's configuration given in the environment: a command-valued key runs its value.
             "GIT_CONFIG_PARAMETERS" => {
+                // Entries are `'key'='value'` or `'key=value'`.
                 let literals = crate::rules::quoted_words(value);
-                for pair in literals.chunks(2) {
-                    if let [key, command] = pair {
+                let mut pairs: Vec<(String, String)> = Vec::new();
+                let mut rest = literals.iter();
+                while let Some(word) = rest.next() {
+                    match word.split_once('=') {
+                        Some((key, command)) if key.contains('.') => pairs.push((key.to_string(), command.to_string())),
+                        _ => pairs.push((word.clone(), rest.next().cloned().unwrap_or_default())),
+                    }
+                }
+                for (key, command) in &pairs {
+                    {
                         let key = key.to_ascii_lowercase();
                         if ["pager", "command", "editor", "program", "helper", "fsmonitor", "external", "textconv"]
                             .iter()
@@ -936,6 +966,29 @@ impl Analysis<'_> {
                     }
                 }
             }
+            // tar reads options from here as if given first: those that run commands run them.
+            "TAR_OPTIONS" => {
+                const RUNS: &[&str] = &[
+                    "--to-command",
+                    "--checkpoint-action",
+                    "--use-compress-program",
+                    "-I",
+                    "--rsh-command",
+                    "--info-script",
+                    "--new-volume-script",
+                    "-F",
+                    "--rmt-command",
+                    "--remove-files",
+                ];
+                if value.split_whitespace().any(|w| RUNS.iter().any(|r| w.starts_with(r))) {
+                    self.raise(
+                        Risk::Destructive,
+                        format!("{what} gives tar options that run commands or remove files (`{value}`)"),
+                    );
+                }
+            }
+            // An interactive shell writes its history here when it exits.
+            "HISTFILE" => self.write_target(&Arg::Static(value.to_string()), &what),
             n if n.starts_with("GIT_CONFIG_VALUE_")
                 && (value.contains(char::is_whitespace) || value.contains('/') || value.starts_with('!')) =>
             {
