@@ -64,6 +64,19 @@ pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
             }
         }
     }
+    // Contents of paths named like secrets (`-- '*.env'`, `config/*.key`): every version of them.
+    let after_dashes = rest_words.iter().skip_while(|w| **w != "--").skip(1);
+    let secret_named = |w: &str| {
+        let name = w.rsplit('/').next().unwrap_or(w).trim_start_matches('*');
+        name.starts_with(".env")
+            || name.ends_with(".env")
+            || [".key", ".pem", ".pw", ".p12", ".kdbx", "credentials", "secrets"].iter().any(|e| name.ends_with(e))
+    };
+    if shows_contents {
+        if let Some(path) = after_dashes.clone().find(|w| secret_named(w) || an.is_credential(w)) {
+            an.raise_secret(CM, format!("`git {sub}` shows every version of `{path}`, named like a secret"));
+        }
+    }
     for dir in a.values(&["-C", "--git-dir", "--work-tree"]) {
         // A repository over a tree that holds secrets (etckeeper keeps /etc): its history holds
         // every version of them; names alone are fine.
