@@ -176,6 +176,18 @@ impl Analysis<'_> {
     }
 
     fn redirected(&mut self, node: Node<'_>, src: &str, depth: usize, stdin: &Stdin) {
+        // bash gives a redirection after `a && b` to `b`, where the grammar hangs it on the whole
+        // list: what comes before runs first, unredirected (a `cd` there moves where `b` writes).
+        let mut body = node.child_by_field_name("body");
+        while let Some(list) = body.filter(|b| b.kind() == "list") {
+            let last = u32::try_from(list.named_child_count().saturating_sub(1)).unwrap_or(0);
+            for k in 0..last {
+                if let Some(part) = list.named_child(k) {
+                    self.walk(part, src, depth + 1, stdin);
+                }
+            }
+            body = list.named_child(last);
+        }
         let mut input = stdin.clone();
         let mut tails = Vec::new();
         let mut cursor = node.walk();
@@ -193,13 +205,13 @@ impl Analysis<'_> {
                 }
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = body {
             self.walk(body, src, depth + 1, &input);
             self.judge_output_files(node, body, src, &input);
         }
         // What reaches the tail is the body's output: the here-document when the body is a plain
         // `cat`, else something unseen (with the here-document as a possible part of it).
-        let passes_through = node.child_by_field_name("body").is_some_and(|b| {
+        let passes_through = body.is_some_and(|b| {
             b.kind() == "command" && {
                 let words = self.words(b, src);
                 matches!(words.as_slice(), [only] if only.as_static() == Some("cat"))
