@@ -405,6 +405,9 @@ const OS_CALLS: &[&str] = &[
     "syscall", "ctypes", "CDLL", "dlopen", "FFI", "require 'ffi'", "require(\"ffi", "import ffi", "cffi", "Fiddle",
     "DllImport", "sb-alien", "foreign-funcall", "Native.load", "reboot(", "Stop-Computer", "Restart-Computer",
     "Stop-Process", "Stop-Service", "to shut down", "to restart", "LINUX_REBOOT", "0xfee1dead", "sysrq-trigger",
+    // Signals sent from code, to whichever processes it picks (a guest's, PID 1).
+    "os.kill", "os.killpg", "process.kill", "Process.kill", "posix.kill", "signal.SIGKILL", "kill 9", "kill 'KILL'",
+    "kill('KILL'", "kill(\"KILL\"", "kill -9", "kill(9",
 ];
 
 /// Calls that run what they are given: followed by something other than a literal, the program
@@ -426,6 +429,8 @@ const WRITES: &[&str] = &[
     "'w'", "\"w\"", "'wb'", "\"wb\"", "'a'", "writeFileSync", "writeFile", "File.write", "write_text", "write_bytes",
     "File.truncate", "truncate", "fwrite", "file_put_contents", "Set-Content", "Out-File", "open(F, \">",
     "open F, \">", "file delete", "file rename",
+    // Renaming a file away, or changing who may read or run it, takes it from what needs it.
+    "rename", "os.replace", "shutil.move", "chmod", "chown", "lchown", "File.rename", "fs.rename", "Move-Item",
 ];
 
 /// Words of interpreter code that delete files or trees.
@@ -490,6 +495,7 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
                 || is_irreplaceable(path)
                 || is_access_file(path)
                 || crate::paths::is_login_policy(path)
+                || crate::paths::is_vital(path)
                 || path.starts_with("/etc/"));
         if (deletes || writes) && precious {
             an.raise(DE, format!("`{base}` code deletes, truncates or overwrites {path}"));
