@@ -95,6 +95,16 @@ pub struct Driver {
 
 impl Driver {
     pub fn request(http: &reqwest::blocking::Client, method: &str, url: &str, body: Option<Value>) -> Value {
+        Self::try_request(http, method, url, body).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// One WebDriver call; a refusal comes back as its message.
+    fn try_request(
+        http: &reqwest::blocking::Client,
+        method: &str,
+        url: &str,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let req = match method {
             "GET" => http.get(url),
             "DELETE" => http.delete(url),
@@ -104,9 +114,9 @@ impl Driver {
         let status = resp.status();
         let v: Value = resp.json().unwrap_or(Value::Null);
         if !status.is_success() {
-            panic!("{method} {url}: {status}: {v}");
+            return Err(format!("{method} {url}: {status}: {v}"));
         }
-        v.get("value").cloned().unwrap_or(Value::Null)
+        Ok(v.get("value").cloned().unwrap_or(Value::Null))
     }
 
     pub fn connect(port: u16, application: &Path, db: &Path) -> Driver {
@@ -135,7 +145,19 @@ impl Driver {
     /// of view, which is not what these assertions are about.)
     pub fn find_all(&self, css: &str) -> Vec<(String, String)> {
         let script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e, e.textContent.trim()])";
-        let v = self.call("POST", "/execute/sync", Some(json!({"script": script, "args": [css]})));
+        // An element the list drops while the answer is serialised is "stale": read again.
+        let url = format!("{}/session/{}/execute/sync", self.base, self.session);
+        let mut tries = 0;
+        let v = loop {
+            match Self::try_request(&self.http, "POST", &url, Some(json!({"script": script, "args": [css]}))) {
+                Ok(v) => break v,
+                Err(e) if e.contains("stale element") && tries < 20 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
         v.as_array()
             .map(|a| {
                 a.iter()
