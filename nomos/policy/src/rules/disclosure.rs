@@ -65,7 +65,7 @@ fn is_credential_store(path: &str) -> bool {
 
 /// Whether a search pattern is for credentials: its letters and digits, regex syntax aside
 /// (`api[_-]?key`, `pass(word|wd)`, `BEGIN .* PRIVATE KEY`), name one.
-fn is_credential_pattern(pattern: &str) -> bool {
+pub(crate) fn is_credential_pattern(pattern: &str) -> bool {
     const PIECES: &[&str] = &[
         "pass",
         "secret",
@@ -610,6 +610,72 @@ fn credential_search(base: &str, words: &[&str]) -> Option<String> {
     let over_files = if operands.is_empty() { recursive } else { operands.iter().any(application) };
     (over_files && !quiet)
         .then(|| format!("searches files for `{credential}`, printing the matching passwords and keys"))
+}
+
+/// A text filter whose pattern names a credential or a service's environment (`grep -i pass`,
+/// `grep Environment=`, `awk '/token/'`, `sed -n '/secret/p'`) states what it is after: what it
+/// prints of configuration, an environment or a program's output piped to it are those secrets.
+/// Judged by the filter, whatever feeds it; a search for login events (`Failed password`) and a
+/// filter fed only literal text are not.
+pub(crate) fn secret_filter(an: &mut Analysis<'_>, base: &str, args: &[Arg], stdin: &crate::shell::Stdin) {
+    let words: Vec<&str> = args.iter().map(Arg::shown).collect();
+    let seeks = |p: &str| {
+        let letters: String = p.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+        let event = ["fail", "accept", "invalid", "authentication", "incorrect", "wrong", "expired", "changed"]
+            .iter()
+            .any(|e| letters.contains(e));
+        !event && (is_credential_pattern(p) || letters.contains("environment"))
+    };
+    let (pattern, files) = match base {
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => {
+            let quiet = words.iter().any(|w| {
+                matches!(*w, "--count" | "--quiet" | "--silent" | "--files-with-matches" | "--files-without-match")
+                    || (w.starts_with('-') && !w.starts_with("--") && w.chars().skip(1).any(|c| "lLcq".contains(c)))
+            });
+            if quiet {
+                return;
+            }
+            let mut explicit = Vec::new();
+            let mut operands = Vec::new();
+            let mut i = 0;
+            while let Some(w) = words.get(i) {
+                i += 1;
+                if matches!(*w, "-e" | "--regexp") {
+                    explicit.extend(words.get(i).copied());
+                    i += 1;
+                } else if let Some(v) = w.strip_prefix("--regexp=") {
+                    explicit.push(v);
+                } else if matches!(*w, "-m" | "-A" | "-B" | "-C" | "--max-count" | "-f" | "--file") {
+                    i += 1;
+                } else if !w.starts_with('-') || *w == "-" {
+                    operands.push(*w);
+                }
+            }
+            if explicit.is_empty() && !operands.is_empty() {
+                explicit.push(operands.remove(0));
+            }
+            let Some(p) = explicit.into_iter().find(|p| seeks(p)) else { return };
+            (p, operands)
+        }
+        "awk" | "gawk" | "mawk" | "nawk" | "sed" | "gsed" => {
+            let program = words.iter().position(|w| !w.starts_with('-'));
+            let Some(p) = program.and_then(|k| words.get(k)).copied() else { return };
+            // An awk pattern or a sed address selects lines: `/token/`, `$0 ~ "pass"`, `/pass/p`.
+            let selects = p.contains('/') || p.contains('~');
+            let sed_prints = !base.contains("sed") || words.iter().any(|w| *w == "-n" || w.starts_with("--quiet"));
+            if !(selects && sed_prints && seeks(p)) {
+                return;
+            }
+            let files = program.map_or(Vec::new(), |k| words.iter().skip(k + 1).copied().collect());
+            (p, files)
+        }
+        _ => return,
+    };
+    let logs_only = !files.is_empty() && files.iter().all(|f| is_log(f));
+    if files.is_empty() && !stdin.unknown || logs_only {
+        return;
+    }
+    an.raise_secret(CM, format!("`{base}` picks out lines matching `{pattern}`, printing the secrets they hold"));
 }
 
 #[cfg(test)]

@@ -235,6 +235,7 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
     lockout::judge(an, base, args, stdin);
     teardown::packages(an, base, args);
     disclosure::judge(an, base, args);
+    disclosure::secret_filter(an, base, args, stdin);
     escapes::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
     let inert =
