@@ -211,11 +211,21 @@ fn judge_tokens(text: &str, dialect: Flavor, database: Option<&str>, judged: &mu
                 secret_hits.extend(secret_table(table_name, database.as_deref()));
             }
             let every_column = wildcard(statement);
+            // A key-value table read for the row a secret's name selects (`WHERE configkey =
+            // 'password'`, `name LIKE '%token%'`) prints that secret, whatever the table is called.
+            if query {
+                if let Some(key) = statement.iter().filter_map(secret_literal).next() {
+                    judged.secrets.push(format!("the rows named '{key}'"));
+                }
+            }
             for (table, system) in secret_hits {
                 let discloses = if system {
                     !query || every_column || !only_plain_columns(statement_ast)
                 } else {
-                    copy || (query && (every_column || names_secret_column(statement_ast)))
+                    // A settings table's key column (`configkey`) names settings, not secrets: what
+                    // a read takes from it is judged by the rows it selects (above).
+                    let settings = is_settings_table(&table);
+                    copy || (query && (every_column || (!settings && names_secret_column(statement_ast))))
                 };
                 if discloses {
                     judged.secrets.push(table);
@@ -303,6 +313,15 @@ fn string_of(t: &Token) -> Option<String> {
         Token::DollarQuotedString(d) => Some(d.value.clone()),
         _ => None,
     }
+}
+
+/// A string literal that names a credential (`'smtp_pass'`, `'%token%'`, `"api_key"` in MySQL).
+fn secret_literal(t: &Token) -> Option<String> {
+    let text = match t {
+        Token::DoubleQuotedString(s) => Some(s.clone()),
+        _ => string_of(t),
+    }?;
+    super::disclosure::is_credential_pattern(&text).then_some(text)
 }
 
 /// Judges SQL text held in a string, one level deeper.
@@ -795,8 +814,35 @@ fn secret_table(relation: &ObjectName, database: Option<&str>) -> Option<(String
     let lower = short.to_ascii_lowercase();
     // `totp_configurations`, `user_secrets`, `oauth_tokens`: named for what they hold.
     let named = lower.split(['_', '-']).any(|part| CREDENTIAL_WORDS.contains(&part));
-    (CREDENTIAL_TABLES.contains(&lower.as_str()) || named).then_some((qualified, false))
+    (CREDENTIAL_TABLES.contains(&lower.as_str()) || named || is_account_table(&lower)).then_some((qualified, false))
 }
+
+/// Whether a table or collection holds accounts or an application's settings, behind any
+/// application prefix (`oc_accounts`, `core_user`, `phpbb_users`, `wp_options`, `oc_appconfig`):
+/// read whole, its rows carry password hashes, tokens and the application's own secrets.
+pub(crate) fn is_account_table(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let last = lower.rsplit(['_', '-', '.']).next().unwrap_or(&lower);
+    ACCOUNT_WORDS.contains(&last) || CREDENTIAL_TABLES.contains(&lower.as_str())
+}
+
+/// Whether a table holds an application's settings as keys and values (`wp_options`, `oc_appconfig`).
+fn is_settings_table(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let last = lower.rsplit(['_', '-', '.']).next().unwrap_or(&lower);
+    SETTINGS_WORDS.contains(&last)
+}
+
+/// The last word of the name of a table of accounts, sessions or settings.
+#[rustfmt::skip]
+const ACCOUNT_WORDS: &[&str] = &[
+    "user", "users", "account", "accounts", "member", "members", "login", "logins", "auth", "authtoken",
+    "authtokens", "identity", "identities", "session", "sessions", "secrets", "tokens", "credentials",
+    "appconfig", "settings", "options", "preferences", "config", "configuration",
+];
+
+/// The last word of the name of a table of settings.
+const SETTINGS_WORDS: &[&str] = &["appconfig", "settings", "options", "preferences", "config", "configuration"];
 
 /// Words a table's name is made of that say it holds credentials.
 #[rustfmt::skip]
