@@ -625,6 +625,19 @@ pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: 
         an.raise_secret(DE, "`mongosh` prints users' credentials");
     }
     let compact: String = js.chars().filter(|c| !c.is_whitespace()).collect();
+    // `db.users.find()`, `db.getCollection('sessions').find()`: whole account documents.
+    if let Some(c) = compact.split(';').find_map(|s| {
+        let s = s.trim_start_matches("printjson(").trim_start_matches("print(");
+        let documents = (s.contains(".find") || s.contains(".aggregate(")) && !s.contains(".count");
+        let rest = s.strip_prefix("db.").filter(|_| documents)?;
+        let coll = match rest.strip_prefix("getcollection(") {
+            Some(r) => r.split(')').next()?.trim_matches(['"', '\'']),
+            None => rest.split('.').next()?,
+        };
+        super::sql::is_account_table(coll).then(|| coll.to_string())
+    }) {
+        an.raise_secret(CM, format!("`mongosh` prints the `{c}` collection, its accounts' secrets with it"));
+    }
     let empties = [
         "deletemany({})",
         "deletemany()",
