@@ -56,6 +56,10 @@ const ALSO_DESTRUCTIVE: &[(&str, &[&str], &str)] = &[
     ("redis-cli", &["debug"], "can crash or stall the server"),
     ("nodetool", &["decommission"], "takes the node out of the ring"),
     ("vault", &["operator", "seal"], "seals the vault, locking every secret away"),
+    ("vault", &["operator", "step-down"], "forces the active node to give up leadership"),
+    ("vault", &["secrets", "disable"], "deletes every secret stored in the mount"),
+    ("vault", &["auth", "disable"], "deletes the login method and revokes every token it issued"),
+    ("nodetool", &["clearsnapshot"], "deletes snapshots"),
     ("consul", &["leave"], "takes the agent out of the cluster"),
     ("consul", &["kv", "delete"], "deletes keys"),
     ("aws", &["s3", "mv"], "deletes the source once copied"),
@@ -293,6 +297,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
     }
 }
 
+fn first_word(path: &[String]) -> Option<&str> {
+    path.first().map(String::as_str)
+}
+
 /// A subcommand of a managing tool that destroys or takes down without a deleting word: listed
 /// paths (`rclone sync`, `kubectl drain`), a workload scaled to nothing, every container stopped.
 fn also_destructive(base: &str, args: &[Arg]) -> Option<String> {
@@ -327,6 +335,11 @@ fn also_destructive(base: &str, args: &[Arg]) -> Option<String> {
     });
     if containers && removal && force {
         return Some(format!("`{base} {} -f` kills and removes running containers", path.join(" ")));
+    }
+    // A forced label is written over a tape that already holds backups, which are lost with it.
+    let labels = matches!(first_word(&path), Some("label" | "barcode-label"));
+    if base == "proxmox-tape" && labels && opts.iter().any(|o| o.is("force") && !o.is_off()) {
+        return Some(format!("`{base} {} --force` relabels tapes that hold backups, losing them", path.join(" ")));
     }
     // Keys fed in from elsewhere (`--scan | xargs redis-cli del`): every key found is deleted.
     let redis = matches!(base, "redis-cli" | "valkey-cli" | "keydb-cli");
@@ -390,7 +403,8 @@ fn deleting_strict(word: &str, name: bool) -> Option<&'static str> {
     if w.starts_with("no-") || w.starts_with("keep") || w.starts_with("skip") {
         return None;
     }
-    let parts: Vec<&str> = w.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    // `:` parts a task's name (`db:drop`, `migrate:reset`, `doctrine:schema:drop`).
+    let parts: Vec<&str> = w.split(['-', '_', '.', ':']).filter(|p| !p.is_empty()).collect();
     if parts.iter().any(|p| matches!(*p, "killall" | "nuke")) {
         return Some("kill");
     }
@@ -437,11 +451,15 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             .raise(DE, format!("`{name}` sends raw commands to the management controller, which cannot be judged"));
     }
     let (opts, positional) = getopt(args);
-    // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`).
-    let path = positional.iter().take(4).filter(|w| is_word(w));
+    // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`), and
+    // the tasks of application consoles (`rake db:drop`, `rails db:schema:load`).
+    let path = positional.iter().take(4).filter(|w| is_word(w) || is_task(w));
     for word in path {
         if let Some(verb) = deleting_strict(word, false) {
             return an.raise(DE, format!("`{name} {word}` is a `{verb}`: it destroys what it names"));
+        }
+        if let Some(why) = empties(word, &opts) {
+            return an.raise(DE, format!("`{name} {word}` {why}"));
         }
         // Formatting is a disk's content lost when it names a device.
         let device = args.iter().any(|a| a.shown().starts_with("/dev/"));
@@ -465,6 +483,40 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         let dash = if opt.name.chars().count() == 1 { "-" } else { "--" };
         an.raise(DE, format!("`{name} {dash}{}` asks for `{word}`: it destroys what it names", opt.name));
     }
+}
+
+/// A task's name as application consoles spell it: words joined by `:` (`db:drop`).
+fn is_task(w: &str) -> bool {
+    w.contains(':') && w.split(':').all(is_word)
+}
+
+/// An application's action that empties what it holds without a deleting word: a site or trash
+/// emptied, accounts culled, the tables recreated from the schema or fixtures, every migration
+/// run again from nothing (`wp site empty`, `tootctl accounts cull`, `rails db:schema:load`,
+/// `artisan migrate:fresh`, `doctrine:fixtures:load` without `--append`).
+fn empties(word: &str, opts: &[Opt]) -> Option<&'static str> {
+    let w = word.to_ascii_lowercase();
+    let parts: Vec<&str> = w.split([':', '-', '_']).filter(|p| !p.is_empty()).collect();
+    let has = |p: &str| parts.contains(&p);
+    if has("empty") || has("emptytrash") {
+        return Some("empties what it names, deleting its contents");
+    }
+    if has("cull") {
+        return Some("deletes the accounts it finds gone");
+    }
+    if has("fresh") || has("replant") || (has("migrate") && has("refresh")) {
+        return Some("drops the tables and builds them again empty");
+    }
+    if (has("schema") || has("structure")) && has("load") {
+        return Some("recreates every table from the schema, emptying it");
+    }
+    if has("fixtures") && has("load") && !opts.iter().any(|o| o.is("append")) {
+        return Some("purges the database before loading fixtures");
+    }
+    if has("setup") && has("db") {
+        return Some("recreates the database from the schema");
+    }
+    None
 }
 
 /// A word's parts in lower case, split at punctuation and where a capital follows a small letter
