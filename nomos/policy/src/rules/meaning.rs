@@ -453,7 +453,12 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     let (opts, positional) = getopt(args);
     // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`), and
     // the tasks of application consoles (`rake db:drop`, `rails db:schema:load`).
-    let path = positional.iter().take(4).filter(|w| is_word(w) || is_task(w));
+    let path: Vec<&String> = positional.iter().take(4).filter(|w| is_word(w) || is_task(w)).collect();
+    // A dump imported into the database (`wp db import`) replaces what it held.
+    let said = |set: &[&str]| path.iter().any(|w| set.iter().any(|s| w.eq_ignore_ascii_case(s)));
+    if said(&["db", "database", "sql"]) && said(&["import", "load"]) {
+        return an.raise(DE, format!("`{name} db import` replaces the database's contents"));
+    }
     for word in path {
         if let Some(verb) = deleting_strict(word, false) {
             return an.raise(DE, format!("`{name} {word}` is a `{verb}`: it destroys what it names"));
@@ -485,9 +490,40 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     }
 }
 
-/// A task's name as application consoles spell it: words joined by `:` (`db:drop`).
+/// A task's name as application consoles spell it: words joined by `:` (`db:drop`), or by `.`
+/// when the last word is the action (`ecto.drop`; `drop.txt` is a file's name).
 fn is_task(w: &str) -> bool {
-    w.contains(':') && w.split(':').all(is_word)
+    (w.contains(':') && w.split(':').all(is_word))
+        || (w.contains('.')
+            && w.split('.').all(is_word)
+            && w.rsplit('.').next().is_some_and(|last| deleting_strict(last, false).is_some()))
+}
+
+/// Package managers' verbs that manage the project's packages rather than run its scripts.
+#[rustfmt::skip]
+const PACKAGE_VERBS: &[&str] = &[
+    "install", "i", "add", "remove", "rm", "uninstall", "un", "upgrade", "update", "up", "link", "unlink", "publish",
+    "pack", "cache", "config", "init", "create", "import", "prune", "dedupe", "why", "ls", "list", "info", "view",
+    "outdated", "audit", "rebuild", "set", "patch", "patch-commit", "login", "logout", "owner", "team", "version",
+    "workspace", "workspaces", "global", "bin", "node", "plugin", "policies", "constraints", "explain", "npm", "stage",
+    "unplug", "tag", "ci", "test", "start", "build", "help", "store", "env", "licenses", "fetch", "setup", "upgrade-interactive",
+];
+
+/// `npm run TASK`, `pnpm exec TOOL …`, `yarn TOOL …`: a project's script or tool run by its
+/// package manager is judged by its words as any unknown program is (`yarn prisma migrate reset`).
+pub(crate) fn package_runner(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    if !matches!(base, "npm" | "yarn" | "pnpm" | "bun") {
+        return;
+    }
+    let (_, positional) = getopt(args);
+    let Some(first) = positional.first() else { return };
+    let runs = matches!(first.as_str(), "run" | "run-script" | "exec" | "dlx" | "x");
+    let bin = base != "npm" && !runs && !PACKAGE_VERBS.contains(&first.as_str());
+    let word = if runs { positional.get(1) } else { Some(first).filter(|_| bin) };
+    let Some(word) = word else { return };
+    let Some(at) = args.iter().position(|a| a.as_static() == Some(word.as_str())) else { return };
+    let rest = args.get(at..).unwrap_or(&[]);
+    unknown(an, base, rest);
 }
 
 /// An application's action that empties what it holds without a deleting word: a site or trash
@@ -515,6 +551,12 @@ fn empties(word: &str, opts: &[Opt]) -> Option<&'static str> {
     }
     if has("setup") && has("db") {
         return Some("recreates the database from the schema");
+    }
+    if has("downgrade") {
+        return Some("undoes migrations, dropping the tables and columns they made");
+    }
+    if has("site") && (has("install") || has("reinstall")) {
+        return Some("installs the site again over the one there, dropping its tables");
     }
     None
 }
