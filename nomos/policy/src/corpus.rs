@@ -68,6 +68,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-escapes"),
     data!("attacks-effects"),
     data!("attacks-disclosure"),
+    data!("attacks-meaning"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

@@ -283,6 +283,23 @@ pub(super) fn kubectl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &S
             "get" | "describe" | "logs" | "top" | "version" | "cluster-info" | "api-resources" | "api-versions"
             | "explain" | "events" | "diff" => ro(an, format!("`{base} {verb}` only reports")),
             "delete" => an.raise(DE, format!("`{base} delete` removes cluster objects")),
+            // A forced replace deletes the object and creates it again: a claim's volume goes with it.
+            "replace" if a.long("--force") || a.all.iter().any(|w| w.shown() == "--force=true") => {
+                an.raise(DE, format!("`{base} replace --force` deletes and recreates the objects"))
+            }
+            // A `NoExecute` taint evicts every pod that does not tolerate it.
+            "taint" if a.all.iter().any(|w| w.shown().ends_with(":NoExecute")) => {
+                an.raise(DE, format!("`{base} taint …:NoExecute` evicts the node's pods"))
+            }
+            // A volume whose reclaim policy is `Delete` is deleted with its claim.
+            "patch" | "set"
+                if a.all.iter().any(|w| {
+                    let t = w.shown().to_ascii_lowercase();
+                    t.contains("reclaimpolicy") && t.contains("delete")
+                }) =>
+            {
+                an.raise(DE, format!("`{base} {verb}` makes volumes deleted with their claims"))
+            }
             "exec" => {
                 let dashes = a.all.iter().position(|x| x.as_static() == Some("--"));
                 if dashes.is_some_and(|d| a.all.get(d + 1).is_some_and(|w| is_environment_printer(w.shown()))) {

@@ -651,6 +651,10 @@ pub(super) fn mongosh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: 
         "dropindex(",
         "shutdownserver",
         "fsynclock",
+        // `adminCommand({shutdown: 1})`, `runCommand("shutdown")`: the server stopped.
+        "{shutdown:",
+        "(\"shutdown\"",
+        "('shutdown'",
     ];
     // Calls that only read: `db.x.find()`, `db.stats()`, `db.serverStatus()`.
     let reads = !compact.is_empty()

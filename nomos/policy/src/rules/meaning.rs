@@ -56,6 +56,10 @@ const ALSO_DESTRUCTIVE: &[(&str, &[&str], &str)] = &[
     ("redis-cli", &["debug"], "can crash or stall the server"),
     ("nodetool", &["decommission"], "takes the node out of the ring"),
     ("vault", &["operator", "seal"], "seals the vault, locking every secret away"),
+    ("vault", &["operator", "step-down"], "forces the active node to give up leadership"),
+    ("vault", &["secrets", "disable"], "deletes every secret stored in the mount"),
+    ("vault", &["auth", "disable"], "deletes the login method and revokes every token it issued"),
+    ("nodetool", &["clearsnapshot"], "deletes snapshots"),
     ("consul", &["leave"], "takes the agent out of the cluster"),
     ("consul", &["kv", "delete"], "deletes keys"),
     ("aws", &["s3", "mv"], "deletes the source once copied"),
@@ -293,6 +297,10 @@ pub(crate) fn judge(an: &mut Analysis<'_>, base: &str, args: &[Arg], mark: usize
     }
 }
 
+fn first_word(path: &[String]) -> Option<&str> {
+    path.first().map(String::as_str)
+}
+
 /// A subcommand of a managing tool that destroys or takes down without a deleting word: listed
 /// paths (`rclone sync`, `kubectl drain`), a workload scaled to nothing, every container stopped.
 fn also_destructive(base: &str, args: &[Arg]) -> Option<String> {
@@ -327,6 +335,11 @@ fn also_destructive(base: &str, args: &[Arg]) -> Option<String> {
     });
     if containers && removal && force {
         return Some(format!("`{base} {} -f` kills and removes running containers", path.join(" ")));
+    }
+    // A forced label is written over a tape that already holds backups, which are lost with it.
+    let labels = matches!(first_word(&path), Some("label" | "barcode-label"));
+    if base == "proxmox-tape" && labels && opts.iter().any(|o| o.is("force") && !o.is_off()) {
+        return Some(format!("`{base} {} --force` relabels tapes that hold backups, losing them", path.join(" ")));
     }
     // Keys fed in from elsewhere (`--scan | xargs redis-cli del`): every key found is deleted.
     let redis = matches!(base, "redis-cli" | "valkey-cli" | "keydb-cli");
@@ -390,7 +403,8 @@ fn deleting_strict(word: &str, name: bool) -> Option<&'static str> {
     if w.starts_with("no-") || w.starts_with("keep") || w.starts_with("skip") {
         return None;
     }
-    let parts: Vec<&str> = w.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    // `:` parts a task's name (`db:drop`, `migrate:reset`, `doctrine:schema:drop`).
+    let parts: Vec<&str> = w.split(['-', '_', '.', ':']).filter(|p| !p.is_empty()).collect();
     if parts.iter().any(|p| matches!(*p, "killall" | "nuke")) {
         return Some("kill");
     }
@@ -437,11 +451,20 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             .raise(DE, format!("`{name}` sends raw commands to the management controller, which cannot be judged"));
     }
     let (opts, positional) = getopt(args);
-    // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`).
-    let path = positional.iter().take(4).filter(|w| is_word(w));
+    // Its action words, wherever they stand among the first operands (`storcli /c0/v1 del`), and
+    // the tasks of application consoles (`rake db:drop`, `rails db:schema:load`).
+    let path: Vec<&String> = positional.iter().take(4).filter(|w| is_word(w) || is_task(w)).collect();
+    // A dump imported into the database (`wp db import`) replaces what it held.
+    let said = |set: &[&str]| path.iter().any(|w| set.iter().any(|s| w.eq_ignore_ascii_case(s)));
+    if said(&["db", "database", "sql"]) && said(&["import", "load"]) {
+        return an.raise(DE, format!("`{name} db import` replaces the database's contents"));
+    }
     for word in path {
         if let Some(verb) = deleting_strict(word, false) {
             return an.raise(DE, format!("`{name} {word}` is a `{verb}`: it destroys what it names"));
+        }
+        if let Some(why) = empties(word, &opts) {
+            return an.raise(DE, format!("`{name} {word}` {why}"));
         }
         // Formatting is a disk's content lost when it names a device.
         let device = args.iter().any(|a| a.shown().starts_with("/dev/"));
@@ -465,6 +488,77 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         let dash = if opt.name.chars().count() == 1 { "-" } else { "--" };
         an.raise(DE, format!("`{name} {dash}{}` asks for `{word}`: it destroys what it names", opt.name));
     }
+}
+
+/// A task's name as application consoles spell it: words joined by `:` (`db:drop`), or by `.`
+/// when the last word is the action (`ecto.drop`; `drop.txt` is a file's name).
+fn is_task(w: &str) -> bool {
+    (w.contains(':') && w.split(':').all(is_word))
+        || (w.contains('.')
+            && w.split('.').all(is_word)
+            && w.rsplit('.').next().is_some_and(|last| deleting_strict(last, false).is_some()))
+}
+
+/// Package managers' verbs that manage the project's packages rather than run its scripts.
+#[rustfmt::skip]
+const PACKAGE_VERBS: &[&str] = &[
+    "install", "i", "add", "remove", "rm", "uninstall", "un", "upgrade", "update", "up", "link", "unlink", "publish",
+    "pack", "cache", "config", "init", "create", "import", "prune", "dedupe", "why", "ls", "list", "info", "view",
+    "outdated", "audit", "rebuild", "set", "patch", "patch-commit", "login", "logout", "owner", "team", "version",
+    "workspace", "workspaces", "global", "bin", "node", "plugin", "policies", "constraints", "explain", "npm", "stage",
+    "unplug", "tag", "ci", "test", "start", "build", "help", "store", "env", "licenses", "fetch", "setup", "upgrade-interactive",
+];
+
+/// `npm run TASK`, `pnpm exec TOOL …`, `yarn TOOL …`: a project's script or tool run by its
+/// package manager is judged by its words as any unknown program is (`yarn prisma migrate reset`).
+pub(crate) fn package_runner(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
+    if !matches!(base, "npm" | "yarn" | "pnpm" | "bun") {
+        return;
+    }
+    let (_, positional) = getopt(args);
+    let Some(first) = positional.first() else { return };
+    let runs = matches!(first.as_str(), "run" | "run-script" | "exec" | "dlx" | "x");
+    let bin = base != "npm" && !runs && !PACKAGE_VERBS.contains(&first.as_str());
+    let word = if runs { positional.get(1) } else { Some(first).filter(|_| bin) };
+    let Some(word) = word else { return };
+    let Some(at) = args.iter().position(|a| a.as_static() == Some(word.as_str())) else { return };
+    let rest = args.get(at..).unwrap_or(&[]);
+    unknown(an, base, rest);
+}
+
+/// An application's action that empties what it holds without a deleting word: a site or trash
+/// emptied, accounts culled, the tables recreated from the schema or fixtures, every migration
+/// run again from nothing (`wp site empty`, `tootctl accounts cull`, `rails db:schema:load`,
+/// `artisan migrate:fresh`, `doctrine:fixtures:load` without `--append`).
+fn empties(word: &str, opts: &[Opt]) -> Option<&'static str> {
+    let w = word.to_ascii_lowercase();
+    let parts: Vec<&str> = w.split([':', '-', '_']).filter(|p| !p.is_empty()).collect();
+    let has = |p: &str| parts.contains(&p);
+    if has("empty") || has("emptytrash") {
+        return Some("empties what it names, deleting its contents");
+    }
+    if has("cull") {
+        return Some("deletes the accounts it finds gone");
+    }
+    if has("fresh") || has("replant") || (has("migrate") && has("refresh")) {
+        return Some("drops the tables and builds them again empty");
+    }
+    if (has("schema") || has("structure")) && has("load") {
+        return Some("recreates every table from the schema, emptying it");
+    }
+    if has("fixtures") && has("load") && !opts.iter().any(|o| o.is("append")) {
+        return Some("purges the database before loading fixtures");
+    }
+    if has("setup") && has("db") {
+        return Some("recreates the database from the schema");
+    }
+    if has("downgrade") {
+        return Some("undoes migrations, dropping the tables and columns they made");
+    }
+    if has("site") && (has("install") || has("reinstall")) {
+        return Some("installs the site again over the one there, dropping its tables");
+    }
+    None
 }
 
 /// A word's parts in lower case, split at punctuation and where a capital follows a small letter

@@ -218,6 +218,9 @@ pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &S
         rule(an, base, entry, alt, stdin);
     }
     meaning::judge(an, base, args, mark);
+    if an.max_risk() < Some(DE) {
+        meaning::package_runner(an, base, args);
+    }
     // A program with no rule is judged by what its words mean; clients of service APIs by what
     // their requests ask for.
     let ruled = entry.is_some() || code_rule(base).is_some();

@@ -319,6 +319,7 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
         "-N",
         "--image",
         "--snap",
+        "--iterations",
     ];
     let words: Vec<&str> = a.operands(&valued).iter().map(|o| o.shown()).collect();
     let w = |i: usize| words.get(i).copied().unwrap_or("");
@@ -348,7 +349,9 @@ pub(super) fn ceph_storage(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _std
                         | ("trash", "ls" | "list")
                         | ("pool", "stats")
                         | ("mirror", "pool" | "image")
+                        | ("perf", "image")
                 ) && (w(0) != "mirror" || matches!(w(2), "info" | "status"))
+                    && (w(0) != "perf" || matches!(w(2), "iostat" | "iotop"))
         }
     };
     let destroys = match base {

@@ -85,7 +85,13 @@ pub(super) fn zfs(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Std
         Some("upgrade") => ro(an, "`zfs upgrade -v` only lists versions"),
         // `zfs mount` alone lists what is mounted.
         Some("mount") if a.all.len() == 1 => ro(an, "`zfs mount` alone lists mounted datasets"),
+        // `destroy -n` only says what would be destroyed (`-nv`, `-rnv`).
+        Some("destroy") if a.short('n') => ro(an, "`zfs destroy -n` only reports what it would destroy"),
         Some("destroy" | "rollback") => an.raise(DE, "`zfs destroy`/`rollback` deletes data"),
+        // `zfs allow DATASET` alone shows the delegated permissions.
+        Some("allow") if a.all.len() == 2 && a.options().next().is_none() => {
+            ro(an, "`zfs allow DATASET` only shows delegated permissions")
+        }
         Some("receive" | "recv") if a.short('F') => an.raise(DE, "`zfs receive -F` rolls a dataset back"),
         None => ro(an, "`zfs` without a command prints help"),
         Some(s) => an.raise(CM, format!("`zfs {s}` changes datasets")),
