@@ -160,6 +160,32 @@ pub(super) fn tmux(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
     }
 }
 
+/// `keyctl`: listing reads and printing a key's payload discloses it; `session [NAME [CMD …]]`
+/// joins a new session keyring and runs CMD (judged as it runs), or a shell; the rest change
+/// keyrings.
+pub(super) fn keyctl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let Some((i, sub)) = a.sub(&[]) else {
+        if a.operands(&[]).is_empty() {
+            return ro(an, format!("`{base}` without a command prints help"));
+        }
+        return an.raise(DE, format!("`{base}` runs a command chosen at run time"));
+    };
+    match sub {
+        "show" | "list" | "rlist" | "describe" | "rdescribe" | "id" | "supports" | "--version" | "-x" => {
+            ro(an, format!("`{base} {sub}` only reports"))
+        }
+        "print" | "pipe" | "read" => an.raise_secret(DE, format!("`{base} {sub}` prints a key's payload")),
+        "session" => {
+            an.raise(CM, format!("`{base} session` starts a new session keyring"));
+            match a.tail_from(i + 1).split_first() {
+                Some((_, command)) if !command.is_empty() => an.run(command, stdin),
+                _ => an.raise(CM, format!("`{base} session` without a command starts a shell")),
+            }
+        }
+        _ => an.raise(CM, format!("`{base} {sub}` changes the kernel's keyrings")),
+    }
+}
+
 /// `perf`: the commands that run a program (`record`, `stat`, `trace`, `… record`) are table
 /// entries; the others report, or change probes, caches and files.
 pub(super) fn perf(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
