@@ -67,6 +67,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-targets"),
     data!("attacks-escapes"),
     data!("attacks-effects"),
+    data!("attacks-evaluation"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).
