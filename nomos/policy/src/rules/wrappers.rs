@@ -13,6 +13,20 @@ use crate::table::{interpret, table};
 /// `eval` runs its words as shell.
 pub(super) fn eval(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     an.raise(CM, "`eval` runs text assembled at run time");
+    // Text another command prints that cannot be seen (`eval "$(cat /tmp/env.sh)"`) is rated at
+    // the worst it could do; programs that only print variable settings for a shell are the
+    // exception.
+    const SETTINGS: &[&str] = &["ssh-agent", "gpg-agent", "dircolors", "keychain", "resize", "direnv", "locale"];
+    for w in a.all {
+        if let Arg::Dynamic { text, candidates, complete: false } = w {
+            let settings = text.trim_start_matches(['"', '$', '(', '`']).split_whitespace().next().is_some_and(|p| {
+                SETTINGS.contains(&p.rsplit('/').next().unwrap_or(p))
+            });
+            if candidates.is_empty() && !settings && (text.contains("$(") || text.contains('`')) {
+                an.raise(DE, format!("`eval` runs text that cannot be seen (`{text}`)"));
+            }
+        }
+    }
     let words: Vec<String> =
         a.all.iter().map(|w| w.values().first().map(|s| s.to_string()).unwrap_or_default()).collect();
     an.script(&words.join(" "));
