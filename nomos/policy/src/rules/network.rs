@@ -1064,8 +1064,14 @@ fn copy_destination(an: &mut Analysis<'_>, what: &str, ops: &[&Arg]) {
             .filter_map(|s| s.rsplit('/').next().map(|n| format!("{dir}{n}")))
             .collect();
         if names.is_empty() {
-            // A tree's contents copied over the directory itself.
-            an.write_target(&Arg::Static(dir.trim_end_matches('/').to_string()), what);
+            // A tree's contents copied over the directory itself: over a system directory, any
+            // file there (the account database, the boot files) may be replaced.
+            let dir = dir.trim_end_matches('/');
+            let system = matches!(dir, "" | "/etc" | "/boot" | "/usr" | "/root" | "/var" | "/bin" | "/sbin" | "/lib");
+            if system || crate::paths::is_vital(dir) {
+                an.raise(DE, format!("{what} copies a tree over {dir}, replacing whatever files there it holds"));
+            }
+            an.write_target(&Arg::Static(dir.to_string()), what);
         }
         for name in names {
             an.write_target(&Arg::Static(name), what);

@@ -747,6 +747,8 @@ fn unseen_code(an: &mut Analysis<'_>, words: &[Arg]) {
         changed = true;
     }
     if changed {
+        let program = words.first().map_or("", Arg::shown);
+        an.raise(Risk::Destructive, format!("`{program}` runs code its unseen input supplies"));
         an.run(&argv, &Stdin::default());
     }
 }
