@@ -304,7 +304,8 @@ fn setfacl(an: &mut Analysis<'_>, a: &Args<'_>) {
     let recursive = a.short('R') || a.long("--recursive");
     let entries: Vec<String> = a.values(&["-m", "--modify", "--set"]).iter().map(|v| v.shown().to_string()).collect();
     let opens = super::lockout::acl_opens(&entries);
-    let valued = ["-m", "--modify", "--set", "-M", "--modify-file", "-X", "--remove-file", "-x", "--remove", "--set-file"];
+    let valued =
+        ["-m", "--modify", "--set", "-M", "--modify-file", "-X", "--remove-file", "-x", "--remove", "--set-file"];
     let ops = a.operands(&valued);
     for p in ops.iter().flat_map(|t| t.values()) {
         if let Some(why) = super::lockout::opened_access(p, recursive, opens) {

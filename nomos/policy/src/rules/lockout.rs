@@ -758,7 +758,8 @@ pub(super) fn acl_opens(entries: &[String]) -> Opens {
             continue;
         }
         out.read |= perms.contains('r') || perms.chars().next().and_then(|c| c.to_digit(8)).is_some_and(|d| d & 4 != 0);
-        out.write |= perms.contains('w') || perms.chars().next().and_then(|c| c.to_digit(8)).is_some_and(|d| d & 2 != 0);
+        out.write |=
+            perms.contains('w') || perms.chars().next().and_then(|c| c.to_digit(8)).is_some_and(|d| d & 2 != 0);
     }
     out
 }
@@ -781,7 +782,8 @@ pub(super) fn opened_access(path: &str, recursive: bool, opens: Opens) -> Option
     if !opens.write {
         return None;
     }
-    let homes = ["/root", "/root/.ssh", "/root/.ssh/*", "/home/*", "/home/*/.ssh", "/home/*/.ssh/*", "~", "~/.ssh", "~/.ssh/*"];
+    let homes =
+        ["/root", "/root/.ssh", "/root/.ssh/*", "/home/*", "/home/*/.ssh", "/home/*/.ssh/*", "~", "~/.ssh", "~/.ssh/*"];
     if any(&homes) || any(&["/etc/pve/priv", "/etc/pve/priv/*"]) || covers("/root/.ssh") || covers("/home/x/.ssh") {
         return Some("sshd refuses keys in a home, `.ssh` or key file others can write, and key logins stop");
     }

@@ -19,7 +19,10 @@ fn config_pairs(an: &mut Analysis<'_>, a: &Args<'_>) -> Vec<(String, String)> {
         let Some((key, var)) = v.shown().split_once('=') else { continue };
         let values = an.var_candidates(var);
         if values.is_empty() && runs_code(key) {
-            an.raise(DE, format!("`git --config-env` sets `{key}`, which runs code, from `${var}`, which cannot be seen"));
+            an.raise(
+                DE,
+                format!("`git --config-env` sets `{key}`, which runs code, from `${var}`, which cannot be seen"),
+            );
         }
         pairs.extend(values.into_iter().map(|value| (key.to_string(), value)));
     }

@@ -19,9 +19,11 @@ pub(super) fn eval(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &St
     const SETTINGS: &[&str] = &["ssh-agent", "gpg-agent", "dircolors", "keychain", "resize", "direnv", "locale"];
     for w in a.all {
         if let Arg::Dynamic { text, candidates, complete: false } = w {
-            let settings = text.trim_start_matches(['"', '$', '(', '`']).split_whitespace().next().is_some_and(|p| {
-                SETTINGS.contains(&p.rsplit('/').next().unwrap_or(p))
-            });
+            let settings = text
+                .trim_start_matches(['"', '$', '(', '`'])
+                .split_whitespace()
+                .next()
+                .is_some_and(|p| SETTINGS.contains(&p.rsplit('/').next().unwrap_or(p)));
             if candidates.is_empty() && !settings && (text.contains("$(") || text.contains('`')) {
                 an.raise(DE, format!("`eval` runs text that cannot be seen (`{text}`)"));
             }

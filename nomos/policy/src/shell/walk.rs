@@ -677,7 +677,9 @@ impl Analysis<'_> {
             let joined = last_end == Some(arg.start_byte()) && arg.kind() == "process_substitution";
             last_end = Some(arg.end_byte());
             if joined {
-                if let Some(Arg::Static(prev)) = argv.last_mut().filter(|p| p.as_static().is_some_and(|p| p.ends_with('='))) {
+                if let Some(Arg::Static(prev)) =
+                    argv.last_mut().filter(|p| p.as_static().is_some_and(|p| p.ends_with('=')))
+                {
                     prev.push_str("/dev/fd/63");
                     continue;
                 }
