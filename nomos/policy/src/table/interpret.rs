@@ -464,7 +464,8 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             has_command = true;
             an.in_dir(dir.as_ref(), |an| match kind {
                 Operand::Script => {
-                    an.script(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" "));
+                    // What is piped to the wrapper is its script's input (`pdsh … 'bash -s' <<< …`).
+                    an.script_fed(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" "), stdin);
                     // A wrapper that takes a command and was switched to hand it to a shell
                     // (`sudo -i`, `sudo -s`) escapes each word first: the shell gets the same
                     // words, so `sudo -i bash -c 'a b'` runs `a b`. Both readings are judged.
