@@ -69,6 +69,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-effects"),
     data!("attacks-disclosure"),
     data!("attacks-meaning"),
+    data!("attacks-evaluation"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

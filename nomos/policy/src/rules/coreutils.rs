@@ -125,7 +125,15 @@ const EDITORS: &[&str] = &["ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pi
 
 /// Creating or editing files: changes, or destroys where guest disks or cluster state live.
 pub(super) fn make_or_edit(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    // Attributes set on a whole system tree (`chattr -R +i /etc`): updates, logins' records and
+    // services that write there fail until every file is found and undone.
+    if base == "chattr" && (a.short('R')) {
+        if let Some(p) = a.operands(&["-v", "-p"]).iter().flat_map(|t| t.values()).find(|p| is_broad(p)) {
+            an.raise(DE, format!("`chattr -R` changes the attributes of a whole system directory ({p})"));
+        }
+    }
     if base == "setfacl" {
+        setfacl(an, a);
         if let Some(p) = acl_strips_system(a) {
             an.raise(
                 DE,
@@ -207,6 +215,15 @@ pub(super) fn permissions(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdi
             );
         }
     }
+    // Modes that open the way in to others, which sshd and sudo refuse to work with.
+    if base == "chmod" {
+        let opens = super::lockout::mode_opens(mode);
+        for p in targets.iter().flat_map(|t| t.values()) {
+            if let Some(why) = super::lockout::opened_access(p, recursive, opens) {
+                return an.raise(DE, format!("`chmod {mode}` on {p}: {why}"));
+            }
+        }
+    }
     let on_broad = targets.iter().flat_map(|t| t.values()).any(is_broad);
     let removes_all = base == "chmod" && (mode.chars().all(|c| c == '0') || mode == "a-rwx" || mode == "ugo-rwx");
     if removes_all && (recursive || on_broad) {
@@ -278,6 +295,34 @@ fn must_stay_readable(path: &str) -> bool {
         && !p.starts_with('~')
         && !p.contains("/ssh")
         && !p.starts_with("/boot"))
+}
+
+/// `setfacl`: entries that open the way in to others (judged as `chmod` modes are); ACLs
+/// restored from a file that cannot be seen, on whatever paths it names; every ACL of a system
+/// tree stripped or rewritten at once.
+fn setfacl(an: &mut Analysis<'_>, a: &Args<'_>) {
+    let recursive = a.short('R') || a.long("--recursive");
+    let entries: Vec<String> = a.values(&["-m", "--modify", "--set"]).iter().map(|v| v.shown().to_string()).collect();
+    let opens = super::lockout::acl_opens(&entries);
+    let valued =
+        ["-m", "--modify", "--set", "-M", "--modify-file", "-X", "--remove-file", "-x", "--remove", "--set-file"];
+    let ops = a.operands(&valued);
+    for p in ops.iter().flat_map(|t| t.values()) {
+        if let Some(why) = super::lockout::opened_access(p, recursive, opens) {
+            return an.raise(DE, format!("`setfacl` on {p}: {why}"));
+        }
+    }
+    if let Some(file) = a.value(&["--restore"]) {
+        return an.raise(
+            DE,
+            format!("`setfacl --restore` applies ACLs from {}, on paths it names, which cannot be seen", file.shown()),
+        );
+    }
+    if recursive {
+        if let Some(p) = ops.iter().flat_map(|t| t.values()).find(|p| is_broad(p)) {
+            an.raise(DE, format!("`setfacl -R` rewrites the permissions of a system directory ({p})"));
+        }
+    }
 }
 
 /// `setfacl` entries that leave an owner, the group class or others with nothing (`u::0`,

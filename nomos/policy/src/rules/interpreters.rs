@@ -76,7 +76,15 @@ pub(super) fn shell(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Std
                 operand_at = i + 1;
                 break;
             }
-            Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" | "-rcfile" | "-init-file") => i += 2,
+            // The startup file an interactive shell runs first (`--rcfile /tmp/x`): a script.
+            Some("--rcfile" | "--init-file" | "-rcfile" | "-init-file") => {
+                if let Some(file) = a.all.get(i + 1) {
+                    an.raise(CM, format!("`{base} {}` runs a startup file", arg.shown()));
+                    super::wrappers::script_file(an, base, file.shown());
+                }
+                i += 2;
+            }
+            Some("-o" | "+o" | "-O" | "+O") => i += 2,
             Some(s) if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 => {
                 // bash takes its long options after one dash too (`-norc` is `--norc`, not `-n`).
                 let long = s.starts_with("--") || (base == "bash" && BASH_LONG.contains(&s.trim_start_matches('-')));

@@ -711,3 +711,89 @@ fn iptables(a: &Args<'_>) -> Option<String> {
     (input && !ports && source.is_some_and(broad_or_private))
         .then(|| format!("drops all traffic of {}, a range the way in may come from", source.unwrap_or("")))
 }
+
+/// What a permission change lets other users (the group class or everyone else) do to a file.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Opens {
+    pub(super) read: bool,
+    pub(super) write: bool,
+}
+
+/// What a `chmod` mode grants the group class or others (`644`, `o+w`, `a=rwx`, `g+r`).
+pub(super) fn mode_opens(mode: &str) -> Opens {
+    let mut out = Opens::default();
+    if !mode.is_empty() && mode.chars().all(|c| c.is_ascii_digit()) {
+        let digits: Vec<u32> = mode.chars().filter_map(|c| c.to_digit(8)).collect();
+        if let [.., group, other] = digits.as_slice() {
+            out.read = (group | other) & 4 != 0;
+            out.write = (group | other) & 2 != 0;
+        }
+        return out;
+    }
+    for clause in mode.split(',') {
+        let at = clause.find(['+', '=']).unwrap_or(clause.len());
+        let (who, rest) = (clause.get(..at).unwrap_or_default(), clause.get(at..).unwrap_or_default());
+        if rest.is_empty() || clause.get(..at).is_some_and(|w| w.contains('-')) {
+            continue;
+        }
+        if who.is_empty() || who.contains(['a', 'g', 'o']) {
+            out.read |= rest.contains('r');
+            out.write |= rest.contains('w');
+        }
+    }
+    out
+}
+
+/// What `setfacl` entries (`o::rwx`, `u:nobody:rw`, `g:users:r`, `m::rwx`) grant anyone but the
+/// owner: the mask and named entries show in the group bits sshd and sudo check.
+pub(super) fn acl_opens(entries: &[String]) -> Opens {
+    let mut out = Opens::default();
+    for entry in entries.iter().flat_map(|e| e.split(',')) {
+        let entry = entry.trim().trim_start_matches("d:").trim_start_matches("default:");
+        let mut parts = entry.split(':');
+        let kind = parts.next().unwrap_or_default();
+        let qualifier = parts.next().unwrap_or_default();
+        let perms = parts.next().unwrap_or_default();
+        if matches!(kind, "u" | "user") && qualifier.is_empty() {
+            continue;
+        }
+        out.read |= perms.contains('r') || perms.chars().next().and_then(|c| c.to_digit(8)).is_some_and(|d| d & 4 != 0);
+        out.write |=
+            perms.contains('w') || perms.chars().next().and_then(|c| c.to_digit(8)).is_some_and(|d| d & 2 != 0);
+    }
+    out
+}
+
+/// A permission change that sshd or sudo refuses to work with: sshd ignores host keys others can
+/// read (and then does not start) and keys in a home, `.ssh` or `authorized_keys` others can
+/// write; sudo refuses to run while its rules are writable by others; an account database
+/// others can write lets anyone make themselves root. `recursive` covers what lies below.
+pub(super) fn opened_access(path: &str, recursive: bool, opens: Opens) -> Option<&'static str> {
+    use crate::paths::{matches_pattern, normalise};
+    let p = normalise(path);
+    let p = p.trim_end_matches('/');
+    let any = |patterns: &[&str]| patterns.iter().any(|x| matches_pattern(p, x));
+    // A recursive change reaches everything below: the tree's root is enough.
+    let covers = |inner: &str| recursive && (p.is_empty() || inner == p || inner.starts_with(&format!("{p}/")));
+    let host_keys = any(&["/etc/ssh/ssh_host_*_key", "/etc/ssh/ssh_host_*key"]) || covers("/etc/ssh/ssh_host_key");
+    if (opens.read || opens.write) && host_keys {
+        return Some("sshd refuses host keys other users can read, and stops accepting logins");
+    }
+    if !opens.write {
+        return None;
+    }
+    let homes =
+        ["/root", "/root/.ssh", "/root/.ssh/*", "/home/*", "/home/*/.ssh", "/home/*/.ssh/*", "~", "~/.ssh", "~/.ssh/*"];
+    if any(&homes) || any(&["/etc/pve/priv", "/etc/pve/priv/*"]) || covers("/root/.ssh") || covers("/home/x/.ssh") {
+        return Some("sshd refuses keys in a home, `.ssh` or key file others can write, and key logins stop");
+    }
+    if any(&["/etc/sudoers", "/etc/sudoers.d", "/etc/sudoers.d/*"]) || covers("/etc/sudoers") {
+        return Some("sudo refuses to run while its rules can be written by others");
+    }
+    if any(&["/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/pam.d", "/etc/pam.d/*"])
+        || covers("/etc/passwd")
+    {
+        return Some("any user could then make themselves root or change who may log in");
+    }
+    None
+}

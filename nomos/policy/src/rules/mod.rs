@@ -368,6 +368,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     (&["parallel"], wrappers::parallel),
     (&["pee", "mispipe"], wrappers::each_a_command),
     (&["tmux"], wrappers::tmux),
+    (&["keyctl"], wrappers::keyctl),
     (&["start-stop-daemon"], signals::start_stop_daemon),
     (&["perf"], wrappers::perf),
     (&["eval"], wrappers::eval),

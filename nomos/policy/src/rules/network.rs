@@ -536,7 +536,8 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
             if rest.iter().any(|w| w.as_static().is_none()) {
                 an.raise(CM, "`ssh` runs a remote command built at run time");
             }
-            an.script(&words.join(" "));
+            // What is piped to ssh is the remote command's input (`ssh host 'bash -s' <<< TEXT`).
+            an.script_fed(&words.join(" "), stdin);
         }
     }
 }
@@ -598,6 +599,10 @@ pub(super) fn scp(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdi
     }
     for v in runs {
         crate::rules::run_given(an, &format!("`{base}`"), v.shown());
+    }
+    if base == "scp" {
+        let ops = a.operands(&["-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"]);
+        copy_destination(an, "`scp`", &ops);
     }
 }
 
@@ -1021,11 +1026,59 @@ fn rsync_files(an: &mut Analysis<'_>, a: &Args<'_>) {
     }
     if rsync_dry_run(a) || a.long("--list-only") {
         ro(an, "`rsync --dry-run` only reports");
-    } else if a.long_prefix("--delete") || a.long("--remove-source-files") {
-        an.raise(DE, "`rsync --delete` removes files at the destination");
     } else {
-        an.raise(CM, "`rsync` copies files");
+        if a.long_prefix("--delete") || a.long("--remove-source-files") {
+            an.raise(DE, "`rsync --delete` removes files at the destination");
+        } else {
+            an.raise(CM, "`rsync` copies files");
+        }
+        copy_destination(an, "`rsync`", &ops);
     }
+}
+
+/// The last operand of a copier (`rsync`, `scp`) is where it writes: judged as any write there,
+/// on this machine or another (`host:/root/.ssh/authorized_keys` locks that machine out).
+fn copy_destination(an: &mut Analysis<'_>, what: &str, ops: &[&Arg]) {
+    let Some((last, sources)) = ops.split_last() else { return };
+    if sources.is_empty() {
+        return;
+    }
+    let target = match last.as_static() {
+        Some(t) if t.contains("::") || t.starts_with("rsync://") => return,
+        Some(t) if !t.starts_with('/') && !t.starts_with('.') => match t.split_once(':') {
+            Some((host, path)) if !host.contains('/') => {
+                // `host:` alone is the remote home directory.
+                let path = if path.starts_with('/') { path.to_string() } else { format!("/root/{path}") };
+                Arg::Static(path)
+            }
+            _ => (*last).clone(),
+        },
+        _ => (*last).clone(),
+    };
+    // A directory named with a trailing slash receives files of the sources' names.
+    if let Some(dir) = target.as_static().filter(|t| t.ends_with('/') && t.len() > 1) {
+        let names: Vec<String> = sources
+            .iter()
+            .filter_map(|s| s.as_static())
+            .filter(|s| !s.ends_with('/'))
+            .filter_map(|s| s.rsplit('/').next().map(|n| format!("{dir}{n}")))
+            .collect();
+        if names.is_empty() {
+            // A tree's contents copied over the directory itself: over a system directory, any
+            // file there (the account database, the boot files) may be replaced.
+            let dir = dir.trim_end_matches('/');
+            let system = matches!(dir, "" | "/etc" | "/boot" | "/usr" | "/root" | "/var" | "/bin" | "/sbin" | "/lib");
+            if system || crate::paths::is_vital(dir) {
+                an.raise(DE, format!("{what} copies a tree over {dir}, replacing whatever files there it holds"));
+            }
+            an.write_target(&Arg::Static(dir.to_string()), what);
+        }
+        for name in names {
+            an.write_target(&Arg::Static(name), what);
+        }
+        return;
+    }
+    an.write_target(&target, what);
 }
 
 /// Whether rsync runs dry: the last of `-n`/`--dry-run` and `--no-n`/`--no-dry-run` wins; short

@@ -6,31 +6,96 @@ use super::Args;
 use super::{recursive_read, ro};
 use crate::shell::{Analysis, Arg, Stdin};
 
+/// The settings `-c KEY=VALUE` and `--config-env=KEY=VAR` give: VAR's value is the one an
+/// assignment in the same command line gives it; one set outside it cannot be seen.
+fn config_pairs(an: &mut Analysis<'_>, a: &Args<'_>) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    for v in a.values(&["-c"]) {
+        if let Some((key, value)) = v.shown().split_once('=') {
+            pairs.push((key.to_string(), value.to_string()));
+        }
+    }
+    for v in a.values(&["--config-env"]) {
+        let Some((key, var)) = v.shown().split_once('=') else { continue };
+        let values = an.var_candidates(var);
+        if values.is_empty() && runs_code(key) {
+            an.raise(
+                DE,
+                format!("`git --config-env` sets `{key}`, which runs code, from `${var}`, which cannot be seen"),
+            );
+        }
+        pairs.extend(values.into_iter().map(|value| (key.to_string(), value)));
+    }
+    pairs
+}
+
+/// Settings that only change how git's output looks.
+fn cosmetic(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["color.", "column.", "advice.", "i18n.", "log.date", "log.decorate", "log.abbrevcommit", "log.follow"]
+        .iter()
+        .any(|p| key.starts_with(p))
+        || matches!(
+            key.as_str(),
+            "core.quotepath" | "core.abbrev" | "diff.renames" | "diff.algorithm" | "diff.noprefix" | "status.short"
+        )
+}
+
+/// Settings whose value is code git runs, or a place it loads code or configuration from.
+fn runs_code(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("alias.")
+        || key.starts_with("include")
+        || key.starts_with("filter.")
+        || key.starts_with("credential")
+        || key.starts_with("core.hookspath")
+        || key == "core.fsmonitor"
+        || key == "diff.external"
+        || ["pager", "command", "editor", "program", "helper", "textconv", "driver", "askpass", "cmd", "tool"]
+            .iter()
+            .any(|end| key.ends_with(end))
+        || key.starts_with("pager.")
+}
+
+/// A setting that makes git run, or load, something outside the system's own code (a script in
+/// `/tmp`, hooks or an included configuration there): what it does cannot be seen.
+fn code_setting(an: &mut Analysis<'_>, key: &str, value: &str) {
+    if !runs_code(key) {
+        return;
+    }
+    let program = value.trim_start_matches('!').split_whitespace().next().unwrap_or_default();
+    let outside = |p: &str| {
+        (p.starts_with('/') || p.starts_with('.') || p.starts_with('~') || p.contains('/'))
+            && !super::wrappers::is_system_code(p)
+    };
+    if outside(program) {
+        an.raise(DE, format!("`git` setting `{key}` runs or loads `{program}`, whose contents cannot be seen"));
+    }
+}
+
 /// `git`: reading commands read unless an option makes them run programs or write.
 pub(super) fn git(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     let global =
         ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--config-env"];
-    if a.value(&["-c", "--config-env"]).is_some() || a.long("--exec-path") {
+    let pairs = config_pairs(an, a);
+    // Settings that only change how output looks (`-c color.ui=never`) run nothing.
+    if a.long("--exec-path") || a.value(&["--config-env"]).is_some() || pairs.iter().any(|(k, _)| !cosmetic(k)) {
         an.raise(CM, "`git -c` can make git run other programs");
-        for v in a.values(&["-c"]) {
-            if let Some((key, cmd)) = v.shown().split_once('=') {
-                an.script(cmd.trim_start_matches('!'));
-                // The `ext::` transport runs the command a URL names.
-                if key.eq_ignore_ascii_case("protocol.ext.allow") && cmd != "never" {
-                    for url in a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix("ext::")) {
-                        an.raise(CM, "`git` runs the command an `ext::` URL names");
-                        crate::rules::run_given(an, "`git` `ext::`", &url.replace('%', ""));
-                    }
-                }
-                let key = key.to_ascii_lowercase();
-                if key.ends_with("pager")
-                    || key.ends_with("command")
-                    || key.ends_with("editor")
-                    || key.ends_with("program")
-                {
-                    crate::rules::run_given(an, &format!("`git -c {key}`"), cmd.trim_start_matches('!'));
-                }
+    }
+    for (key, cmd) in pairs.iter().filter(|(k, _)| !cosmetic(k)) {
+        let (key, cmd) = (key.as_str(), cmd.as_str());
+        code_setting(an, key, cmd);
+        an.script(cmd.trim_start_matches('!'));
+        // The `ext::` transport runs the command a URL names.
+        if key.eq_ignore_ascii_case("protocol.ext.allow") && cmd != "never" {
+            for url in a.all.iter().filter_map(Arg::as_static).filter_map(|w| w.strip_prefix("ext::")) {
+                an.raise(CM, "`git` runs the command an `ext::` URL names");
+                crate::rules::run_given(an, "`git` `ext::`", &url.replace('%', ""));
             }
+        }
+        let key = key.to_ascii_lowercase();
+        if key.ends_with("pager") || key.ends_with("command") || key.ends_with("editor") || key.ends_with("program") {
+            crate::rules::run_given(an, &format!("`git -c {key}`"), cmd.trim_start_matches('!'));
         }
     }
     let Some((i, sub)) = a.sub(&global) else {

@@ -13,6 +13,22 @@ use crate::table::{interpret, table};
 /// `eval` runs its words as shell.
 pub(super) fn eval(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     an.raise(CM, "`eval` runs text assembled at run time");
+    // Text another command prints that cannot be seen (`eval "$(cat /tmp/env.sh)"`) is rated at
+    // the worst it could do; programs that only print variable settings for a shell are the
+    // exception.
+    const SETTINGS: &[&str] = &["ssh-agent", "gpg-agent", "dircolors", "keychain", "resize", "direnv", "locale"];
+    for w in a.all {
+        if let Arg::Dynamic { text, candidates, complete: false } = w {
+            let settings = text
+                .trim_start_matches(['"', '$', '(', '`'])
+                .split_whitespace()
+                .next()
+                .is_some_and(|p| SETTINGS.contains(&p.rsplit('/').next().unwrap_or(p)));
+            if candidates.is_empty() && !settings && (text.contains("$(") || text.contains('`')) {
+                an.raise(DE, format!("`eval` runs text that cannot be seen (`{text}`)"));
+            }
+        }
+    }
     let words: Vec<String> =
         a.all.iter().map(|w| w.values().first().map(|s| s.to_string()).unwrap_or_default()).collect();
     an.script(&words.join(" "));
@@ -157,6 +173,32 @@ pub(super) fn tmux(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Std
         } else {
             an.raise(CM, format!("`{base} {name}` changes sessions"));
         }
+    }
+}
+
+/// `keyctl`: listing reads and printing a key's payload discloses it; `session [NAME [CMD …]]`
+/// joins a new session keyring and runs CMD (judged as it runs), or a shell; the rest change
+/// keyrings.
+pub(super) fn keyctl(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, stdin: &Stdin) {
+    let Some((i, sub)) = a.sub(&[]) else {
+        if a.operands(&[]).is_empty() {
+            return ro(an, format!("`{base}` without a command prints help"));
+        }
+        return an.raise(DE, format!("`{base}` runs a command chosen at run time"));
+    };
+    match sub {
+        "show" | "list" | "rlist" | "describe" | "rdescribe" | "id" | "supports" | "--version" | "-x" => {
+            ro(an, format!("`{base} {sub}` only reports"))
+        }
+        "print" | "pipe" | "read" => an.raise_secret(DE, format!("`{base} {sub}` prints a key's payload")),
+        "session" => {
+            an.raise(CM, format!("`{base} session` starts a new session keyring"));
+            match a.tail_from(i + 1).split_first() {
+                Some((_, command)) if !command.is_empty() => an.run(command, stdin),
+                _ => an.raise(CM, format!("`{base} session` without a command starts a shell")),
+            }
+        }
+        _ => an.raise(CM, format!("`{base} {sub}` changes the kernel's keyrings")),
     }
 }
 

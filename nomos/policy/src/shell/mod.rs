@@ -347,6 +347,12 @@ impl<'p> Analysis<'p> {
     /// Parses and walks a script (a command line, a `bash -c` argument, a here-document fed to a
     /// shell).
     pub(crate) fn script(&mut self, text: &str) {
+        self.script_fed(text, &Stdin::default());
+    }
+
+    /// Parses and walks a script whose commands read `stdin` (a remote shell's command given a
+    /// here-string: `ssh host 'bash -s' <<< TEXT` runs TEXT).
+    pub(crate) fn script_fed(&mut self, text: &str, stdin: &Stdin) {
         if self.scripts >= MAX_SCRIPT_NESTING {
             self.raise(Risk::Destructive, "scripts nested too deeply to analyse");
             return;
@@ -360,15 +366,15 @@ impl<'p> Analysis<'p> {
         if text.contains("\\\n") {
             let joined = text.replace("\\\n", "");
             let (cwd, cdpath) = (self.cwd.clone(), self.cdpath);
-            self.parse_and_walk(&joined);
+            self.parse_and_walk(&joined, stdin);
             // The other reading starts where this one did.
             (self.cwd, self.cdpath) = (cwd, cdpath);
         }
-        self.parse_and_walk(text);
+        self.parse_and_walk(text, stdin);
     }
 
     /// Parses one reading of a script and walks it.
-    fn parse_and_walk(&mut self, text: &str) {
+    fn parse_and_walk(&mut self, text: &str, stdin: &Stdin) {
         self.parsed += 1;
         if self.parsed > MAX_SCRIPTS_TOTAL {
             self.raise(Risk::Destructive, "too many nested scripts to analyse");
@@ -419,7 +425,7 @@ impl<'p> Analysis<'p> {
         }
         let outer = self.script_id;
         self.script_id = self.parsed;
-        self.walk(root, text, 0, &Stdin::default());
+        self.walk(root, text, 0, stdin);
         // Text-level cross-checks can only raise the verdict; once it is destructive they are moot
         // (and on adversarially deep trees they would be slow).
         if self.max_risk() != Some(Risk::Destructive) {

@@ -188,6 +188,11 @@ impl Analysis<'_> {
         }
     }
 
+    /// The literal values recorded for a variable (none when it is not assigned here).
+    pub(crate) fn var_candidates(&self, name: &str) -> Vec<String> {
+        self.vars.get(name).cloned().unwrap_or_default()
+    }
+
     /// The assignment just recorded for `name` is one its later uses in this script, from byte
     /// `from` up to `to`, can rely on: literal, made unconditionally (or a loop's variable, within
     /// the loop).

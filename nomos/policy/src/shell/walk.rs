@@ -671,7 +671,19 @@ impl Analysis<'_> {
             }
         }
         let mut cursor = command.walk();
+        let mut last_end = None;
         for arg in command.children_by_field_name("argument", &mut cursor) {
+            // `--arg-file=<(…)` is one word to bash, which the grammar splits after the `=`.
+            let joined = last_end == Some(arg.start_byte()) && arg.kind() == "process_substitution";
+            last_end = Some(arg.end_byte());
+            if joined {
+                if let Some(Arg::Static(prev)) =
+                    argv.last_mut().filter(|p| p.as_static().is_some_and(|p| p.ends_with('=')))
+                {
+                    prev.push_str("/dev/fd/63");
+                    continue;
+                }
+            }
             match self.field_at(arg, src, depth + 1) {
                 Arg::Static(s) if arg.kind() == "word" || arg.kind() == "concatenation" => {
                     argv.extend(expand_braces(&s).into_iter().map(Arg::Static))
@@ -755,6 +767,16 @@ impl Analysis<'_> {
                     }
                     // Duplicating or closing a descriptor (`2>&1`, `>&-`) writes nothing new.
                     // (`>&$f` with a file name in `$f` writes that file.)
+                    // Standard input taken from another descriptor (`exec 3< file; bash <&3`) is
+                    // whatever was opened there, which is not seen here.
+                    "<&" if node.child_by_field_name("descriptor").is_none_or(|d| text(d, src) == "0")
+                        && dest_arg
+                            .as_ref()
+                            .and_then(Arg::as_static)
+                            .is_some_and(|d| d != "0" && !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())) =>
+                    {
+                        Input::Unknown
+                    }
                     ">&" | "<&" | ">&-" | "<&-"
                         if dest_arg
                             .as_ref()
@@ -766,6 +788,17 @@ impl Analysis<'_> {
                     }
                     "<&" | "<&-" => Input::Unknown,
                     _ => {
+                        // A brace list in a redirection's target is an error to bash ("ambiguous
+                        // redirect"), but zsh opens every file it names: judged at the worst.
+                        let unquoted = dest.is_some_and(|d| !text(d, src).contains(['\'', '"', '\\']));
+                        if let Some(Arg::Static(p)) = dest_arg.as_ref().filter(|_| unquoted) {
+                            let expanded = expand_braces(p);
+                            if expanded.len() > 1 {
+                                for one in expanded {
+                                    self.write_target_as(&Arg::Static(one), &format!("`{op}` redirection"), op == ">>");
+                                }
+                            }
+                        }
                         match &dest_arg {
                             Some(arg) => self.write_target_as(arg, &format!("`{op}` redirection"), op == ">>"),
                             None => self.raise(Risk::ConfigMutation, format!("`{op}` redirection to an unknown place")),

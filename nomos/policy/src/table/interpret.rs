@@ -327,6 +327,8 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
     let mut dir: Option<Arg> = None;
     let mut has_command = false;
     let mut inert_command = false;
+    // A fan-out's argument file (`xargs -a FILE`) takes the place of its input.
+    let mut arg_file = false;
     for given in &parsed.options {
         if given.specs.is_empty() {
             // Read-only is proven option by option: one the entry does not list could do anything.
@@ -389,6 +391,7 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                     if let Some(v) = &given.value {
                         read_file(an, &what, v);
                     }
+                    arg_file |= entry.stdin_args;
                 }
                 Effect::Runs => {
                     an.raise(Risk::ConfigMutation, format!("{what} {}", entry.say("runs", "runs another program")));
@@ -444,6 +447,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             mass_action(an, base, &parsed.command, true);
         }
     }
+    // What an argument file holds is not seen here (a pipe another command fills included).
+    let fed = Stdin { texts: Vec::new(), unknown: true };
+    let stdin = if arg_file { &fed } else { stdin };
     if let Some((kind, words)) = &parsed.payload {
         let mut words = words.as_slice();
         if entry.assignments && *kind == Operand::Command {
@@ -458,7 +464,8 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
             has_command = true;
             an.in_dir(dir.as_ref(), |an| match kind {
                 Operand::Script => {
-                    an.script(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" "));
+                    // What is piped to the wrapper is its script's input (`pdsh … 'bash -s' <<< …`).
+                    an.script_fed(&words.iter().map(Arg::shown).collect::<Vec<_>>().join(" "), stdin);
                     // A wrapper that takes a command and was switched to hand it to a shell
                     // (`sudo -i`, `sudo -s`) escapes each word first: the shell gets the same
                     // words, so `sudo -i bash -c 'a b'` runs `a b`. Both readings are judged.
@@ -490,6 +497,9 @@ fn judge(an: &mut Analysis<'_>, base: &str, entry: &Entry, args: &[Arg], stdin: 
                             let (name, trusted) = crate::rules::identity(w);
                             trusted && super::table().get(name).is_some_and(|e| e.inert)
                         });
+                    if entry.stdin_args && (stdin.unknown || stdin.texts.is_empty()) {
+                        unseen_code(an, words);
+                    }
                     if entry.stdin_args {
                         for text in &stdin.texts {
                             let mut argv = words.to_vec();
@@ -711,6 +721,36 @@ fn read_file(an: &mut Analysis<'_>, what: &str, value: &Arg) {
     }
     if value.values().into_iter().any(is_block_device) {
         an.raise_secret(Risk::ConfigMutation, format!("{what} reads a raw disk ({}), secrets and all", value.shown()));
+    }
+}
+
+/// A fan-out whose command takes code from the words its unseen input adds (`xargs sh -c`,
+/// `xargs -I{} bash -c '{}'`, `xargs perl -e`): that code is rated at the worst it could do.
+fn unseen_code(an: &mut Analysis<'_>, words: &[Arg]) {
+    let code_option = |w: Option<&Arg>| {
+        w.and_then(Arg::as_static).is_some_and(|w| matches!(w, "-c" | "-e" | "-E" | "--eval" | "--command" | "-ec"))
+    };
+    let unseen = || Arg::unknown("<input>", Vec::new());
+    let mut argv = words.to_vec();
+    let mut changed = false;
+    // The replacement string inside the code option's value.
+    for k in 1..argv.len() {
+        if code_option(argv.get(k - 1)) && argv.get(k).and_then(Arg::as_static).is_some_and(|w| w.contains("{}")) {
+            if let Some(slot) = argv.get_mut(k) {
+                *slot = unseen();
+                changed = true;
+            }
+        }
+    }
+    // The code option last: the input's first word is the code.
+    if code_option(argv.last()) {
+        argv.push(unseen());
+        changed = true;
+    }
+    if changed {
+        let program = words.first().map_or("", Arg::shown);
+        an.raise(Risk::Destructive, format!("`{program}` runs code its unseen input supplies"));
+        an.run(&argv, &Stdin::default());
     }
 }
 
