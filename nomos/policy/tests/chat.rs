@@ -89,17 +89,17 @@ fn every_reply_is_judged_as_written_down() {
     assert!(wrong.is_empty(), "{} of {} wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
 }
 
-/// Judged without the target, nothing more is read: assent then implies assent to the target (for
-/// an action not known, whose verbs are not checked), and the step's typed confirmation has the
-/// form without a target too.
+/// Judged without the target, less is read, never more: assent then implies assent to the step,
+/// and a typed confirmation without a target (a slug or an id) is the step's when it names it.
 #[test]
 fn the_judgements_without_a_target_agree() {
-    let any_action = ConfirmTarget::new("lxc:caddy").with_name("caddy").with_pve_id(Some(101));
+    let step = step();
     for c in cases() {
         if is_assent(&c.message) {
-            assert!(is_assent_to(&c.message, &any_action), "chat.tsv:{}: {:?}", c.line, c.message);
+            assert!(is_assent_to(&c.message, &step), "chat.tsv:{}: {:?}", c.line, c.message);
         }
-        if c.typed {
+        let by_slug_or_id = c.message.to_lowercase().contains("lxc:caddy") || c.message.contains("101");
+        if c.typed && by_slug_or_id {
             assert!(is_typed_confirmation(&c.message), "chat.tsv:{}: {:?}", c.line, c.message);
         }
     }
