@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use assent::{
-    confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, typed_confirmation, ConfirmTarget,
+    actions_of, confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, judge as judge_reply,
+    typed_confirmation, Action, ConfirmTarget, Judgement, Proposal, Step,
 };
 pub use nomos_types::{Risk, Verdict};
 use serde::Deserialize;
