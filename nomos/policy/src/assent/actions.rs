@@ -1,8 +1,8 @@
 //! What a command does, as a reply or a typed confirmation may name it.
 //!
 //! Each program the command runs (wrappers, remote and nested shells seen through by the
-//! classifier) is read by its own name, its sub-command and the long options that act (`--delete`,
-//! `--purge`) — never by its paths, names or other operands, so a snapshot called `pre-migrate`
+//! classifier) is read by its own name and its sub-command — never by its options, paths, names or
+//! other operands, so a snapshot called `pre-migrate`
 //! names no migration and a dataset called `rpool/restore` no restore. Each action keeps the level
 //! the classifier gave the program, so the most destructive one of a compound command is known.
 
@@ -157,9 +157,9 @@ pub fn most_destructive(actions: &[Action]) -> Vec<&'static str> {
     out
 }
 
-/// The verbs one program invocation names: by the program's name, its sub-command (the first word
-/// shaped like one; the second when the first names a group, `docker volume rm`), and its long
-/// options that act.
+/// The verbs one program invocation names: by the program's name and its sub-command (the first
+/// word shaped like one; the second when the first names a group, `docker volume rm`). Options
+/// are arguments: `--purge` on `qm destroy` names no action of its own.
 fn verbs_of_invocation(program: &str, words: &[String]) -> Vec<&'static str> {
     let mut verbs: Vec<&'static str> = verb_of_word(program).into_iter().collect();
     // The system's power targets are actions, whatever the verb that reaches them (`systemctl
@@ -186,12 +186,6 @@ fn verbs_of_invocation(program: &str, words: &[String]) -> Vec<&'static str> {
         if let Some(v) = verb_of_word(word) {
             verbs.push(v);
             break;
-        }
-    }
-    for option in words.iter().filter_map(|w| w.strip_prefix("--")) {
-        let name = option.split('=').next().unwrap_or_default();
-        if let Some(v) = verb_of_word(name).filter(|v| ["delete", "purge", "destroy", "wipe"].contains(v)) {
-            verbs.push(v);
         }
     }
     let mut seen = Vec::new();
@@ -254,8 +248,8 @@ mod tests {
         assert_eq!(verbs("ssh pve1 'rm -rf /srv/old'"), ["delete"]);
         assert_eq!(verbs("docker volume rm data"), ["delete"]);
         assert_eq!(verbs("apt-get dist-upgrade -y"), ["upgrade"]);
-        assert_eq!(verbs("qm set 100 --delete unused0"), ["delete"]);
-        assert_eq!(verbs("pct destroy 101 --purge"), ["destroy", "purge"]);
+        assert!(verbs("qm set 100 --delete unused0").is_empty());
+        assert_eq!(verbs("pct destroy 101 --purge"), ["destroy"]);
         assert_eq!(verbs("mkfs.ext4 /dev/sdb1"), ["format"]);
         assert!(verbs("cat /var/log/restart.log").is_empty());
         assert!(verbs("").is_empty());

@@ -78,6 +78,8 @@ fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
             let verb = actions::reply_verb(spelled);
             offer(Covered { kind: Kind::Verb, start: at, len: spelled.split(' ').count(), verb, steps: Vec::new() });
         }
+        // A target whose name is also a verb or a word of the vocabulary (`lxc:restore`, `vm:backup`)
+        // is read as the target: naming it is no action.
         for (name, steps) in &targets {
             let bare = starts_with(rest, name.iter().map(String::as_str)).then_some(name.len());
             let after_preposition = rest
@@ -87,7 +89,9 @@ fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
                 })
                 .map(|_| name.len() + 1);
             for len in bare.into_iter().chain(after_preposition) {
-                offer(Covered { kind: Kind::Target, start: at, len, verb: None, steps: steps.clone() });
+                if best.as_ref().is_none_or(|b| len >= b.len) {
+                    best = Some(Covered { kind: Kind::Target, start: at, len, verb: None, steps: steps.clone() });
+                }
             }
         }
         let found = best?;
@@ -110,12 +114,14 @@ fn starts_with<'a>(words: &[String], phrase: impl Iterator<Item = &'a str>) -> b
 
 /// A withholding word or phrase anywhere, or a refusal in any inflection ("stopping",
 /// "cancelled"). A vocabulary phrase that spells out consent with a negation in it ("no
-/// objections") is read as one unit, not word by word.
+/// objections"), or an action in words that withhold alone ("roll back"), is read as one unit,
+/// not word by word.
 fn withheld(words: &[String], covered: &[Covered]) -> bool {
     let mut read: Vec<String> = Vec::new();
     for c in covered {
         let phrase = words.get(c.start..c.start + c.len).unwrap_or_default();
-        if c.kind == Kind::Yes && c.len > 1 && WITHHOLDING.iter().any(|w| contains_phrase(phrase, w)) {
+        let unit = matches!(c.kind, Kind::Yes | Kind::Verb) && c.len > 1;
+        if unit && WITHHOLDING.iter().any(|w| contains_phrase(phrase, w)) {
             read.push(String::new());
         } else {
             read.extend_from_slice(phrase);
@@ -131,7 +137,12 @@ fn withheld(words: &[String], covered: &[Covered]) -> bool {
 /// or what it acts on — cut off, what it led to is missing.
 fn reads_as_go_ahead(kinds: &[Covered]) -> bool {
     let kind = |i: Option<usize>| i.and_then(|i| kinds.get(i)).map(|c| c.kind);
-    kinds.iter().any(|c| matches!(c.kind, Kind::Yes | Kind::Do | Kind::DoWith))
+    // An order to carry out the plan is consent too ("apply the changes", "run the remaining steps").
+    let carry_out = |i: usize| {
+        kinds.get(i).is_some_and(|c| c.kind == Kind::Verb && c.verb.is_none())
+            && matches!(kind(Some(i + 1)), Some(Kind::Plan | Kind::Part))
+    };
+    (kinds.iter().any(|c| matches!(c.kind, Kind::Yes | Kind::Do | Kind::DoWith)) || (0..kinds.len()).any(carry_out))
         && kinds.iter().enumerate().all(|(i, c)| {
             let before = kind(i.checked_sub(1));
             let after = kind(Some(i + 1));

@@ -126,7 +126,8 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     // What they act on.
     ("it", Kind::Object), ("that", Kind::Object), ("this", Kind::Object), ("them", Kind::Object),
     ("those", Kind::Object), ("these", Kind::Object), ("all", Kind::All), ("all of it", Kind::All),
-    ("all of them", Kind::All), ("everything", Kind::All), ("the plan", Kind::Plan),
+    ("all of them", Kind::Object), ("them all", Kind::Object), ("both", Kind::Object), ("both of them", Kind::Object),
+    ("everything", Kind::All), ("the plan", Kind::Plan),
     ("the whole plan", Kind::Plan), ("this plan", Kind::Plan), ("that plan", Kind::Plan),
     ("the steps", Kind::Plan), ("these steps", Kind::Plan), ("all steps", Kind::Plan),
     ("all the steps", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Part),
