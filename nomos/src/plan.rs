@@ -27,6 +27,8 @@ pub struct NewStep {
     pub title: String,
     pub detail: String,
     pub target: Option<String>,
+    /// The shell command it runs, when it runs one.
+    pub command: Option<String>,
 }
 
 async fn plan_updated(tx: &mut WriteTx, task: &str) -> Result<()> {
@@ -78,7 +80,8 @@ impl Engine {
 
     pub async fn plan(&self, task: &str) -> Result<Vec<PlanStep>> {
         let rows = sqlx::query(
-            "SELECT seq, title, detail, status, execution_id, target_slug FROM plan_steps WHERE task_id = ? ORDER BY seq",
+            "SELECT seq, title, detail, status, execution_id, target_slug, command FROM plan_steps
+              WHERE task_id = ? ORDER BY seq",
         )
         .bind(task)
         .fetch_all(self.store().pool())
@@ -92,6 +95,7 @@ impl Engine {
                     status: parse(r, "status")?,
                     execution_id: r.try_get("execution_id")?,
                     target: r.try_get("target_slug")?,
+                    command: r.try_get("command")?,
                 })
             })
             .collect()
@@ -114,8 +118,8 @@ impl Engine {
                 return Err(Error::Invalid(format!("step {} has no title", i + 1)));
             }
             sqlx::query(
-                "INSERT INTO plan_steps (id, task_id, seq, title, detail, target_slug, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO plan_steps (id, task_id, seq, title, detail, target_slug, command, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(new_id())
             .bind(task)
@@ -123,6 +127,7 @@ impl Engine {
             .bind(step.title.trim())
             .bind(step.detail.trim())
             .bind(step.target.as_deref())
+            .bind(step.command.as_deref().map(str::trim).filter(|c| !c.is_empty()))
             .bind(&now)
             .execute(&mut *tx)
             .await?;

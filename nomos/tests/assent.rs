@@ -77,6 +77,30 @@ async fn assent_to_the_plan_opens_the_window_and_the_plan_runs_without_asking_ag
     assert_eq!(w.read_marks("a"), ["one"]);
 }
 
+/// A plan of two steps, each with its target and command: a reply is judged against both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reply_approves_the_plan_only_when_it_answers_all_of_it() {
+    let w = World::default(1).await;
+    let steps = json!({"steps": [
+        {"title": "restart the proxy", "target": "host:pve1", "command": "systemctl restart caddy"},
+        {"title": "stop and remove the app guest", "target": "lxc:app", "command": "pct stop 130 && pct destroy 130"},
+    ]});
+    let model = ScriptedModel::new(vec![call("propose_plan", steps)]);
+    let (task, end) = say(&w, &model, None, "restart caddy on pve1 and remove the app guest").await;
+    assert_eq!(end, TurnEnd::Waiting(WaitingFor::Plan));
+    let plan = w.engine.plan(&task).await.unwrap();
+    assert_eq!(plan[1].command.as_deref(), Some("pct stop 130 && pct destroy 130"), "the step keeps its command");
+    // One target of two, another action, a lesser action of a compound step, a cut-off reply.
+    for message in
+        ["yes, for pve1", "ok, rebuild it", "yes, restart and stop them", "go ahead and then", "yes \u{202E}"]
+    {
+        receive_operator_message(&w.engine, Some(&w.act), Some(&task), message).await.unwrap();
+        assert!(w.act.open_windows().await.unwrap().is_empty(), "{message:?} opened a window");
+    }
+    receive_operator_message(&w.engine, Some(&w.act), Some(&task), "yes, restart and destroy them").await.unwrap();
+    assert_eq!(w.act.open_windows().await.unwrap().len(), 1, "a go-ahead naming each step's action opens it");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_question_or_a_condition_opens_nothing() {
     let w = World::default(1).await;

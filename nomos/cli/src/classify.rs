@@ -22,22 +22,24 @@ pub struct ClassifyArgs {
 /// `nomos assent …`
 #[derive(Args, Debug)]
 pub struct AssentArgs {
-    /// Judge against this target (its slug, e.g. lxc:caddy): assent may then name it, and a typed
-    /// confirmation must be `confirm [VERB] TARGET` for it. Without it, a typed confirmation is
-    /// that form with a slug, an id or a name-shaped word (never a time, place, manner or person
-    /// word such as `monday`, `below`, `manually`, `myself`; see the README)
+    /// Judge against a proposal on this target (its slug, e.g. lxc:caddy): a reply may then name
+    /// it, and a typed confirmation must be `confirm [VERB] TARGET` for it. Repeat for a proposal
+    /// of several steps, one per step (with as many --command, paired in order). Without it, a
+    /// typed confirmation is that form with a slug or a Proxmox id (never a free word)
     #[arg(long, value_name = "SLUG")]
-    target: Option<String>,
-    /// The target's name, which a confirmation may use instead of the slug
+    target: Vec<String>,
+    /// The target's name, which a reply may use instead of the slug (one target only)
     #[arg(long, requires = "target")]
     name: Option<String>,
-    /// The target's Proxmox id, which a confirmation may use instead of the slug
+    /// The target's Proxmox id, which a reply may use instead of the slug (one target only)
     #[arg(long, value_name = "N", requires = "target")]
     id: Option<u64>,
-    /// The command to be approved: a confirmation's verb must be one the command names (destroy,
-    /// stop, wipe, …). Without it, any verb of that list
-    #[arg(long, value_name = "CMD", requires = "target")]
-    command: Option<String>,
+    /// A command of the proposal, one per step (repeat for several). A reply that names actions
+    /// must name the proposal's (its programs and sub-commands, never its paths or names), and a
+    /// confirmation's verb its step's most destructive one. With one --target, every command is
+    /// on it
+    #[arg(long, value_name = "CMD")]
+    command: Vec<String>,
 }
 
 /// `nomos classify` output, fields in the documented order.
@@ -54,6 +56,16 @@ struct Judged {
     message: String,
     assent: bool,
     typed_confirmation: bool,
+    /// The steps the reply approves (all on assent; on a typed confirmation, those it names).
+    covers: Vec<Covered>,
+}
+
+/// One step a reply approves: its number (from 1), target and command as given.
+#[derive(Serialize)]
+struct Covered {
+    step: usize,
+    target: Option<String>,
+    command: Option<String>,
 }
 
 pub fn classify(args: ClassifyArgs) -> Outcome {
@@ -72,18 +84,44 @@ pub fn classify(args: ClassifyArgs) -> Outcome {
 }
 
 pub fn assent(args: AssentArgs) -> Outcome {
-    let target = args.target.map(|slug| {
-        let t = policy::ConfirmTarget::new(slug).with_name(args.name.unwrap_or_default()).with_pve_id(args.id);
-        match &args.command {
-            Some(command) => t.for_command(command),
-            None => t,
+    let (targets, commands) = (&args.target, &args.command);
+    if targets.len() > 1 && (args.name.is_some() || args.id.is_some()) {
+        eprintln!("nomos: error: --name and --id describe one target; more than one --target was given");
+        return Ok(Exit::Usage);
+    }
+    // The proposal's steps: targets and commands paired in order, or one target for every command.
+    let pairs: Vec<(Option<&String>, Option<&String>)> = match (targets.len(), commands.len()) {
+        (_, 0) => targets.iter().map(|t| (Some(t), None)).collect(),
+        (0, _) => commands.iter().map(|c| (None, Some(c))).collect(),
+        (1, _) => commands.iter().map(|c| (targets.first(), Some(c))).collect(),
+        (t, c) if t == c => targets.iter().zip(commands).map(|(t, c)| (Some(t), Some(c))).collect(),
+        (t, c) => {
+            eprintln!("nomos: error: {t} --target and {c} --command do not pair: give one target, or one per command");
+            return Ok(Exit::Usage);
         }
-    });
-    per_line(|m| Judged {
-        message: m.to_string(),
-        assent: target.as_ref().map_or_else(|| policy::is_assent(m), |t| policy::is_assent_to(m, t)),
-        typed_confirmation: target
-            .as_ref()
-            .map_or_else(|| policy::is_typed_confirmation(m), |t| policy::typed_confirmation(m, t)),
+    };
+    let steps = pairs
+        .iter()
+        .map(|(slug, command)| {
+            let target = slug.map(|s| {
+                policy::ConfirmTarget::new(s.as_str())
+                    .with_name(args.name.clone().unwrap_or_default())
+                    .with_pve_id(args.id)
+            });
+            policy::Step::new(target, command.map(String::as_str))
+        })
+        .collect();
+    let proposal = policy::Proposal::new(steps);
+    per_line(|m| {
+        let judged = policy::judge_reply(m, &proposal);
+        let typed = if pairs.is_empty() { policy::is_typed_confirmation(m) } else { judged.typed_confirmation };
+        let covers = judged
+            .covers
+            .iter()
+            .filter_map(|i| {
+                pairs.get(*i).map(|(t, c)| Covered { step: i + 1, target: t.cloned(), command: c.cloned() })
+            })
+            .collect();
+        Judged { message: m.to_string(), assent: judged.assent, typed_confirmation: typed, covers }
     })
 }

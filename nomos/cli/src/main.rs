@@ -66,9 +66,12 @@ enum Command {
     /// Classify shell commands by risk: one per line on stdin, or one after `--`. Writes one JSON
     /// object per command: {"command", "risk", "reasons"}.
     Classify(classify::ClassifyArgs),
-    /// Judge operator chat messages, one per line on stdin. Writes one JSON object per message:
-    /// {"message", "assent", "typed_confirmation"}. A typed confirmation is `confirm [VERB] TARGET`
-    /// and nothing else (CONFIRM: confirm, confirmed or "i confirm"; TARGET: slug, name or id)
+    /// Judge operator chat messages, one per line on stdin, against the proposal given (--target,
+    /// --command: one step each). Writes one JSON object per message: {"message", "assent",
+    /// "typed_confirmation", "covers"}; covers lists the steps approved ({"step", "target",
+    /// "command"}). A typed confirmation is `confirm [VERB] TARGET` and nothing else (CONFIRM:
+    /// confirm, confirmed or "i confirm"; VERB: the step's most destructive action; TARGET: slug,
+    /// name or id)
     Assent(classify::AssentArgs),
     /// Ask Nomos: a new task, or the next message to one (--task); runs in the foreground
     Ask(ask::AskArgs),

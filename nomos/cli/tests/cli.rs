@@ -293,7 +293,10 @@ fn assent_writes_one_json_object_per_line() {
             ("not sure, maybe yesterday's logs show something useful".to_string(), false, false),
         ]
     );
-    assert!(text.lines().next().unwrap().starts_with(r#"{"message":"yes","assent":true,"typed_confirmation":false}"#));
+    assert_eq!(
+        text.lines().next().unwrap(),
+        r#"{"message":"yes","assent":true,"typed_confirmation":false,"covers":[]}"#
+    );
 }
 
 fn judged(out: &Output) -> Vec<(String, bool, bool)> {
@@ -315,16 +318,17 @@ fn assent_judges_against_a_target_when_given_one() {
     let input = "confirm destroy caddy\nconfirm 101\nconfirm wipe lxc:caddy\nconfirm lxc:gitea\nyes, caddy\nyes, restart caddy\n";
     let target = ["assent", "--target", "lxc:caddy", "--name", "caddy", "--id", "101"];
     let row = |m: &str, a: bool, t: bool| (m.to_string(), a, t);
-    // Any verb of the list, when the command is not given.
+    // Without the command its action is not known: the target alone confirms, a verb names
+    // something unknown.
     assert_eq!(
         judged(&nomos_stdin(&target, input.as_bytes())),
         [
-            row("confirm destroy caddy", true, true),
+            row("confirm destroy caddy", false, false),
             row("confirm 101", true, true),
-            row("confirm wipe lxc:caddy", true, true),
+            row("confirm wipe lxc:caddy", false, false),
             row("confirm lxc:gitea", false, false),
             row("yes, caddy", true, false),
-            row("yes, restart caddy", true, false),
+            row("yes, restart caddy", false, false),
         ]
     );
     // With the command, only its verbs.
@@ -340,11 +344,11 @@ fn assent_judges_against_a_target_when_given_one() {
             row("yes, restart caddy", false, false),
         ]
     );
-    // Without a target: the same words judged on their own.
+    // Without a target: the same words judged on their own; a free word names no target.
     assert_eq!(
         judged(&nomos_stdin(&["assent"], input.as_bytes())),
         [
-            row("confirm destroy caddy", false, true),
+            row("confirm destroy caddy", false, false),
             row("confirm 101", false, true),
             row("confirm wipe lxc:caddy", false, true),
             row("confirm lxc:gitea", false, true),
@@ -358,6 +362,44 @@ fn assent_judges_against_a_target_when_given_one() {
     for flag in ["--target <SLUG>", "--name <NAME>", "--id <N>", "--command <CMD>", "confirm [VERB] TARGET"] {
         assert!(help.contains(flag), "{flag} in {help}");
     }
+}
+
+#[test]
+fn assent_judges_a_proposal_of_several_steps_and_says_what_a_reply_covers() {
+    let args = [
+        "assent",
+        "--target",
+        "lxc:caddy",
+        "--command",
+        "systemctl restart caddy",
+        "--target",
+        "vm:app",
+        "--command",
+        "qm stop 300 && qm destroy 300",
+    ];
+    let input = "yes\nyes, restart caddy\nconfirm destroy vm:app\nconfirm stop vm:app\nok, restart and destroy them\ngo ahead and\n";
+    let out = nomos_stdin(&args, input.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let covers = |v: &Value| -> Vec<u64> {
+        v["covers"].as_array().unwrap().iter().map(|c| c["step"].as_u64().unwrap()).collect()
+    };
+    assert_eq!((lines[0]["assent"].as_bool(), covers(&lines[0])), (Some(true), vec![1, 2]));
+    assert_eq!(
+        lines[0]["covers"][1],
+        serde_json::json!({"step": 2, "target": "vm:app", "command": "qm stop 300 && qm destroy 300"})
+    );
+    // One target of two, and a lesser action of a compound command, approve nothing.
+    assert_eq!((lines[1]["assent"].as_bool(), covers(&lines[1])), (Some(false), vec![]));
+    assert_eq!((lines[2]["typed_confirmation"].as_bool(), covers(&lines[2])), (Some(true), vec![2]));
+    assert_eq!((lines[3]["typed_confirmation"].as_bool(), covers(&lines[3])), (Some(false), vec![]));
+    assert_eq!((lines[4]["assent"].as_bool(), covers(&lines[4])), (Some(true), vec![1, 2]));
+    assert_eq!(lines[5]["assent"].as_bool(), Some(false));
+    // Targets and commands that do not pair are a usage error.
+    let unpaired =
+        ["assent", "--target", "a:b", "--target", "c:d", "--command", "x", "--command", "y", "--command", "z"];
+    assert_eq!(nomos_stdin(&unpaired, b"yes\n").status.code(), Some(2));
 }
 
 #[test]

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use assent::{
-    confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, typed_confirmation, ConfirmTarget,
+    actions_of, confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, judge as judge_reply,
+    typed_confirmation, Action, ConfirmTarget, Judgement, Proposal, Step,
 };
 pub use nomos_types::{Risk, Verdict};
 use serde::Deserialize;
@@ -170,7 +171,19 @@ impl Policy {
 
     /// Everything found about a command, before it is made a verdict.
     pub(crate) fn analyse(&self, command: &str) -> Analysis<'_> {
-        let mut analysis = Analysis::new(self);
+        self.analyse_in(Analysis::new(self), command)
+    }
+
+    /// The programs a command runs, each with the level it was judged at; empty when the
+    /// classifier fails on it.
+    pub(crate) fn invocations(&self, command: &str) -> Vec<shell::Invocation> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.analyse_in(Analysis::new(self).recording(), command).invocations().to_vec()
+        }))
+        .unwrap_or_default()
+    }
+
+    fn analyse_in<'p>(&'p self, mut analysis: Analysis<'p>, command: &str) -> Analysis<'p> {
         let operators = command.bytes().filter(|b| b"|&;<>()".contains(b)).count();
         if command.trim().is_empty() {
             analysis.raise(Risk::ConfigMutation, "empty command");

@@ -6,6 +6,9 @@ use nomos_policy::{
     confirmation_phrase, is_assent, is_assent_to, is_typed_confirmation, typed_confirmation, ConfirmTarget,
 };
 
+mod common;
+use common::unescape;
+
 const CORPUS: &str = include_str!("data/chat.tsv");
 
 /// The step every reply answers.
@@ -22,29 +25,6 @@ struct Case {
     typed: bool,
     message: String,
     note: String,
-}
-
-/// `\u{…}` is a Unicode character, `\\` a backslash.
-fn unescape(text: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        if let Some(after) = rest.strip_prefix("\\\\") {
-            out.push('\\');
-            rest = after;
-        } else if let Some(after) = rest.strip_prefix("\\u{") {
-            let end = after.find('}').ok_or("unclosed \\u{")?;
-            let code = u32::from_str_radix(&after[..end], 16).map_err(|e| e.to_string())?;
-            out.push(char::from_u32(code).ok_or("not a character")?);
-            rest = &after[end + 1..];
-        } else {
-            return Err(format!("unknown escape in {text:?}"));
-        }
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 fn cases() -> Vec<Case> {
@@ -89,17 +69,17 @@ fn every_reply_is_judged_as_written_down() {
     assert!(wrong.is_empty(), "{} of {} wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
 }
 
-/// Judged without the target, nothing more is read: assent then implies assent to the target (for
-/// an action not known, whose verbs are not checked), and the step's typed confirmation has the
-/// form without a target too.
+/// Judged without the target, less is read, never more: assent then implies assent to the step,
+/// and a typed confirmation without a target (a slug or an id) is the step's when it names it.
 #[test]
 fn the_judgements_without_a_target_agree() {
-    let any_action = ConfirmTarget::new("lxc:caddy").with_name("caddy").with_pve_id(Some(101));
+    let step = step();
     for c in cases() {
         if is_assent(&c.message) {
-            assert!(is_assent_to(&c.message, &any_action), "chat.tsv:{}: {:?}", c.line, c.message);
+            assert!(is_assent_to(&c.message, &step), "chat.tsv:{}: {:?}", c.line, c.message);
         }
-        if c.typed {
+        let by_slug_or_id = c.message.to_lowercase().contains("lxc:caddy") || c.message.contains("101");
+        if c.typed && by_slug_or_id {
             assert!(is_typed_confirmation(&c.message), "chat.tsv:{}: {:?}", c.line, c.message);
         }
     }

@@ -1,13 +1,14 @@
 //! One plan approval: the operator's message to a task that waits for its plan or for an
 //! approval, read as a decision before the turn goes on.
 //!
-//! - Assent (judged by [`crate::policy::is_assent_to`] against the targets of the plan's steps and
-//!   of the approvals waiting) opens the task's assent window through the gate, with the message
+//! - The message is judged once ([`crate::policy::judge_reply`]) against the real proposal: the
+//!   plan's steps not begun and the approvals waiting, each with its target and command. Assent
+//!   (a go-ahead for all of it) opens the task's assent window through the gate, with the message
 //!   as the decision's text, so Nomos carries the plan out without asking again. It also grants
 //!   and runs the non-destructive approvals of the task's latest request (the newest turn that
 //!   queued any) — only those: a stale yes approves nothing older.
-//! - A destructive approval is granted only by its typed confirmation (`confirm <target>`), never
-//!   by assent.
+//! - A destructive approval is granted only by its typed confirmation (`confirm <target>`, with
+//!   the verb of its most destructive action if any), never by assent.
 //! - Anything else is simply the operator's next message.
 //!
 //! The UI's button takes the same path with channel `ui` and no text ([`approve_plan`]).
@@ -19,7 +20,8 @@ use nomos_types::{Approval, Channel, Execution, WaitingFor, WindowKind};
 use super::chat::Role;
 use super::transcript::Transcript;
 use crate::actuate::{Actuator, Decision};
-use crate::policy::{is_assent, is_assent_to, typed_confirmation, ConfirmTarget};
+use crate::plan::StepStatus;
+use crate::policy::{judge_reply, ConfirmTarget, Proposal, Step};
 use crate::{Engine, Result};
 
 /// What an operator's message decided.
@@ -40,27 +42,30 @@ impl Granted {
     }
 }
 
-/// What an assent or a typed confirmation must match for `slug` (see
-/// [`crate::actuate::target::confirm_target`]); just the slug when the graph does not know it.
-async fn confirm_target(engine: &Engine, slug: &str, command: Option<&str>) -> Result<ConfirmTarget> {
+/// How a reply may name `slug` (see [`crate::actuate::target::confirm_target`]); just the slug
+/// when the graph does not know it.
+async fn confirm_target(engine: &Engine, slug: &str) -> Result<ConfirmTarget> {
     let mut conn = engine.store().pool().acquire().await?;
     Ok(match crate::actuate::target::target_entity(&mut conn, slug).await {
-        Ok(e) => crate::actuate::target::confirm_target(&e, command),
-        Err(_) => {
-            let target = ConfirmTarget::new(slug);
-            match command {
-                Some(c) => target.for_command(c),
-                None => target,
-            }
-        }
+        Ok(e) => crate::actuate::target::confirm_target(&e, None),
+        Err(_) => ConfirmTarget::new(slug),
     })
+}
+
+/// A step of the proposal on `slug` (when known) running `command` (when known).
+async fn step(engine: &Engine, slug: Option<&str>, command: Option<&str>) -> Result<Step> {
+    let target = match slug {
+        Some(s) => Some(confirm_target(engine, s).await?),
+        None => None,
+    };
+    Ok(Step::new(target, command))
 }
 
 /// Whether the task's plan still waits for the operator: it has steps not begun, and no assent
 /// window of the task is open (none was opened yet, or it ran out). A turn that ends in text then
 /// waits for the plan, so the operator's yes to it is still read as assent.
 pub(crate) async fn plan_waits(engine: &Engine, task: &str) -> Result<bool> {
-    if !engine.plan(task).await?.iter().any(|s| s.status == crate::plan::StepStatus::Pending) {
+    if !engine.plan(task).await?.iter().any(|s| s.status == StepStatus::Pending) {
         return Ok(false);
     }
     let mut conn = engine.store().pool().acquire().await?;
@@ -129,26 +134,28 @@ pub async fn on_operator_message(engine: &Engine, actuator: &Actuator, task: &st
         return Ok(Granted::default());
     }
     let approvals = last_turn_approvals(engine, actuator, task).await?;
-    let mut targets = Vec::new();
-    for step in engine.plan(task).await? {
-        if let Some(slug) = step.target.as_deref() {
-            targets.push(confirm_target(engine, slug, None).await?);
-        }
+    // What the message answers: the plan's steps not begun, then the approvals waiting.
+    let mut steps = Vec::new();
+    for s in engine.plan(task).await?.iter().filter(|s| s.status == StepStatus::Pending) {
+        steps.push(step(engine, s.target.as_deref(), s.command.as_deref()).await?);
     }
-    let mut confirmations = Vec::with_capacity(approvals.len());
+    let first_approval = steps.len();
     for a in &approvals {
-        let target = confirm_target(engine, &a.target, Some(&a.command)).await?;
-        confirmations.push(target.clone());
-        targets.push(target);
+        steps.push(step(engine, Some(&a.target), Some(&a.command)).await?);
     }
-    let assent = is_assent(message) || targets.iter().any(|t| is_assent_to(message, t));
+    let judged = judge_reply(message, &Proposal::new(steps));
+    let assent = judged.assent;
     let decision = Decision::by_operator(Channel::Chat, Some(message.to_string()));
     let mut granted = Granted::default();
     if assent {
         open_assent_window(actuator, task, &decision, &mut granted).await;
     }
-    for (a, target) in approvals.iter().zip(&confirmations) {
-        let grants = if a.requires_confirmation { typed_confirmation(message, target) } else { assent };
+    for (i, a) in approvals.iter().enumerate() {
+        let grants = if a.requires_confirmation {
+            judged.typed_confirmation && judged.covers.contains(&(first_approval + i))
+        } else {
+            assent
+        };
         if grants {
             approve(actuator, a, &decision, &mut granted).await;
         } else if assent {

@@ -104,6 +104,9 @@ pub struct PlanStep {
     pub status: StepStatus,
     pub execution_id: Option<String>,
     pub target: Option<String>,
+    /// The shell command the step runs, when it runs one.
+    #[serde(default)]
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -283,6 +286,7 @@ mod tests {
                 status: StepStatus::Pending,
                 execution_id: None,
                 target: Some("lxc:caddy".into()),
+                command: Some("pct exec 101 -- systemctl restart caddy".into()),
             }],
             questions: Vec::new(),
             messages: vec![MessageRecord {

@@ -84,11 +84,13 @@ fn Plan(plan: Vec<PlanStep>, id: String, waiting: bool, input: OperatorInput) ->
         .into_iter()
         .map(|s| {
             let target = s.target.clone();
+            let command = s.command.clone();
             view! {
                 <li class=format!("step step-{}", s.status) data-testid="plan-step" data-status=s.status.as_str()>
                     <span class="step-state">{s.status.as_str()}</span>
                     <span class="step-title">{s.title}</span>
                     {target.map(|t| view! { <A href=routes::entity(&t) attr:class="link">{t.clone()}</A> })}
+                    {command.map(|c| view! { <code class="step-command" data-testid="plan-step-command">{c}</code> })}
                 </li>
             }
         })
@@ -269,7 +271,15 @@ mod tests {
     use super::*;
 
     fn step(status: StepStatus) -> PlanStep {
-        PlanStep { seq: 1, title: "s".into(), detail: String::new(), status, execution_id: None, target: None }
+        PlanStep {
+            seq: 1,
+            title: "s".into(),
+            detail: String::new(),
+            status,
+            execution_id: None,
+            target: None,
+            command: None,
+        }
     }
 
     #[test]

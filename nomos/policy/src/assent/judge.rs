@@ -1,107 +1,102 @@
-//! Plain assent: a reply made only of the assent vocabulary, in an order that reads as a go-ahead.
+//! Plain assent: a reply made only of consent, filler and references to the proposal itself — its
+//! actions, its targets, the plan — in an order that reads as a go-ahead for all of it.
 
+use super::actions::{self, most_destructive};
 use super::confirm::CONFIRM_WORDS;
-use super::lexicon::{Kind, CARRY_OUT, CONFIRM_VERBS, PHRASES, TARGET_PREPOSITIONS, WITHHOLDING};
-use super::text::{contains_phrase, doubtful, fold, squeeze, words_only};
-use super::ConfirmTarget;
+use super::lexicon::{refuses, Kind, PHRASES, TARGET_PREPOSITIONS, WITHHOLDING};
+use super::text::{contains_phrase, doubtful, fold, has_format_characters, squeeze, words_only};
+use super::Proposal;
 
-/// Whether `message` approves what was just proposed; `target`, when known, is the step's own
-/// target, which the reply may name.
-pub(super) fn assent(message: &str, target: Option<&ConfirmTarget>) -> bool {
+/// Whether `message` approves the whole of `proposal`.
+pub(super) fn assent(message: &str, proposal: &Proposal) -> bool {
+    if has_format_characters(message) {
+        return false;
+    }
     let folded = fold(message);
     if doubtful(&folded) {
         return false;
     }
     let Some(words) = words_only(&folded) else { return false };
     let words: Vec<String> = words.iter().map(|w| squeeze(w)).collect();
-    let targets: Vec<Vec<String>> =
-        target.map(|t| t.names().iter().map(|n| n.iter().map(|w| squeeze(w)).collect()).collect()).unwrap_or_default();
-    let Some(kinds) = cover(&words, target, &targets) else { return false };
-    !withheld(&words, &kinds)
-        && reads_as_go_ahead(&kinds)
-        && keeps_to_the_plan(&words, &kinds, target)
-        && confirm_stands_alone(&words, &kinds, target)
-        && target.is_none_or(|t| verbs_are_its_own(&words, &kinds, t))
+    let Some(covered) = cover(&words, proposal) else { return false };
+    !withheld(&words, &covered)
+        && reads_as_go_ahead(&covered)
+        && keeps_to_the_plan(&covered, proposal)
+        && confirm_stands_alone(&words, &covered, proposal)
+        && names_the_proposals_actions(&covered, proposal)
+        && names_every_target_or_none(&covered, proposal)
+        && (proposal.steps.len() <= 1 || !covered.iter().any(|c| c.kind == Kind::Part))
 }
 
-/// The words of a phrase, spaced.
-fn phrase(words: &[String], c: &Covered) -> String {
-    words[c.start..c.start + c.len].join(" ")
-}
-
-/// A verb of the plan approves the step only when it acts on it: a verb with nothing after it adds
-/// a step ("yes; reboot") unless it is the step's own ("yes, destroy" to `pct destroy`); on the
-/// plan itself or its parts only a verb that carries it out ([`CARRY_OUT`]) approves it — any other
-/// edits or cancels it ("ok, update the plan", "sure, delete the plan"); any verb on "all" or
-/// "everything" widens the step ("yes, destroy everything").
-fn keeps_to_the_plan(words: &[String], covered: &[Covered], target: Option<&ConfirmTarget>) -> bool {
-    covered.iter().enumerate().filter(|(_, c)| c.kind == Kind::Verb).all(|(i, c)| {
-        let verb = phrase(words, c);
-        match covered.get(i + 1).map(|n| n.kind) {
-            Some(Kind::Object | Kind::Target) => true,
-            Some(Kind::Plan) => CARRY_OUT.contains(&verb.as_str()),
-            Some(Kind::All) => false,
-            _ => target.is_some_and(|t| t.accepts_verb(&verb)),
-        }
-    })
-}
-
-/// "confirm" (an order, unlike the statement "confirmed") approves only alone ("yes, confirm") or
-/// as the typed form for the step ("confirm caddy", "confirm destroy 101"); followed by anything
-/// else it asks for or states something ("confirm pls", "confirm asap", "confirm caddy backup").
-fn confirm_stands_alone(words: &[String], covered: &[Covered], target: Option<&ConfirmTarget>) -> bool {
-    let is_confirm = |c: &Covered| c.kind == Kind::Do && CONFIRM_WORDS.iter().any(|w| w.join(" ") == phrase(words, c));
-    covered.iter().enumerate().filter(|(_, c)| is_confirm(c)).all(|(i, _)| {
-        let rest: Vec<Kind> = covered[i + 1..].iter().map(|c| c.kind).collect();
-        let its_verb = || target.is_some_and(|t| t.accepts_verb(&words[covered[i + 1].start]));
-        match rest.as_slice() {
-            [] | [Kind::Target] => true,
-            [Kind::Verb, Kind::Target] => its_verb(),
-            _ => false,
-        }
-    })
-}
-
-/// A reply that names an action of the confirmation verbs names the step's own: "yes, reboot it"
-/// does not approve a restart (as a typed confirmation must name the action's verb, too).
-fn verbs_are_its_own(words: &[String], covered: &[Covered], target: &ConfirmTarget) -> bool {
-    covered.iter().filter(|c| c.kind == Kind::Verb && c.len == 1).all(|c| {
-        let verb = &words[c.start];
-        !CONFIRM_VERBS.iter().any(|forms| forms.contains(&verb.as_str())) || target.accepts_verb(verb)
-    })
-}
-
-/// One phrase of a reply: its kind and where its words are.
-#[derive(Debug, Clone, Copy)]
+/// One phrase of a reply: its kind, where its words are, and what of the proposal it names.
+#[derive(Debug, Clone)]
 struct Covered {
     kind: Kind,
     start: usize,
     len: usize,
+    /// For a verb: the base of the action it names (`None`: a verb that carries out whatever was
+    /// proposed, "run", "apply").
+    verb: Option<&'static str>,
+    /// For a target: the steps on it.
+    steps: Vec<usize>,
 }
 
-/// Splits `words` into vocabulary phrases (with the step's target and verbs, when known), longest
-/// first at each place; `None` when a word is not part of any.
-fn cover(words: &[String], target: Option<&ConfirmTarget>, targets: &[Vec<String>]) -> Option<Vec<Covered>> {
+impl Covered {
+    fn phrase(&self, words: &[String]) -> String {
+        words.get(self.start..self.start + self.len).unwrap_or_default().join(" ")
+    }
+}
+
+/// Splits `words` into phrases — the vocabulary's, the verbs of actions, the proposal's targets —
+/// longest first at each place; `None` when a word is part of none.
+fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
+    // Each target's names, with the steps on it.
+    let mut targets: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for (i, step) in proposal.steps.iter().enumerate() {
+        for name in step.target.iter().flat_map(|t| t.names()) {
+            let name: Vec<String> = name.iter().map(|w| squeeze(w)).collect();
+            match targets.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, steps)) => steps.push(i),
+                None => targets.push((name, vec![i])),
+            }
+        }
+    }
     let mut out = Vec::new();
     let mut at = 0;
     while at < words.len() {
-        let rest = &words[at..];
-        let phrase =
-            PHRASES.iter().filter(|(p, _)| starts_with(rest, p.split(' '))).map(|(p, k)| (p.split(' ').count(), *k));
-        // The step's own verbs are verbs of the plan, whatever the vocabulary lists.
-        let its_verb = target.filter(|t| rest.first().is_some_and(|w| t.accepts_verb(w))).map(|_| (1, Kind::Verb));
-        let named = targets.iter().flat_map(|t| {
-            let bare = starts_with(rest, t.iter().map(String::as_str)).then_some(t.len());
-            let after_preposition = TARGET_PREPOSITIONS
-                .iter()
-                .filter(|p| rest.first().is_some_and(|w| w == *p))
-                .filter(|_| starts_with(&rest[1..], t.iter().map(String::as_str)))
-                .map(|_| t.len() + 1);
-            bare.into_iter().chain(after_preposition).map(|n| (n, Kind::Target))
-        });
-        let (len, kind) = phrase.chain(its_verb).chain(named).max_by_key(|(n, _)| *n)?;
-        out.push(Covered { kind, start: at, len });
-        at += len;
+        let rest = words.get(at..).unwrap_or_default();
+        let mut best: Option<Covered> = None;
+        let mut offer = |c: Covered| {
+            if best.as_ref().is_none_or(|b| c.len > b.len) {
+                best = Some(c);
+            }
+        };
+        for (p, kind) in PHRASES.iter().filter(|(p, _)| starts_with(rest, p.split(' '))) {
+            offer(Covered { kind: *kind, start: at, len: p.split(' ').count(), verb: None, steps: Vec::new() });
+        }
+        for spelled in actions::spellings().filter(|s| starts_with(rest, s.split(' '))) {
+            let verb = actions::reply_verb(spelled);
+            offer(Covered { kind: Kind::Verb, start: at, len: spelled.split(' ').count(), verb, steps: Vec::new() });
+        }
+        // A target whose name is also a verb or a word of the vocabulary (`lxc:restore`, `vm:backup`)
+        // is read as the target: naming it is no action.
+        for (name, steps) in &targets {
+            let bare = starts_with(rest, name.iter().map(String::as_str)).then_some(name.len());
+            let after_preposition = rest
+                .split_first()
+                .filter(|(p, tail)| {
+                    TARGET_PREPOSITIONS.contains(&p.as_str()) && starts_with(tail, name.iter().map(String::as_str))
+                })
+                .map(|_| name.len() + 1);
+            for len in bare.into_iter().chain(after_preposition) {
+                if best.as_ref().is_none_or(|b| len >= b.len) {
+                    best = Some(Covered { kind: Kind::Target, start: at, len, verb: None, steps: steps.clone() });
+                }
+            }
+        }
+        let found = best?;
+        at += found.len;
+        out.push(found);
     }
     Some(out)
 }
@@ -117,41 +112,180 @@ fn starts_with<'a>(words: &[String], phrase: impl Iterator<Item = &'a str>) -> b
     n > 0
 }
 
-/// A withholding word or phrase anywhere. A vocabulary phrase that spells out consent with a
-/// negation in it ("no objections") is read as one unit, not word by word.
+/// A withholding word or phrase anywhere, or a refusal in any inflection ("stopping",
+/// "cancelled"). A vocabulary phrase that spells out consent with a negation in it ("no
+/// objections"), or an action in words that withhold alone ("roll back"), is read as one unit,
+/// not word by word.
 fn withheld(words: &[String], covered: &[Covered]) -> bool {
     let mut read: Vec<String> = Vec::new();
     for c in covered {
-        let phrase = &words[c.start..c.start + c.len];
-        if c.kind == Kind::Yes && c.len > 1 && WITHHOLDING.iter().any(|w| contains_phrase(phrase, w)) {
+        let phrase = words.get(c.start..c.start + c.len).unwrap_or_default();
+        let unit = matches!(c.kind, Kind::Yes | Kind::Verb) && c.len > 1;
+        if unit && WITHHOLDING.iter().any(|w| contains_phrase(phrase, w)) {
             read.push(String::new());
         } else {
             read.extend_from_slice(phrase);
         }
     }
-    WITHHOLDING.iter().any(|w| contains_phrase(&read, w))
+    WITHHOLDING.iter().any(|w| contains_phrase(&read, w)) || read.iter().any(|w| refuses(w))
 }
 
 /// The order of the phrases: some consent; objects only after an order or a verb, and an order
-/// that needs one has one; "just" only before an order or a verb; "now" only next to an order, a
-/// verb, an object or the target; nothing cut off after "and" or "so".
+/// that needs one has one; "just" only right before an order (before a verb or an object it
+/// narrows the plan: "just restart it", "just the first step"); "now" only next to an order, a
+/// verb, an object or a target; a word that leads on ("and", "and then") only before more consent
+/// or what it acts on — cut off, what it led to is missing.
 fn reads_as_go_ahead(kinds: &[Covered]) -> bool {
     let kind = |i: Option<usize>| i.and_then(|i| kinds.get(i)).map(|c| c.kind);
-    kinds.iter().any(|c| matches!(c.kind, Kind::Yes | Kind::Do | Kind::DoWith))
+    // An order to carry out the plan is consent too ("apply the changes", "run the remaining steps").
+    let carry_out = |i: usize| {
+        kinds.get(i).is_some_and(|c| c.kind == Kind::Verb && c.verb.is_none())
+            && matches!(kind(Some(i + 1)), Some(Kind::Plan | Kind::Part))
+    };
+    (kinds.iter().any(|c| matches!(c.kind, Kind::Yes | Kind::Do | Kind::DoWith)) || (0..kinds.len()).any(carry_out))
         && kinds.iter().enumerate().all(|(i, c)| {
             let before = kind(i.checked_sub(1));
             let after = kind(Some(i + 1));
             match c.kind {
-                Kind::Object | Kind::Plan | Kind::All => matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
-                Kind::DoWith => matches!(after, Some(Kind::Object | Kind::Plan | Kind::All | Kind::Target)),
-                Kind::Just => matches!(after, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
-                Kind::Now => {
-                    matches!(before, Some(Kind::Do | Kind::Verb | Kind::Object | Kind::Plan | Kind::All | Kind::Target))
-                        || matches!(after, Some(Kind::Do | Kind::DoWith | Kind::Verb))
+                Kind::Object | Kind::Plan | Kind::Part | Kind::All => {
+                    matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb))
                 }
-                Kind::Link => after.is_some(),
+                Kind::DoWith => {
+                    matches!(after, Some(Kind::Object | Kind::Plan | Kind::Part | Kind::All | Kind::Target))
+                }
+                Kind::Just => matches!(after, Some(Kind::Do | Kind::DoWith)),
+                Kind::Now => {
+                    matches!(
+                        before,
+                        Some(Kind::Do | Kind::Verb | Kind::Object | Kind::Plan | Kind::Part | Kind::All | Kind::Target)
+                    ) || matches!(after, Some(Kind::Do | Kind::DoWith | Kind::Verb))
+                }
+                Kind::Link => {
+                    matches!(after, Some(Kind::Yes | Kind::Do | Kind::DoWith | Kind::Verb | Kind::Just | Kind::Target))
+                }
                 Kind::Vocative => before.is_some() && after.is_none(),
                 _ => true,
             }
         })
+}
+
+/// A verb acts on the proposal: followed by an object or a target it names what was proposed;
+/// with nothing after it, it must be one of the proposal's own actions ("yes, destroy" to `pct
+/// destroy`), else it adds a step ("yes; reboot"); on the plan or its parts only a verb that
+/// carries it out approves it ("apply the changes") — any other edits or cancels it ("update the
+/// plan", "delete the plan"); any verb on "all" or "everything" widens it ("destroy everything").
+fn keeps_to_the_plan(covered: &[Covered], proposal: &Proposal) -> bool {
+    covered.iter().enumerate().filter(|(_, c)| c.kind == Kind::Verb).all(|(i, c)| {
+        let carries_out = c.verb.is_none();
+        match covered.get(i + 1).map(|n| n.kind) {
+            Some(Kind::Object | Kind::Target) => true,
+            Some(Kind::Plan | Kind::Part) => carries_out,
+            Some(Kind::All) => false,
+            _ => carries_out || c.verb.is_some_and(|v| proposes(proposal, v)),
+        }
+    })
+}
+
+/// Whether some step of the proposal takes the action `verb`.
+fn proposes(proposal: &Proposal, verb: &str) -> bool {
+    proposal.steps.iter().flat_map(|s| &s.actions).any(|a| actions::names(verb, a.verb))
+}
+
+/// Every action a reply names is one the proposal takes, and a reply that names actions names,
+/// for each step, its most destructive one: "yes, stop it" does not approve `qm stop 300 && qm
+/// destroy 300`, and "ok, rebuild it" does not approve a restart.
+fn names_the_proposals_actions(covered: &[Covered], proposal: &Proposal) -> bool {
+    let named: Vec<&'static str> = covered.iter().filter_map(|c| c.verb).collect();
+    if named.is_empty() {
+        return true;
+    }
+    named.iter().all(|v| proposes(proposal, v))
+        && proposal
+            .steps
+            .iter()
+            .filter(|s| !s.actions.is_empty())
+            .all(|s| most_destructive(&s.actions).iter().any(|top| named.iter().any(|v| actions::names(v, top))))
+}
+
+/// A reply that names targets names every target of the proposal: naming one of two approves
+/// neither ("yes, restart caddy" to a plan for caddy and nginx asks again).
+fn names_every_target_or_none(covered: &[Covered], proposal: &Proposal) -> bool {
+    let named: Vec<usize> = covered.iter().filter(|c| c.kind == Kind::Target).flat_map(|c| c.steps.clone()).collect();
+    named.is_empty() || proposal.steps.iter().enumerate().all(|(i, s)| s.target.is_none() || named.contains(&i))
+}
+
+/// "confirm" (an order, unlike the statement "confirmed") approves only alone ("yes, confirm") or
+/// as the typed form for a target ("confirm caddy", "confirm destroy 101"); followed by anything
+/// else it asks for or states something ("confirm pls", "confirm asap", "confirm caddy backup").
+fn confirm_stands_alone(words: &[String], covered: &[Covered], proposal: &Proposal) -> bool {
+    let is_confirm = |c: &Covered| c.kind == Kind::Do && CONFIRM_WORDS.iter().any(|w| w.join(" ") == c.phrase(words));
+    covered.iter().enumerate().filter(|(_, c)| is_confirm(c)).all(|(i, _)| {
+        let rest = covered.get(i + 1..).unwrap_or_default();
+        match rest {
+            [] => true,
+            [t] => t.kind == Kind::Target,
+            [v, t] => {
+                v.kind == Kind::Verb
+                    && t.kind == Kind::Target
+                    && t.steps.iter().any(|s| {
+                        let said = words.get(v.start).map(String::as_str).unwrap_or_default();
+                        proposal
+                            .steps
+                            .get(*s)
+                            .and_then(|s| s.target.as_ref())
+                            .is_some_and(|target| v.len == 1 && target.accepts_verb(said))
+                    })
+            }
+            _ => false,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ConfirmTarget, Step};
+    use super::*;
+
+    fn plan(steps: &[(&str, &str)]) -> Proposal {
+        Proposal::new(
+            steps
+                .iter()
+                .map(|(slug, command)| {
+                    let name = slug.split(':').nth(1).unwrap_or_default();
+                    Step::new(Some(ConfirmTarget::new(*slug).with_name(name)), Some(command))
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_go_ahead_is_for_the_whole_proposal() {
+        let two = plan(&[("lxc:caddy", "systemctl restart caddy"), ("lxc:nginx", "systemctl restart nginx")]);
+        for yes in ["yes", "go ahead", "yes, restart them", "ok, restart caddy and nginx", "lgtm \u{1F44D}"] {
+            assert!(assent(yes, &two), "{yes:?}");
+        }
+        for no in [
+            "yes, restart caddy",
+            "ok, rebuild it",
+            "just restart it",
+            "go ahead and then",
+            "yes, do the next step",
+            "ok, reboot them",
+            "yes \u{202E}",
+            "stopping is fine, go ahead",
+        ] {
+            assert!(!assent(no, &two), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn a_reply_naming_actions_names_the_worst_of_each_step() {
+        let compound = plan(&[("vm:app", "qm stop 300 && qm destroy 300")]);
+        assert!(assent("yes, destroy it", &compound));
+        assert!(!assent("yes, migrate it", &compound));
+        assert!(!assent("ok, restart it", &compound));
+        let snapshot = plan(&[("lxc:web", "pct delsnapshot 105 pre-migrate")]);
+        assert!(!assent("yes, migrate it", &snapshot));
+        assert!(assent("yes, delete it", &snapshot));
+    }
 }

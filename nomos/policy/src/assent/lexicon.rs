@@ -39,13 +39,17 @@ pub(super) enum Kind {
     Do,
     /// An order that needs its object ("go ahead with", "proceed with"): cut off, it says nothing.
     DoWith,
-    /// A verb of the plan ("restart", "apply"): no consent by itself.
+    /// A verb: one that carries out whatever was proposed ("run", "apply"), or an action's
+    /// ("restart", "destroy"), which must be one the proposal takes. No consent by itself.
     Verb,
     /// What a verb or an order acts on, by pronoun ("it", "them").
     Object,
-    /// The plan itself or its parts ("the plan", "the remaining steps"): a verb that discards
-    /// ([`CONFIRM_VERBS`], "clean up") cancels the plan rather than approving it.
+    /// The plan itself or all its remaining parts ("the plan", "the remaining steps"): only a verb
+    /// that carries it out approves it; any other edits or cancels it ("delete the plan").
     Plan,
+    /// One part of the plan ("the next step", "this change"): the whole of it only when the
+    /// proposal has one step.
+    Part,
     /// Everything ("all", "everything"): after an order it is every step ("do all"); after a verb
     /// it widens the step's scope ("destroy everything").
     All,
@@ -54,7 +58,8 @@ pub(super) enum Kind {
     /// "just": only right before an order or a verb ("just do it"); before an object it narrows the
     /// plan ("just the next step").
     Just,
-    /// Words that lead on to more ("and", "so"): never last, where what they led to is missing.
+    /// Words that lead on to more ("and", "so", "and then"): only before more consent or a verb;
+    /// cut off, what they led to is missing.
     Link,
     /// Politeness and filler.
     Filler,
@@ -116,27 +121,21 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("you can go ahead", Kind::Do), ("feel free", Kind::Do),
     ("proced", Kind::Do), ("procede", Kind::Do), ("procced", Kind::Do), ("go ahed", Kind::Do),
     ("go ahaed", Kind::Do), ("go ahea", Kind::Do), ("goahed", Kind::Do), ("do itt", Kind::Do), ("doit", Kind::Do),
-    // Verbs of a plan.
-    ("restart", Kind::Verb), ("reboot", Kind::Verb), ("start", Kind::Verb), ("apply", Kind::Verb),
-    ("update", Kind::Verb), ("upgrade", Kind::Verb), ("install", Kind::Verb), ("run", Kind::Verb),
-    ("deploy", Kind::Verb), ("fix", Kind::Verb), ("migrate", Kind::Verb), ("move", Kind::Verb),
-    ("snapshot", Kind::Verb), ("backup", Kind::Verb), ("delete", Kind::Verb), ("remove", Kind::Verb),
-    ("destroy", Kind::Verb), ("clean up", Kind::Verb), ("renew", Kind::Verb), ("reload", Kind::Verb),
-    ("enable", Kind::Verb), ("disable", Kind::Verb), ("create", Kind::Verb), ("add", Kind::Verb),
-    ("resize", Kind::Verb), ("retry", Kind::Verb), ("launch", Kind::Verb), ("rebuild", Kind::Verb),
-    ("carry out", Kind::Verb),
+    // Verbs that carry out whatever was proposed; actions' verbs come from the proposal's commands.
+    ("run", Kind::Verb), ("apply", Kind::Verb), ("carry out", Kind::Verb), ("retry", Kind::Verb),
     // What they act on.
     ("it", Kind::Object), ("that", Kind::Object), ("this", Kind::Object), ("them", Kind::Object),
     ("those", Kind::Object), ("these", Kind::Object), ("all", Kind::All), ("all of it", Kind::All),
-    ("all of them", Kind::All), ("everything", Kind::All), ("the plan", Kind::Plan),
+    ("all of them", Kind::Object), ("them all", Kind::Object), ("both", Kind::Object), ("both of them", Kind::Object),
+    ("everything", Kind::All), ("the plan", Kind::Plan),
     ("the whole plan", Kind::Plan), ("this plan", Kind::Plan), ("that plan", Kind::Plan),
     ("the steps", Kind::Plan), ("these steps", Kind::Plan), ("all steps", Kind::Plan),
-    ("all the steps", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Plan),
-    ("this step", Kind::Plan), ("the next step", Kind::Plan), ("the remaining steps", Kind::Plan),
+    ("all the steps", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Part),
+    ("this step", Kind::Part), ("the next step", Kind::Part), ("the remaining steps", Kind::Plan),
     ("the rest", Kind::Plan), ("the rest of it", Kind::Plan), ("the rest of the steps", Kind::Plan),
-    ("the rest of the plan", Kind::Plan), ("the change", Kind::Plan), ("the changes", Kind::Plan),
-    ("this change", Kind::Plan), ("these changes", Kind::Plan), ("the fix", Kind::Plan),
-    ("the update", Kind::Plan), ("the updates", Kind::Plan), ("the upgrade", Kind::Plan),
+    ("the rest of the plan", Kind::Plan), ("the change", Kind::Part), ("the changes", Kind::Plan),
+    ("this change", Kind::Part), ("these changes", Kind::Plan), ("the fix", Kind::Part),
+    ("the update", Kind::Part), ("the updates", Kind::Plan), ("the upgrade", Kind::Part),
     ("the upgrades", Kind::Plan),
     // Timing that means at once.
     ("now", Kind::Now), ("right now", Kind::Now), ("right away", Kind::Now), ("asap", Kind::Now),
@@ -146,7 +145,8 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("please", Kind::Filler), ("pls", Kind::Filler), ("plz", Kind::Filler), ("thanks", Kind::Filler),
     ("thank you", Kind::Filler), ("thanks a lot", Kind::Filler), ("many thanks", Kind::Filler),
     ("thx", Kind::Filler), ("ty", Kind::Filler), ("tysm", Kind::Filler), ("tyvm", Kind::Filler), ("ta", Kind::Filler),
-    ("cheers", Kind::Filler), ("and", Kind::Link), ("so", Kind::Link), ("then", Kind::Filler),
+    ("cheers", Kind::Filler), ("and", Kind::Link), ("so", Kind::Link), ("and then", Kind::Link), ("so then", Kind::Link),
+    ("and also", Kind::Link), ("then", Kind::Filler),
     ("great", Kind::Filler), ("perfect", Kind::Filler), ("cool", Kind::Filler), ("nice", Kind::Filler),
     ("awesome", Kind::Filler), ("excellent", Kind::Filler), ("good", Kind::Filler), ("fine", Kind::Filler),
     ("hi", Kind::Filler), ("hey", Kind::Filler), ("hello", Kind::Filler), ("sir", Kind::Filler),
@@ -154,69 +154,54 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("as described", Kind::Filler), ("as discussed", Kind::Filler), ("nomos", Kind::Vocative),
 ];
 
-/// The verbs of the vocabulary that carry a plan out: the only ones that approve it when they act on
-/// the plan or its parts ("apply the changes", "run the remaining steps"). Any other verb there
-/// edits or discards it ("update the plan", "delete the plan", "move the next step").
-pub(super) const CARRY_OUT: &[&str] = &["apply", "run", "start", "launch", "deploy", "install", "retry", "carry out"];
-
 /// Words that may stand before a step's own target in a reply ("yes, for caddy").
 pub(super) const TARGET_PREPOSITIONS: &[&str] = &["on", "for"];
 
-/// The verbs a typed confirmation may carry, each with the spellings accepted for it (the verb, and
-/// its -ing form where that is one word). A command's verbs are those of this list it names.
+/// Verbs of refusal, recognised in every inflection ("stopping", "cancelled", "denied", "held"):
+/// a reply that reports or announces one refuses as the bare verb does.
 #[rustfmt::skip]
-pub(super) const CONFIRM_VERBS: &[&[&str]] = &[
-    &["destroy", "destroying"], &["delete", "deleting"], &["remove", "removing"], &["wipe", "wiping"],
-    &["purge", "purging"], &["erase", "erasing"], &["format", "formatting"], &["overwrite", "overwriting"],
-    &["reset", "resetting"], &["rollback"], &["restore", "restoring"], &["stop", "stopping"],
-    &["shutdown"], &["poweroff"], &["halt", "halting"], &["reboot", "rebooting"], &["restart", "restarting"],
-    &["kill", "killing"], &["drop", "dropping"], &["uninstall", "uninstalling"], &["disable", "disabling"],
-    &["mask", "masking"], &["truncate", "truncating"], &["migrate", "migrating"],
+const REFUSAL_VERBS: &[&str] = &[
+    "stop", "wait", "cancel", "abort", "halt", "hold", "pause", "skip", "refuse", "deny", "reject", "veto", "revert",
+    "undo", "forget", "leave", "scratch", "check", "explain", "postpone", "delay", "defer", "decline", "reconsider",
+    "object", "block", "freeze", "rethink", "suspend", "withdraw", "retract", "revoke", "hesitate", "doubt",
+    "worry", "disagree", "disapprove", "forbid", "prohibit", "prevent", "interrupt", "terminate", "drop",
 ];
 
-/// Words that are no name of a target when a message is judged without one: pronouns (personal,
-/// reflexive, indefinite and negative), articles and quantifiers, and words that say when, where,
-/// how or how often. Whole classes are refused by shape too (see `confirm::could_be_a_name`):
-/// adverbs in -ly, -wards and -wise, reflexives in -self and -selves, times and counts (`5pm`,
-/// `2x`, `1st`).
-#[rustfmt::skip]
-pub(super) const NOT_A_NAME: &[&str] = &[
-    // Pronouns, articles and quantifiers.
-    "i", "me", "my", "mine", "you", "your", "yours", "u", "ur", "we", "us", "our", "ours", "they", "them", "their",
-    "theirs", "he", "him", "his", "she", "her", "hers", "it", "its", "it's", "that", "this", "these", "those",
-    "the", "a", "an", "all", "any", "anything", "everything", "something", "nothing", "each", "every", "both",
-    "either", "neither", "some", "most", "many", "much", "few", "several", "whole", "rest", "other", "others",
-    "another", "same", "such", "one", "ones", "everyone", "everybody", "someone", "somebody", "anyone", "anybody",
-    "nobody", "noone", "no-one", "whoever", "whatever", "oneself", "thyself", "yall", "y'all", "folks", "team",
-    "else", "boss", "manager", "mgmt", "management", "supervisor", "colleague", "colleagues", "coworker", "oncall",
-    "on-call",
-    // Where: directions and pointers to other text.
-    "here", "there", "elsewhere", "everywhere", "somewhere", "anywhere", "nowhere", "below", "above", "up",
-    "down", "left", "right", "ahead", "behind", "inside", "outside", "upstairs", "downstairs", "over", "under",
-    "beneath", "beside", "nearby", "away", "abroad", "home", "offline", "online", "onsite", "offsite", "remote",
-    "remotely", "locally", "in-person", "in-line", "inline", "attached", "thread", "channel", "chat", "email",
-    "mail", "ticket", "phone", "call", "slack", "irc", "dm", "pm", "sms", "text", "verbal", "written", "writing",
-    "in-writing",
-    // When and how often.
-    "now", "today", "tonight", "tomorrow", "yesterday", "again", "already", "still", "then", "soon", "soonish",
-    "earlier", "afterward", "afterwards", "later", "next", "last", "first", "second", "third", "final", "finally",
-    "once", "twice", "thrice", "always", "often", "forever", "thereafter", "hereafter", "overnight", "meantime",
-    "anyhow", "somehow", "upon", "sometimes", "anytime", "anyway", "anyways", "too", "also",
-    "as", "well", "asap", "eod", "eow", "eom", "cob", "eta", "tbd", "tba", "morning", "afternoon", "evening",
-    "night", "midnight", "noon", "midday", "weekend", "weekday", "week", "month", "year", "hour", "minute",
-    "moment", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "monday", "tuesday",
-    "wednesday", "thursday", "friday", "saturday", "sunday", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-    "sep", "sept", "oct", "nov", "dec", "january", "february", "march", "april", "may", "june", "july",
-    "august", "september", "october", "november", "december", "2day", "2moro", "2morrow", "2nite", "b4",
-    // How: manner, speed, and what is asked of whom.
-    "fast", "quick", "slow", "hard", "soft", "properly", "manual", "automatic", "auto", "alone", "together",
-    "personally", "individually", "directly", "first-hand", "pls", "plz", "please", "thanks", "thx",
-    "ty", "receipt", "pending", "done", "received", "seen", "read", "noted", "ack", "ok", "okay", "yes",
-    // Prepositions and conjunctions.
-    "of", "in", "on", "at", "by", "for", "from", "with", "via", "per", "into", "onto", "to", "or", "nor", "and",
-    "so", "than", "off", "out", "about", "around", "across", "through", "during", "within", "end", "day",
-    "days", "weeks", "hours", "minutes", "mins", "secs",
-    // Modal and auxiliary verbs.
-    "will", "would", "shall", "should", "can", "could", "might", "must", "did", "do", "does", "am",
-    "is", "are", "was", "were", "be", "been", "have", "has", "had",
+/// Irregular forms of the refusal verbs.
+const REFUSAL_FORMS: &[&str] = &[
+    "held",
+    "left",
+    "forgot",
+    "forgotten",
+    "undid",
+    "undone",
+    "withdrew",
+    "withdrawn",
+    "froze",
+    "frozen",
+    "forbade",
+    "forbidden",
 ];
+
+/// Whether `word` is a refusal verb in some inflection: `-s`, `-es`, `-ed`, `-ing`, `-er`, with
+/// the final consonant doubled or an `e` or `y` restored (`stopping`, `pausing`, `denied`).
+pub(super) fn refuses(word: &str) -> bool {
+    if REFUSAL_VERBS.contains(&word) || REFUSAL_FORMS.contains(&word) {
+        return true;
+    }
+    let mut stems: Vec<String> = Vec::new();
+    for (suffix, restore) in
+        [("ies", "y"), ("ied", "y"), ("ying", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("er", "")]
+    {
+        if let Some(stem) = word.strip_suffix(suffix).filter(|s| s.chars().count() >= 2) {
+            stems.push(format!("{stem}{restore}"));
+            stems.push(format!("{stem}e"));
+            let mut chars: Vec<char> = stem.chars().collect();
+            if chars.len() >= 2 && chars.last() == chars.get(chars.len() - 2) {
+                chars.pop();
+                stems.push(chars.into_iter().collect());
+            }
+        }
+    }
+    stems.iter().any(|s| REFUSAL_VERBS.contains(&s.as_str()))
+}

@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 
+use super::actions;
 use super::lexicon::{Kind, PHRASES};
 use super::*;
 
@@ -13,7 +14,7 @@ fn go_aheads() -> Vec<String> {
         PHRASES.iter().filter(|(_, k)| matches!(k, Kind::Yes | Kind::Do)).map(|(p, _)| p.to_string()).collect();
     all.extend(
         [
-            "yes, restart it",
+            "yes, run it",
             "ok go ahead and run it",
             "carry on with the remaining steps",
             "sure, do it now",
@@ -102,7 +103,7 @@ fn cases() -> impl Strategy<Value = Vec<bool>> {
 }
 
 fn spaces() -> impl Strategy<Value = Vec<&'static str>> {
-    prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t", "\u{A0}", " \u{200B}"]), 1..4)
+    prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t", "\u{A0}", " \u{3000}"]), 1..4)
 }
 
 /// Words that say when, where, how, how often or who, by class: never a target's name in a typed
@@ -228,4 +229,78 @@ proptest! {
         let exact = format!("confirm destroy {}", t.slug);
         prop_assert!(typed_confirmation(&exact, &destroy), "{exact:?}");
     }
+
+    #[test]
+    fn another_actions_verb_never_grants(
+        g in go_ahead(), planned in prop::sample::select(PLANNED), other in prop::sample::select(OTHER_VERBS),
+        shape in prop::sample::select(vec!["{g}, {v} it", "{g} and {v} it", "{v} it, {g}", "{g}; {v}", "{g}, {v} web1"]),
+    ) {
+        let (command, verbs) = planned;
+        let said = actions::reply_verb(other);
+        prop_assume!(!verbs.iter().any(|v| said.is_some_and(|s| actions::names(s, v))));
+        let step = Step::new(Some(ConfirmTarget::new("lxc:web1").with_name("web1")), Some(command));
+        let message = shape.replace("{g}", &g).replace("{v}", other);
+        prop_assert!(!judge(&message, &Proposal::new(vec![step])).assent, "{message:?} to {command:?}");
+    }
+
+    #[test]
+    fn naming_some_targets_of_several_grants_nothing(
+        g in go_ahead(), names in prop::collection::hash_set("[a-z]{2,6}[0-9]{1,2}", 2..5), pick in any::<prop::sample::Index>(),
+        shape in prop::sample::select(vec!["{g} for {t}", "{g}, {t}", "{g} on {t}", "{t}: {g}", "{g} for lxc:{t}"]),
+    ) {
+        let names: Vec<String> = names.into_iter().collect();
+        let steps = names
+            .iter()
+            .map(|n| Step::new(Some(ConfirmTarget::new(format!("lxc:{n}")).with_name(n.clone())), Some("systemctl restart app")))
+            .collect();
+        let proposal = Proposal::new(steps);
+        let some = pick.get(&names);
+        let message = shape.replace("{g}", &g).replace("{t}", some);
+        let judged = judge(&message, &proposal);
+        // A typed confirmation of one target ("confirm web1") covers that target's step alone.
+        prop_assert!(!judged.assent, "{message:?}: {judged:?}");
+        prop_assert!(judged.covers.iter().all(|i| names.get(*i) == Some(some)), "{message:?}: {judged:?}");
+    }
+
+    #[test]
+    fn a_cut_off_go_ahead_grants_nothing(g in go_ahead(), tail in prop::sample::select(vec![" and", " and then", " so", ", and", " & then", " and..."])) {
+        let message = format!("{g}{tail}");
+        prop_assert!(!is_assent(&message), "{message:?}");
+        prop_assert!(!is_assent_to(&message, &ConfirmTarget::new("lxc:web1").for_command("systemctl restart app")), "{message:?}");
+    }
+
+    #[test]
+    fn a_format_character_anywhere_grants_nothing(
+        g in go_ahead(), t in target(), at in any::<prop::sample::Index>(),
+        c in prop::sample::select(vec!['\u{200B}', '\u{200C}', '\u{200D}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}',
+            '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{2060}', '\u{FEFF}',
+            '\u{00AD}', '\u{061C}', '\u{E0041}']),
+    ) {
+        for text in [g.clone(), confirmation_phrase(&t)] {
+            let chars: Vec<char> = text.chars().collect();
+            let i = at.index(chars.len() + 1);
+            let message: String = chars.iter().take(i).chain(std::iter::once(&c)).chain(chars.iter().skip(i)).collect();
+            prop_assert!(!is_assent(&message) && !is_assent_to(&message, &t), "{message:?}");
+            prop_assert!(!typed_confirmation(&message, &t) && !is_typed_confirmation(&message), "{message:?}");
+        }
+    }
 }
+
+/// Commands of a plan and their actions' verbs.
+const PLANNED: &[(&str, &[&str])] = &[
+    ("systemctl restart caddy", &["restart"]),
+    ("pct destroy 101 --purge", &["destroy", "purge"]),
+    ("qm stop 300 && qm destroy 300", &["stop", "destroy"]),
+    ("pct delsnapshot 105 pre-migrate", &["delete"]),
+    ("apt-get upgrade -y", &["upgrade"]),
+    ("zfs rollback rpool/data/vm-100-disk-0@before-restore", &["rollback"]),
+    ("qm migrate 100 pve2 --online", &["migrate"]),
+    ("vzdump 100 --storage backup", &["backup"]),
+];
+
+/// Verbs a reply may use.
+const OTHER_VERBS: &[&str] = &[
+    "restart", "reboot", "destroy", "delete", "remove", "wipe", "purge", "migrate", "restore", "rollback", "upgrade",
+    "install", "shutdown", "format", "reset", "kill", "backup", "snapshot", "start", "reload", "resize", "rebuild",
+    "deploy", "update", "move", "clone", "erase", "drop",
+];

@@ -5,7 +5,10 @@ fn caddy() -> ConfirmTarget {
 }
 
 fn scratch() -> ConfirmTarget {
-    ConfirmTarget::new("lxc:scratch").with_name("scratch").with_pve_id(Some(131))
+    ConfirmTarget::new("lxc:scratch")
+        .with_name("scratch")
+        .with_pve_id(Some(131))
+        .for_command("wipefs -a /dev/pve/scratch")
 }
 
 #[test]
@@ -151,14 +154,9 @@ fn unknown_words_and_second_hand_confirmations_are_not_consent() {
     ] {
         assert!(!is_assent(m), "{m:?}");
     }
-    for m in [
-        "yes, restart it",
-        "ok, go ahead and apply the plan",
-        "Sounds good, thanks!",
-        "lgtm, ship it",
-        "approved",
-        "yes please",
-    ] {
+    assert!(!is_assent("yes, restart it"), "no action is known without a proposal");
+    assert!(is_assent_to("yes, restart it", &caddy().for_command("systemctl restart caddy")));
+    for m in ["ok, go ahead and apply the plan", "Sounds good, thanks!", "lgtm, ship it", "approved", "yes please"] {
         assert!(is_assent(m), "{m:?}");
     }
     for m in [
@@ -220,7 +218,7 @@ fn a_typed_confirmation_may_name_its_target_by_slug() {
     assert!(is_typed_confirmation("confirmed, wipe lxc:scratch"));
     assert!(typed_confirmation("confirmed, wipe lxc:scratch", &scratch()));
     assert!(typed_confirmation("Confirmed, wipe lxc:scratch.", &scratch().with_pve_id(None)));
-    let wait_list = ConfirmTarget::new("vm:wait-list").with_name("wait-list");
+    let wait_list = ConfirmTarget::new("vm:wait-list").with_name("wait-list").for_command("qm destroy 120");
     assert!(typed_confirmation("confirm destroy vm:wait-list", &wait_list));
     // Naming another target, or refusing around the slug, is still no.
     assert!(!typed_confirmation("confirmed, wipe lxc:scratch-old", &scratch()));
@@ -255,8 +253,12 @@ fn typed_confirmation_contracted_negation() {
 /// longer confirms anything.
 #[test]
 fn typed_confirmation_without_a_target() {
-    for m in ["I confirm destroy 135", "confirm lxc:caddy", "Confirmed: pve1.", "CONFIRM WIPE LXC:SCRATCH!"] {
+    for m in ["I confirm destroy 135", "confirm lxc:caddy", "Confirmed: host:pve1.", "CONFIRM WIPE LXC:SCRATCH!"] {
         assert!(is_typed_confirmation(m), "{m:?}");
+    }
+    // A free word is no target: only a slug or an id names one without doubt.
+    for m in ["Confirmed: pve1.", "confirm morgen", "confirmed. disregard", "confirm caddy"] {
+        assert!(!is_typed_confirmation(m), "{m:?}");
     }
     for m in [
         "yes",
@@ -283,8 +285,10 @@ fn typed_confirmation_without_a_target() {
 
 #[test]
 fn destructive_confirmation_must_name_the_target() {
-    assert!(typed_confirmation("I confirm destroying lxc:caddy", &caddy()));
-    assert!(typed_confirmation("confirm: destroy caddy", &caddy()));
+    assert!(typed_confirmation("I confirm destroying lxc:caddy", &caddy_destroy()));
+    assert!(typed_confirmation("confirm: destroy caddy", &caddy_destroy()));
+    // A verb for an action that is not known confirms nothing; the target alone does.
+    assert!(!typed_confirmation("confirm: destroy caddy", &caddy()));
     assert!(typed_confirmation("confirm 101", &caddy()));
     assert!(typed_confirmation("Confirmed, LXC:CADDY.", &caddy().with_pve_id(None)));
     let ha = ConfirmTarget::new("vm:home-assistant").with_name("Home Assistant");
@@ -306,16 +310,26 @@ fn destructive_confirmation_must_name_the_target() {
 #[test]
 fn the_verb_is_the_actions_own() {
     let destroy = caddy().for_command("pct destroy 101 --purge");
-    assert_eq!(destroy.verbs, ["destroy", "purge"]);
+    assert_eq!(destroy.verbs, ["destroy"], "an option names no action");
     assert!(typed_confirmation("confirm destroy lxc:caddy", &destroy));
-    assert!(typed_confirmation("confirm purging caddy", &destroy));
+    assert!(!typed_confirmation("confirm purging caddy", &destroy));
     assert!(!typed_confirmation("confirm stop lxc:caddy", &destroy), "another action's verb");
     assert!(!typed_confirmation("confirm restart lxc:caddy", &destroy));
-    // A command that names no verb of the list is confirmed by the target alone.
-    let rm = caddy().for_command("rm -rf /srv/data");
-    assert!(rm.verbs.is_empty());
+    // A program's name is its action; its paths and names are not.
+    let rm = caddy().for_command("rm -rf /srv/restore");
+    assert_eq!(rm.verbs, ["delete"]);
     assert!(typed_confirmation("confirm lxc:caddy", &rm));
-    assert!(!typed_confirmation("confirm delete lxc:caddy", &rm));
+    assert!(typed_confirmation("confirm delete lxc:caddy", &rm));
+    assert!(!typed_confirmation("confirm restore lxc:caddy", &rm));
+    // A compound command is confirmed by its most destructive action.
+    let both = ConfirmTarget::new("vm:app").with_pve_id(Some(300)).for_command("qm stop 300 && qm destroy 300");
+    assert_eq!(both.verbs, ["destroy"]);
+    assert!(!typed_confirmation("confirm stop 300", &both));
+    assert!(typed_confirmation("confirm destroy 300", &both));
+    assert!(typed_confirmation("confirm 300", &both));
+    let snapshot = ConfirmTarget::new("lxc:web").with_pve_id(Some(105)).for_command("pct delsnapshot 105 pre-migrate");
+    assert!(!typed_confirmation("confirm migrate lxc:web", &snapshot));
+    assert!(typed_confirmation("confirm delete lxc:web", &snapshot));
     assert_eq!(ConfirmTarget::new("host:pve1").for_command("systemctl isolate poweroff.target").verbs, ["poweroff"]);
 }
 
@@ -368,9 +382,13 @@ fn reports_quotes_requests_and_delays_are_no_confirmation() {
         assert!(!typed_confirmation(m, &caddy()), "{m:?}");
         assert!(!is_typed_confirmation(m), "{m:?}");
     }
-    // Look-alikes and invisible characters change nothing.
-    for m in ["ｃｏｎｆｉｒｍ lxc:caddy", "con\u{200B}firm lxc:caddy", "confirm\u{A0}lxc:caddy"] {
+    // Look-alikes and other spaces change nothing; an invisible format character makes the text
+    // judged differ from the text shown, so it confirms nothing.
+    for m in ["ｃｏｎｆｉｒｍ lxc:caddy", "confirm\u{A0}lxc:caddy"] {
         assert!(typed_confirmation(m, &caddy()), "{m:?}");
+    }
+    for m in ["con\u{200B}firm lxc:caddy", "confirm lxc:caddy\u{202E}", "\u{2066}confirm lxc:caddy\u{2069}"] {
+        assert!(!typed_confirmation(m, &caddy()), "{m:?}");
     }
 }
 
@@ -454,7 +472,6 @@ fn plain_go_aheads_are_assent() {
         "ok, that's fine",
         "sure thing",
         "ｙｅｓ",
-        "ye\u{200B}s",
         "go ahead with the plan as proposed",
     ] {
         assert!(is_assent(m), "{m:?}");
@@ -463,12 +480,13 @@ fn plain_go_aheads_are_assent() {
 
 #[test]
 fn a_yes_may_name_the_steps_own_target() {
+    let restart = caddy().for_command("systemctl restart caddy");
     for m in ["yes, restart caddy", "yes, restart lxc:caddy", "yes for caddy", "go ahead on 101", "ok, caddy"] {
-        assert!(is_assent_to(m, &caddy()), "{m:?}");
+        assert!(is_assent_to(m, &restart), "{m:?}");
         assert!(!is_assent(m), "{m:?}");
     }
-    for m in ["yes, restart gitea", "yes, restart lxc:gitea", "yes for caddy-old", "go ahead on 1010"] {
-        assert!(!is_assent_to(m, &caddy()), "{m:?}");
+    for m in ["yes, restart gitea", "yes, restart lxc:gitea", "yes for caddy-old", "go ahead on 1010", "ye\u{200B}s"] {
+        assert!(!is_assent_to(m, &restart), "{m:?}");
     }
     // A target whose name reads as a refusal is still no loophole.
     let wait = ConfirmTarget::new("lxc:wait").with_name("wait");
@@ -524,19 +542,16 @@ fn cancelling_widening_or_adding_a_step_is_not_assent() {
         assert!(!typed_confirmation(m, &caddy_destroy()), "{m:?}");
     }
     // The step's own verb may stand alone, and any verb may act on the step.
-    for m in ["yes, destroy", "yes, destroy it", "ok, purge caddy", "go ahead with everything", "do all"] {
+    for m in ["yes, destroy", "yes, destroy it", "ok, destroy caddy", "go ahead with everything", "do all"] {
         assert!(is_assent_to(m, &caddy_destroy()), "{m:?}");
     }
-    for m in [
-        "yes, restart it",
-        "yes, apply the plan",
-        "ok, carry out the plan",
-        "sure, run the remaining steps",
-        "yes, install the updates",
-        "go ahead with all of them",
-    ] {
+    for m in
+        ["yes, apply the plan", "ok, carry out the plan", "sure, run the remaining steps", "go ahead with all of them"]
+    {
         assert!(is_assent(m), "{m:?}");
     }
+    // Without a proposal no action is known: a verb asks again.
+    assert!(!is_assent("yes, install the updates"));
 }
 
 /// "confirm" followed by anything but the typed form asks for or states something.
@@ -647,19 +662,17 @@ fn without_a_target_the_name_must_be_able_to_name_one() {
         }
     }
     for m in [
-        "confirm caddy",
         "confirm lxc:caddy",
         "confirm 101",
-        "confirm destroy pve1",
-        "confirm web-01",
-        "confirm git.home.arpa",
-        "confirm my_vm",
-        "confirm nextcloud",
-        "confirm caddy-old",
-        "confirm home-assistant",
-        "Confirmed: pve1.",
+        "confirm destroy host:pve1",
+        "confirm dns-record:git.home.arpa",
+        "Confirmed: vm:my_vm.",
     ] {
         assert!(is_typed_confirmation(m), "{m:?}");
+    }
+    // A name alone could be any word: without the target it confirms nothing.
+    for m in ["confirm caddy", "confirm destroy pve1", "confirm web-01", "confirm git.home.arpa", "confirm nextcloud"] {
+        assert!(!is_typed_confirmation(m), "{m:?}");
     }
     // With its real target a name is matched exactly, whatever its shape.
     let monday = ConfirmTarget::new("vm:monday").with_name("monday");

@@ -71,6 +71,21 @@ pub(super) fn fold(message: &str) -> String {
     out
 }
 
+/// Whether the message holds an invisible format character: direction overrides and isolates,
+/// zero-width spaces and joiners, word joiners, soft hyphens, invisible fillers, tags. They make
+/// the text judged differ from the text shown (a right-to-left override turns `yes, on` into
+/// what reads as another reply), so a message holding one decides nothing. Emoji variation
+/// selectors and skin tones are not among them: they only change how a sign is drawn.
+pub(super) fn has_format_characters(message: &str) -> bool {
+    message.chars().any(|c| {
+        matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+    })
+}
+
 /// A question or a hesitation: any question mark, or an ellipsis (`...`, `..`).
 pub(super) fn doubtful(folded: &str) -> bool {
     folded.contains('?') || folded.contains("..")
@@ -92,8 +107,8 @@ pub(super) fn tokens(folded: &str) -> Vec<Token> {
         let chars: Vec<char> = chunk.chars().collect();
         let mut word = String::new();
         for (i, &c) in chars.iter().enumerate() {
-            let between_letters =
-                i > 0 && chars[i - 1].is_alphanumeric() && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+            let between_letters = i.checked_sub(1).and_then(|p| chars.get(p)).is_some_and(|p| p.is_alphanumeric())
+                && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
             if c.is_alphanumeric() || (between_letters && JOINERS.contains(&c)) {
                 word.push(c);
                 continue;
@@ -138,17 +153,14 @@ pub(super) fn is_slug(word: &str) -> bool {
 
 /// Letters repeated more than twice collapse to one ("yesss" is "yes", "noooo" is "no").
 pub(super) fn squeeze(word: &str) -> String {
-    let chars: Vec<char> = word.chars().collect();
     let mut out = String::with_capacity(word.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let mut j = i;
-        while j < chars.len() && chars[j] == chars[i] {
-            j += 1;
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut run = 1;
+        while chars.next_if_eq(&c).is_some() {
+            run += 1;
         }
-        let keep = if j - i > 2 { 1 } else { j - i };
-        out.extend(std::iter::repeat_n(chars[i], keep));
-        i = j;
+        out.extend(std::iter::repeat_n(c, if run > 2 { 1 } else { run }));
     }
     out
 }

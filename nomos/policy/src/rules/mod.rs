@@ -144,6 +144,12 @@ pub(crate) fn quoted_words(text: &str) -> Vec<String> {
 
 /// Judges one program invocation. `name` is the word as written, `args` what follows it.
 pub(crate) fn program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin) {
+    let (mark, first) = (an.mark(), an.invocations_so_far());
+    judge_program(an, name, args, stdin);
+    an.note_invocation(identity(name).0, args, mark, first);
+}
+
+fn judge_program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin) {
     // An init script is the service it starts and stops: `/etc/init.d/ssh stop` is `service ssh stop`.
     if let Some(script) = name.strip_prefix("/etc/init.d/").filter(|s| !s.is_empty() && !s.contains('/')) {
         let mut words = vec![Arg::Static(script.to_string())];

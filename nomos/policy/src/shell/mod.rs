@@ -162,6 +162,20 @@ pub(crate) struct Analysis<'p> {
     deadline: std::time::Instant,
     /// The deadline passed (reported once).
     overdue: bool,
+    /// Every program invocation judged, when asked for ([`Analysis::recording`]): what a chat reply
+    /// or a typed confirmation may name as the command's actions.
+    invocations: Option<Vec<Invocation>>,
+}
+
+/// One program run by a command, as the analysis saw it: its name, its words known before it runs
+/// (options and operands, in order), and the highest level found while judging it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    pub(crate) program: String,
+    pub(crate) words: Vec<String>,
+    pub(crate) risk: Risk,
+    /// The invocations judged while judging this one (what a wrapper or a shell runs), by index.
+    pub(crate) inner: std::ops::Range<usize>,
 }
 
 impl<'p> Analysis<'p> {
@@ -192,7 +206,36 @@ impl<'p> Analysis<'p> {
             folding: std::cell::Cell::new(0),
             deadline: std::time::Instant::now() + ANALYSIS_BUDGET,
             overdue: false,
+            invocations: None,
         }
+    }
+
+    /// Keeps every program invocation judged from now on (see [`Analysis::invocations`]).
+    pub(crate) fn recording(mut self) -> Self {
+        self.invocations = Some(Vec::new());
+        self
+    }
+
+    /// How many invocations are recorded so far.
+    pub(crate) fn invocations_so_far(&self) -> usize {
+        self.invocations.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Notes that `program` ran with `args`, judged since `mark`, the invocations from `first` on
+    /// being judged within it (when recording).
+    pub(crate) fn note_invocation(&mut self, program: &str, args: &[Arg], mark: usize, first: usize) {
+        let risk = self.max_since(mark).unwrap_or(Risk::ConfigMutation);
+        if let Some(list) = self.invocations.as_mut() {
+            // The words before the first one computed at run time: enough to say what it does.
+            let words = args.iter().map_while(Arg::as_static).take(8).map(str::to_string).collect();
+            let inner = first..list.len();
+            list.push(Invocation { program: program.to_string(), words, risk, inner });
+        }
+    }
+
+    /// The invocations recorded, in the order they were judged.
+    pub(crate) fn invocations(&self) -> &[Invocation] {
+        self.invocations.as_deref().unwrap_or(&[])
     }
 
     /// Whether the time for the analysis is up; the first time, the verdict becomes destructive.

@@ -7,7 +7,7 @@ use sqlx::SqliteConnection;
 use crate::actuate::db::{settings, windows};
 use crate::actuate::target::{confirm_target, Target};
 use crate::actuate::Decision;
-use crate::policy::{confirmation_phrase, is_assent_to, typed_confirmation};
+use crate::policy::{confirmation_phrase, judge_reply, typed_confirmation, Proposal, Step};
 use crate::{Error, Result};
 
 /// What lets an execution run, as recorded in its `granted_by`.
@@ -88,9 +88,10 @@ pub(super) fn check_approval_message(approval: &Approval, target: &Target, decis
                 confirmation_phrase(&confirm)
             )));
         }
-    } else if decision.channel == Channel::Chat
-        && !(is_assent_to(message, &confirm) || typed_confirmation(message, &confirm))
-    {
+    } else if decision.channel == Channel::Chat && {
+        let judged = judge_reply(message, &Proposal::new(vec![Step::new(Some(confirm), Some(&approval.command))]));
+        !(judged.assent || judged.typed_confirmation)
+    } {
         return Err(Error::Invalid("that message does not approve anything".into()));
     }
     Ok(())

@@ -42,6 +42,10 @@ struct StepArg {
     /// The entity slug it changes, e.g. `lxc:web`.
     #[serde(default)]
     target: Option<String>,
+    /// The shell command it runs, exactly as it will be run (the operator's go-ahead is judged
+    /// against it); omit for a step that runs none.
+    #[serde(default)]
+    command: Option<String>,
 }
 
 /// The arguments of `propose_plan`.
@@ -216,7 +220,7 @@ async fn propose_plan(engine: &Engine, task: &str, call: &ToolCall) -> Result<To
     let steps: Vec<NewStep> = args
         .steps
         .into_iter()
-        .map(|s| NewStep { title: s.title, detail: s.detail.unwrap_or_default(), target: s.target })
+        .map(|s| NewStep { title: s.title, detail: s.detail.unwrap_or_default(), target: s.target, command: s.command })
         .collect();
     let before = engine.plan(task).await.map_err(engine_error)?.len();
     let plan = engine.append_plan(task, &steps).await.map_err(engine_error)?;
