@@ -28,12 +28,14 @@ pub struct AssentArgs {
     /// typed confirmation is that form with a slug or a Proxmox id (never a free word)
     #[arg(long, value_name = "SLUG")]
     target: Vec<String>,
-    /// The target's name, which a reply may use instead of the slug (one target only)
+    /// The target's name, which a reply may use instead of the slug; with several targets, one
+    /// per target in order
     #[arg(long, requires = "target")]
-    name: Option<String>,
-    /// The target's Proxmox id, which a reply may use instead of the slug (one target only)
+    name: Vec<String>,
+    /// The target's Proxmox id, which a reply may use instead of the slug; with several targets,
+    /// one per target in order
     #[arg(long, value_name = "N", requires = "target")]
-    id: Option<u64>,
+    id: Vec<u64>,
     /// A command of the proposal, one per step (repeat for several). A reply that names actions
     /// must name the proposal's (its programs and sub-commands, never its paths or names), and a
     /// confirmation's verb its step's most destructive one. With one --target, every command is
@@ -85,9 +87,11 @@ pub fn classify(args: ClassifyArgs) -> Outcome {
 
 pub fn assent(args: AssentArgs) -> Outcome {
     let (targets, commands) = (&args.target, &args.command);
-    if targets.len() > 1 && (args.name.is_some() || args.id.is_some()) {
-        eprintln!("nomos: error: --name and --id describe one target; more than one --target was given");
-        return Ok(Exit::Usage);
+    for (flag, n) in [("--name", args.name.len()), ("--id", args.id.len())] {
+        if n > 0 && n != targets.len() {
+            eprintln!("nomos: error: {n} {flag} for {} --target: give one per target, in order", targets.len());
+            return Ok(Exit::Usage);
+        }
     }
     // The proposal's steps: targets and commands paired in order, or one target for every command.
     let pairs: Vec<(Option<&String>, Option<&String>)> = match (targets.len(), commands.len()) {
@@ -100,14 +104,17 @@ pub fn assent(args: AssentArgs) -> Outcome {
             return Ok(Exit::Usage);
         }
     };
+    // A target's name and id, by its place among the targets.
+    let described = |slug: &String| {
+        let at = targets.iter().position(|t| t == slug).unwrap_or_default();
+        policy::ConfirmTarget::new(slug.as_str())
+            .with_name(args.name.get(at).cloned().unwrap_or_default())
+            .with_pve_id(args.id.get(at).copied())
+    };
     let steps = pairs
         .iter()
         .map(|(slug, command)| {
-            let target = slug.map(|s| {
-                policy::ConfirmTarget::new(s.as_str())
-                    .with_name(args.name.clone().unwrap_or_default())
-                    .with_pve_id(args.id)
-            });
+            let target = slug.map(described);
             policy::Step::new(target, command.map(String::as_str))
         })
         .collect();

@@ -69,7 +69,8 @@ enum Command {
     /// Judge operator chat messages, one per line on stdin, against the proposal given (--target,
     /// --command: one step each). Writes one JSON object per message: {"message", "assent",
     /// "typed_confirmation", "covers"}; covers lists the steps approved ({"step", "target",
-    /// "command"}). A typed confirmation is `confirm [VERB] TARGET` and nothing else (CONFIRM:
+    /// "command"}); --name and --id describe the targets in order. A typed confirmation is
+    /// `confirm [VERB] TARGET` and nothing else (CONFIRM:
     /// confirm, confirmed or "i confirm"; VERB: the step's most destructive action; TARGET: slug,
     /// name or id)
     Assent(classify::AssentArgs),

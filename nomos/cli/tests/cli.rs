@@ -370,14 +370,23 @@ fn assent_judges_a_proposal_of_several_steps_and_says_what_a_reply_covers() {
         "assent",
         "--target",
         "lxc:caddy",
+        "--name",
+        "caddy",
+        "--id",
+        "101",
         "--command",
         "systemctl restart caddy",
         "--target",
         "vm:app",
+        "--name",
+        "app",
+        "--id",
+        "300",
         "--command",
         "qm stop 300 && qm destroy 300",
     ];
-    let input = "yes\nyes, restart caddy\nconfirm destroy vm:app\nconfirm stop vm:app\nok, restart and destroy them\ngo ahead and\n";
+    let input =
+        "yes\nyes, restart caddy\nconfirm destroy 300\nconfirm stop app\nok, restart and destroy them\ngo ahead and\n";
     let out = nomos_stdin(&args, input.as_bytes());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<Value> =
@@ -400,6 +409,8 @@ fn assent_judges_a_proposal_of_several_steps_and_says_what_a_reply_covers() {
     let unpaired =
         ["assent", "--target", "a:b", "--target", "c:d", "--command", "x", "--command", "y", "--command", "z"];
     assert_eq!(nomos_stdin(&unpaired, b"yes\n").status.code(), Some(2));
+    let unnamed = ["assent", "--target", "a:b", "--target", "c:d", "--name", "b"];
+    assert_eq!(nomos_stdin(&unnamed, b"yes\n").status.code(), Some(2), "one name for two targets");
 }
 
 #[test]
