@@ -16,9 +16,10 @@ pub(super) fn assent(message: &str, proposal: &Proposal) -> bool {
     if doubtful(&folded) {
         return false;
     }
-    let Some(words) = words_only(&folded) else { return false };
-    let words: Vec<String> = words.iter().map(|w| squeeze(w)).collect();
-    let Some(covered) = cover(&words, proposal) else { return false };
+    let Some(raw) = words_only(&folded) else { return false };
+    // The vocabulary is matched with stretched letters squeezed ("yesss"); names and ids exactly.
+    let words: Vec<String> = raw.iter().map(|w| squeeze(w)).collect();
+    let Some(covered) = cover(&raw, &words, proposal) else { return false };
     !withheld(&words, &covered)
         && reads_as_go_ahead(&covered)
         && keeps_to_the_plan(&covered, proposal)
@@ -47,14 +48,15 @@ impl Covered {
     }
 }
 
-/// Splits `words` into phrases — the vocabulary's, the verbs of actions, the proposal's targets —
-/// longest first at each place; `None` when a word is part of none.
-fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
+/// Splits the reply into phrases — the vocabulary's and the verbs of actions (read in `words`,
+/// squeezed), the proposal's targets (read in `raw`, exactly: `vm:90000` is not `vm:9000`) —
+/// longest first at each place, a word of the vocabulary before a target of the same length (a
+/// guest named `restore` does not make "restore" mean it); `None` when a word is part of none.
+fn cover(raw: &[String], words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
     // Each target's names, with the steps on it.
     let mut targets: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
     for (i, step) in proposal.steps.iter().enumerate() {
         for name in step.target.iter().flat_map(|t| t.names()) {
-            let name: Vec<String> = name.iter().map(|w| squeeze(w)).collect();
             match targets.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, steps)) => steps.push(i),
                 None => targets.push((name, vec![i])),
@@ -65,6 +67,7 @@ fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
     let mut at = 0;
     while at < words.len() {
         let rest = words.get(at..).unwrap_or_default();
+        let raw_rest = raw.get(at..).unwrap_or_default();
         let mut best: Option<Covered> = None;
         let mut offer = |c: Covered| {
             if best.as_ref().is_none_or(|b| c.len > b.len) {
@@ -78,20 +81,16 @@ fn cover(words: &[String], proposal: &Proposal) -> Option<Vec<Covered>> {
             let verb = actions::reply_verb(spelled);
             offer(Covered { kind: Kind::Verb, start: at, len: spelled.split(' ').count(), verb, steps: Vec::new() });
         }
-        // A target whose name is also a verb or a word of the vocabulary (`lxc:restore`, `vm:backup`)
-        // is read as the target: naming it is no action.
         for (name, steps) in &targets {
-            let bare = starts_with(rest, name.iter().map(String::as_str)).then_some(name.len());
-            let after_preposition = rest
+            let bare = starts_with(raw_rest, name.iter().map(String::as_str)).then_some(name.len());
+            let after_preposition = raw_rest
                 .split_first()
                 .filter(|(p, tail)| {
                     TARGET_PREPOSITIONS.contains(&p.as_str()) && starts_with(tail, name.iter().map(String::as_str))
                 })
                 .map(|_| name.len() + 1);
             for len in bare.into_iter().chain(after_preposition) {
-                if best.as_ref().is_none_or(|b| len >= b.len) {
-                    best = Some(Covered { kind: Kind::Target, start: at, len, verb: None, steps: steps.clone() });
-                }
+                offer(Covered { kind: Kind::Target, start: at, len, verb: None, steps: steps.clone() });
             }
         }
         let found = best?;
@@ -130,7 +129,7 @@ fn withheld(words: &[String], covered: &[Covered]) -> bool {
     WITHHOLDING.iter().any(|w| contains_phrase(&read, w)) || read.iter().any(|w| refuses(w))
 }
 
-/// The order of the phrases: some consent; objects only after an order or a verb, and an order
+/// The order of the phrases: some consent; objects only after consent, an order or a verb, and an order
 /// that needs one has one; "just" only right before an order (before a verb or an object it
 /// narrows the plan: "just restart it", "just the first step"); "now" only next to an order, a
 /// verb, an object or a target; a word that leads on ("and", "and then") only before more consent
@@ -147,9 +146,12 @@ fn reads_as_go_ahead(kinds: &[Covered]) -> bool {
             let before = kind(i.checked_sub(1));
             let after = kind(Some(i + 1));
             match c.kind {
-                Kind::Object | Kind::Plan | Kind::Part | Kind::All => {
-                    matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb))
+                // "yes, the whole plan", "yes to both": what the consent is to — never "all" or
+                // "everything" after a bare yes, which reach past the plan.
+                Kind::Object | Kind::Plan | Kind::Part => {
+                    matches!(before, Some(Kind::Yes | Kind::Do | Kind::DoWith | Kind::Verb))
                 }
+                Kind::All => matches!(before, Some(Kind::Do | Kind::DoWith | Kind::Verb)),
                 Kind::DoWith => {
                     matches!(after, Some(Kind::Object | Kind::Plan | Kind::Part | Kind::All | Kind::Target))
                 }

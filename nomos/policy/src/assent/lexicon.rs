@@ -107,6 +107,8 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("looks alright", Kind::Yes), ("looks ok", Kind::Yes), ("looks okay", Kind::Yes),
     // Typos one key or one letter away, where no other word is spelled.
     ("yez", Kind::Yes), ("ues", Kind::Yes), ("tes", Kind::Yes), ("lgmt", Kind::Yes), ("lgtn", Kind::Yes),
+    ("aproved", Kind::Yes), ("approvd", Kind::Yes), ("apporved", Kind::Yes), ("aprroved", Kind::Yes),
+    ("approed", Kind::Yes), ("oka", Kind::Yes), ("yes to", Kind::Yes),
     // Orders to go ahead.
     ("go", Kind::Do), ("go ahead", Kind::Do), ("goahead", Kind::Do), ("go-ahead", Kind::Do), ("go on", Kind::Do),
     ("go for it", Kind::Do), ("go ahead with", Kind::DoWith), ("proceed", Kind::Do), ("proceed with", Kind::DoWith),
@@ -114,7 +116,7 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("do it", Kind::Do), ("do that", Kind::Do), ("do this", Kind::Do), ("do so", Kind::Do), ("do them", Kind::Do),
     ("do all", Kind::Do), ("do everything", Kind::Do), ("please do", Kind::Do), ("make it so", Kind::Do),
     ("run it", Kind::Do), ("run that", Kind::Do), ("execute", Kind::Do), ("execute it", Kind::Do),
-    ("ship it", Kind::Do), ("send it", Kind::Do), ("approve", Kind::Do), ("i approve", Kind::Do),
+    ("ship it", Kind::Do), ("shipit", Kind::Do), ("ship ti", Kind::Do), ("go aheda", Kind::Do), ("send it", Kind::Do), ("approve", Kind::Do), ("i approve", Kind::Do),
     ("confirm", Kind::Do), ("i confirm", Kind::Do), ("let's do it", Kind::Do), ("lets do it", Kind::Do),
     ("let's go", Kind::Do), ("lets go", Kind::Do), ("let's proceed", Kind::Do), ("lets proceed", Kind::Do),
     ("you may proceed", Kind::Do), ("you can proceed", Kind::Do), ("you may go ahead", Kind::Do),
@@ -130,7 +132,7 @@ pub(super) const PHRASES: &[(&str, Kind)] = &[
     ("everything", Kind::All), ("the plan", Kind::Plan),
     ("the whole plan", Kind::Plan), ("this plan", Kind::Plan), ("that plan", Kind::Plan),
     ("the steps", Kind::Plan), ("these steps", Kind::Plan), ("all steps", Kind::Plan),
-    ("all the steps", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Part),
+    ("all the steps", Kind::Plan), ("both steps", Kind::Plan), ("the whole thing", Kind::Plan), ("all of the steps", Kind::Plan), ("the step", Kind::Part),
     ("this step", Kind::Part), ("the next step", Kind::Part), ("the remaining steps", Kind::Plan),
     ("the rest", Kind::Plan), ("the rest of it", Kind::Plan), ("the rest of the steps", Kind::Plan),
     ("the rest of the plan", Kind::Plan), ("the change", Kind::Part), ("the changes", Kind::Plan),

@@ -725,3 +725,32 @@ fn more_plain_go_aheads_are_assent() {
         assert!(!is_assent(m), "{m:?}");
     }
 }
+
+/// Ids and names are matched exactly: stretched letters are squeezed for the vocabulary only, so
+/// `vm:90000` or `90` never names `vm:9000`.
+#[test]
+fn a_near_miss_id_or_slug_names_nothing() {
+    let template = ConfirmTarget::new("vm:9000")
+        .with_name("template")
+        .with_pve_id(Some(9000))
+        .for_command("qm stop 9000 && qm destroy 9000");
+    for m in [
+        "yes, vm:90",
+        "approve vm:90",
+        "go ahead with 90000",
+        "confirm destroy vm:90",
+        "confirm clone vm:90000",
+        "yes, 900",
+    ] {
+        assert!(!is_assent_to(m, &template), "{m:?}");
+        assert!(!typed_confirmation(m, &template), "{m:?}");
+    }
+    assert!(is_assent_to("yes, vm:9000", &template));
+    assert!(typed_confirmation("confirm destroy 9000", &template));
+    // A guest named like a verb: the word reads as the verb, never as a second way to name it.
+    let restore = ConfirmTarget::new("vm:370")
+        .with_name("restore")
+        .with_pve_id(Some(370))
+        .for_command("qm stop 370 && qm destroy 370");
+    assert!(!is_assent_to("ok restore vm:370", &restore));
+}
