@@ -465,6 +465,14 @@ impl<'p> Analysis<'p> {
             if text.contains("<>") {
                 self.script(&text.replace("<>", ">"));
             }
+            // One command the grammar cannot read (`[[ -d / ]]`) must not hide the others joined
+            // to it: each part between `&&`, `||`, `;`, `|`, `&` and newlines is judged alone.
+            let parts = words::top_level_parts(text);
+            if parts.len() > 1 {
+                for part in parts {
+                    self.script(&part);
+                }
+            }
         }
         let outer = self.script_id;
         self.script_id = self.parsed;
