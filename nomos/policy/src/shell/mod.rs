@@ -452,6 +452,14 @@ impl<'p> Analysis<'p> {
             }
             return;
         };
+        // `[[ -d / ]]`: the grammar takes a bare `/` before the closing bracket for an operator,
+        // where bash reads the path `/`, which `/.` names as well.
+        if tree.root_node().has_error() {
+            let fixed = text.replace(" / ]]", " /. ]]").replace(" / ]", " /. ]");
+            if fixed != text {
+                return self.parse_and_walk(&fixed, stdin);
+            }
+        }
         self.scripts += 1;
         let root = tree.root_node();
         if root.has_error() {
