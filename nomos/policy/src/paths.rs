@@ -65,6 +65,19 @@ pub fn is_raw_storage(path: &str) -> bool {
         "**/*.vhdx",
         "**/*.img.zst",
         "**/.chunks/**",
+        // A container's backup by its name, Proxmox Backup Server archives and their indexes, and
+        // any tar archive kept under a directory of backups: a guest's or host's files, keys among them.
+        "**/ct-*.tar",
+        "**/ct-*.tar.*",
+        "**/*.pxar",
+        "**/*.pxar.*",
+        "**/*.didx",
+        "**/*.fidx",
+        "**/*backup*/**/*.tar",
+        "**/*backup*/**/*.tar.*",
+        "**/*backup*/**/*.tgz",
+        "**/*backup*/**/*.tzst",
+        "**/*backup*/**/*.vma*",
         "/swapfile",
         "/swap.img",
         "**/*.swap",
@@ -78,7 +91,8 @@ pub fn is_raw_storage(path: &str) -> bool {
         "/var/lib/sss/secrets/**",
     ];
     // Where backups are kept: every file there is an archive of a guest, but for its log and notes.
-    const BACKUP_DIRS: &[&str] = &["/var/lib/vz/dump/**", "/mnt/pve/*/dump/**"];
+    const BACKUP_DIRS: &[&str] =
+        &["/var/lib/vz/dump/**", "/mnt/pve/*/dump/**", "/srv/backup/**", "/srv/backups/**", "/mnt/datastore/**"];
     let p = normalise(path);
     if is_block_device(&p) || p.starts_with("/proc/kcore") {
         return true;

@@ -441,6 +441,11 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if let Some(why) = takes_down(args) {
         return an.raise(DE, format!("`{name}` {why}"));
     }
+    // A management controller's shell (iLO, iDRAC, a BMC over ssh) takes its verb as the program:
+    // `power off hard`, `power reset`, `reset /system1`, `stop /system1`.
+    if let Some(why) = console_takes_down(name, args) {
+        return an.raise(DE, format!("`{name}` {why}"));
+    }
     // Raw bytes sent to a management controller (`ipmi-raw 0x0 0x02 …`) can power the machine
     // off or reset the controller; what they ask cannot be judged.
     let lower = name.to_ascii_lowercase();
@@ -466,8 +471,13 @@ pub(crate) fn unknown(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
         if let Some(why) = empties(word, &opts) {
             return an.raise(DE, format!("`{name} {word}` {why}"));
         }
-        // Formatting is a disk's content lost when it names a device.
-        let device = args.iter().any(|a| a.shown().starts_with("/dev/"));
+        // Formatting is a disk's or a tape's content lost when it names a device or a drive
+        // (`/dev/nst0`, `--drive lto1`), or the tool is a tape's.
+        const DRIVE_OPTIONS: &[&str] = &["drive", "device", "dev", "tape", "changer", "disk"];
+        let tape_tool = ["tape", "pmt", "lto", "mt"].iter().any(|t| lower.split(['-', '_', '.']).any(|p| p == *t));
+        let device = tape_tool
+            || args.iter().any(|a| a.shown().starts_with("/dev/"))
+            || opts.iter().any(|o| DRIVE_OPTIONS.contains(&o.name.as_str()));
         if device && word.eq_ignore_ascii_case("format") {
             return an.raise(DE, format!("`{name} format` erases the device it names"));
         }
@@ -582,6 +592,41 @@ fn parts_of(word: &str) -> Vec<String> {
     parts.push(current);
     parts.retain(|p| !p.is_empty());
     parts
+}
+
+/// The verbs of a management controller's command line, given as the program: `power` with an
+/// action that is not a read, or `reset`/`stop` of a server target (`/system1`, `/admin1/system1`).
+fn console_takes_down(name: &str, args: &[Arg]) -> Option<String> {
+    let words: Vec<String> = args.iter().filter_map(Arg::as_static).map(str::to_ascii_lowercase).collect();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    match name.to_ascii_lowercase().as_str() {
+        "power" | "powerstate" | "chassis" | "serveraction"
+            if matches!(
+                first,
+                "off"
+                    | "down"
+                    | "reset"
+                    | "cycle"
+                    | "warm"
+                    | "cold"
+                    | "hard"
+                    | "soft"
+                    | "powerdown"
+                    | "powercycle"
+                    | "hardreset"
+                    | "graceshutdown"
+                    | "power"
+            ) =>
+        {
+            Some("turns the server's power off or resets it".to_string())
+        }
+        "reset" | "stop" | "restart"
+            if words.iter().any(|w| w.starts_with("/system") || w.starts_with("/admin") || w.starts_with("/map")) =>
+        {
+            Some("resets or stops the server through its management controller".to_string())
+        }
+        _ => None,
+    }
 }
 
 /// What an unknown tool's words ask of a machine or its state when that is an outage or a loss:

@@ -576,6 +576,17 @@ const WHOLE_FILE_READERS: &[&str] = &[
     "more", "pv", "nl", "bat", "batcat", "view", "cp", "scp", "rsync", "tee",
 ];
 
+/// Whether `tar` extracts to its standard output (`-O`, `--to-stdout`, `-xOf`): the archive's
+/// files are printed.
+fn tar_to_stdout(args: &[Arg]) -> bool {
+    args.iter().filter_map(Arg::as_static).any(|w| {
+        w == "--to-stdout"
+            || w.starts_with("--to-command")
+            || (w.starts_with('-') && !w.starts_with("--") && w.contains('O'))
+            || (!w.starts_with('-') && w.contains('x') && w.contains('O') && w.chars().all(|c| c.is_ascii_alphabetic()))
+    })
+}
+
 /// Reading, copying or sending a secret is never routine, whatever the program.
 pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     if METADATA_ONLY.contains(&base) {
@@ -645,7 +656,8 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
             // A glob over a directory of configuration snippets reads those snippets.
             let snippets = only_by_name && resolved.iter().all(|p| crate::secrets::is_snippet_glob(p));
             let (secret, only_by_name) = if snippets { (false, false) } else { (secret, only_by_name) };
-            let raw = RAW_READERS.contains(&base) && resolved.iter().any(|p| super::paths::is_raw_storage(p));
+            let raw = (RAW_READERS.contains(&base) || (base == "tar" && tar_to_stdout(args)))
+                && resolved.iter().any(|p| super::paths::is_raw_storage(p));
             if secret && !only_by_name {
                 an.raise_secret(DE, format!("`{base}` touches secret material `{path}`"));
             } else if raw {

@@ -66,7 +66,10 @@ const HELD_STORAGE: &[&str] = &[
 /// (`$(lsof -t /dev/zvol/rpool/data/vm-100-disk-0)`, `$(fuser /var/lib/vz/images/100/x.qcow2)`)
 /// or what listens on the way in (`$(lsof -t -i :22)`).
 fn holder_of_vital(word: &str) -> Option<&'static str> {
-    let lookup = ["lsof", "fuser"].iter().any(|p| word.contains(p));
+    // Socket tables name the process behind a port too (`ss -tlnp sport = :22`, `netstat -tlnp`).
+    let lookup = ["lsof", "fuser", "ss -", "ss sport", "ss state", "netstat", "sockstat", "pid="]
+        .iter()
+        .any(|p| word.contains(p));
     if !lookup {
         return None;
     }
@@ -80,10 +83,36 @@ fn holder_of_vital(word: &str) -> Option<&'static str> {
         .then_some("the processes serving the way in or the cluster's links")
 }
 
+/// Whether a process id computed at run time is read from process 1's own entries
+/// (`$(cut -d' ' -f1 /proc/1/stat)`, `$(ps -o pid= -p 1)`, `$(awk '{print $4}' /proc/self/stat)`
+/// walks up to it) or asks for the parent of everything: that id is init, and losing it takes
+/// the machine down.
+fn looks_up_init(word: &str) -> bool {
+    if !(word.contains("$(") || word.contains('`')) {
+        return false;
+    }
+    let spaced = word.replace(['(', ')', '`', '"', '\'', '=', ','], " ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    let proc_one = tokens.iter().any(|t| {
+        let t = t.trim_end_matches('/');
+        t == "/proc/1" || t.starts_with("/proc/1/")
+    });
+    // `ps -p 1`, `ps --pid 1`, `ps -q 1`: the entry of process 1.
+    let ps_one =
+        tokens.windows(2).any(|w| matches!(w, [o, "1"] if matches!(*o, "-p" | "--pid" | "-q" | "--quick-pid")));
+    // The oldest process of init's name (`pgrep -o systemd`, `pidof -s init`).
+    let oldest = tokens.iter().any(|t| matches!(*t, "-o" | "--oldest"))
+        && tokens.iter().any(|t| matches!(t.rsplit('/').next(), Some("systemd" | "init")));
+    proc_one || ps_one || oldest
+}
+
 /// Whether a word (a pid, a pattern, a pid file, a substitution) names a lifeline.
 pub(super) fn names_lifeline(word: &str) -> Option<String> {
     if let Some(what) = holder_of_vital(word) {
         return Some(what.to_string());
+    }
+    if looks_up_init(word) {
+        return Some("init (process 1)".to_string());
     }
     // `pgrep NAME` matches any process whose name holds NAME (`qemu-system` is every VM).
     if word.contains("pgrep") && !word.contains(" -x") {

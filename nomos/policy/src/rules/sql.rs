@@ -265,6 +265,9 @@ fn by_tokens(
     if let Some(why) = takes_down(words) {
         judged.destroys.push(why);
     }
+    if let Some(why) = rewrites_server(tokens, words, depth) {
+        judged.destroys.push(why);
+    }
     // SQL kept in strings: function and procedure bodies, `DO` blocks, `EXECUTE`, `PREPARE`.
     let holds_sql = (matches!(first, "create" | "do" | "execute" | "prepare" | "begin")
         || words.iter().any(|w| matches!(w.as_str(), "execute" | "exec")))
@@ -279,6 +282,78 @@ fn by_tokens(
             }
         }
     }
+}
+
+/// Statements whose harm is in what they name rather than their verb: a write to the server's
+/// own catalogs (`UPDATE pg_database SET datallowconn`, `DELETE FROM mysql.user`), a statement
+/// kept to be run later (`PREPARE p AS DELETE …`), SQL built at run time and executed
+/// (`EXECUTE 'DR' || 'OP …'`, `PREPARE s FROM @q`), any `DROP` (its `CASCADE` takes what depends on
+/// it), a table made to discard its rows (`ENGINE=BLACKHOLE`, `DISCARD TABLESPACE`).
+fn rewrites_server(tokens: &[Token], words: &[String], depth: usize) -> Option<String> {
+    let first = words.first().map(String::as_str).unwrap_or("");
+    let has = |w: &str| words.iter().any(|x| x == w);
+    // The table written: after `UPDATE [ONLY]`, `INTO`, `DELETE FROM`, `TRUNCATE [TABLE]`, `ALTER TABLE`.
+    let target = match first {
+        "update" | "truncate" | "alter" => {
+            words.iter().skip(1).find(|w| !matches!(w.as_str(), "only" | "table" | "low_priority" | "ignore"))
+        }
+        "insert" | "replace" | "merge" => words.iter().skip_while(|w| *w != "into").nth(1),
+        "delete" => words.iter().skip_while(|w| *w != "from").nth(1),
+        _ => None,
+    };
+    let catalog = target.is_some_and(|w| {
+        (w.starts_with("pg_") && w != "pg_temp") || matches!(w.as_str(), "mysql" | "pg_catalog" | "sys")
+    });
+    if catalog {
+        return Some("a write to the server's own catalog changes who may connect or what exists".into());
+    }
+    if first == "drop" {
+        return Some(format!(
+            "`DROP {}` removes it and what it holds",
+            words.get(1).map_or("", |w| w.as_str()).to_uppercase()
+        ));
+    }
+    if has("blackhole") || (has("discard") && has("tablespace")) {
+        return Some("the table is made to discard its rows".into());
+    }
+    // `PREPARE name AS statement` (PostgreSQL) keeps a statement for `EXECUTE`: judged as it.
+    if first == "prepare" {
+        if let Some(at) = words.iter().position(|w| w == "as") {
+            let mut inner = Judged::default();
+            let rest = words.get(at + 1..).unwrap_or(&[]);
+            unparsed_destroys(rest, &mut inner);
+            if !inner.destroys.is_empty() || rest.first().is_some_and(|w| matches!(w.as_str(), "delete" | "update")) {
+                return Some("`PREPARE` keeps a statement that deletes or rewrites rows, for `EXECUTE` to run".into());
+            }
+        }
+        // `PREPARE s FROM @q`: the text is a variable, built where it cannot be seen.
+        let literal = tokens.iter().any(|t| string_of(t).is_some());
+        if has("from") && !literal {
+            return Some("`PREPARE … FROM` a variable runs SQL built at run time, which cannot be judged".into());
+        }
+    }
+    // SQL built by concatenation or formatting and executed: its words are not there to judge.
+    let executes = has("execute") || has("exec") || (has("immediate") && first == "execute");
+    let built = tokens.iter().any(|t| matches!(t, Token::StringConcat))
+        || words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "concat" | "format" | "concat_ws" | "replace" | "chr" | "char" | "reverse" | "translate"
+            )
+        });
+    // Inside a body (`DO $$ … $$`, a function), `EXECUTE v` runs whatever the variable holds.
+    let variable = depth > 0 && tokens_after_execute(tokens).is_some_and(|literal| !literal);
+    if executes && (built || variable) {
+        return Some("it executes SQL built at run time, which cannot be judged".into());
+    }
+    None
+}
+
+/// Whether the first thing after the word `execute` is a string literal (`Some(true)`), a word
+/// (`Some(false)`), or nothing.
+fn tokens_after_execute(tokens: &[Token]) -> Option<bool> {
+    let at = tokens.iter().position(|t| matches!(t, Token::Word(w) if w.value.eq_ignore_ascii_case("execute")))?;
+    tokens.get(at + 1..)?.iter().find(|t| !matches!(t, Token::Whitespace(_))).map(|t| string_of(t).is_some())
 }
 
 /// A statement the grammar cannot read is judged by its words: one that says it drops, empties,
@@ -587,6 +662,17 @@ fn takes_down(words: &[String]) -> Option<String> {
             "`ALTER USER/ROLE` locks a login out or changes its password"
         }
         "alter" if second == "system" => "`ALTER SYSTEM` rewrites the server's configuration for its next start",
+        "alter"
+            if matches!(second, "database" | "role" | "user" | "schema")
+                && (has("allow_connections")
+                    || (has("connection") && has("limit"))
+                    || (has("valid") && has("until"))
+                    || has("default_transaction_read_only")) =>
+        {
+            "it refuses the clients' connections or expires a login"
+        }
+        "revoke" if has("connect") => "`REVOKE CONNECT` takes away the clients' right to connect",
+        "reassign" => "`REASSIGN OWNED` hands every object of a role to another",
         "vacuum" if has("full") || has("into") => {
             "`VACUUM FULL/INTO` locks the tables or writes the database elsewhere"
         }

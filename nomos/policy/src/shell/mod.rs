@@ -452,6 +452,14 @@ impl<'p> Analysis<'p> {
             }
             return;
         };
+        // `[[ -d / ]]`: the grammar takes a bare `/` before the closing bracket for an operator,
+        // where bash reads the path `/`, which `/.` names as well.
+        if tree.root_node().has_error() {
+            let fixed = text.replace(" / ]]", " /. ]]").replace(" / ]", " /. ]");
+            if fixed != text {
+                return self.parse_and_walk(&fixed, stdin);
+            }
+        }
         self.scripts += 1;
         let root = tree.root_node();
         if root.has_error() {
@@ -464,6 +472,14 @@ impl<'p> Analysis<'p> {
             // it would through `>`, over what was there.
             if text.contains("<>") {
                 self.script(&text.replace("<>", ">"));
+            }
+            // One command the grammar cannot read (`[[ -d / ]]`) must not hide the others joined
+            // to it: each part between `&&`, `||`, `;`, `|`, `&` and newlines is judged alone.
+            let parts = words::top_level_parts(text);
+            if parts.len() > 1 {
+                for part in parts {
+                    self.script(&part);
+                }
             }
         }
         let outer = self.script_id;

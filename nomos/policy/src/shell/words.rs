@@ -764,6 +764,40 @@ fn sed_replacements(script: &str) -> Vec<String> {
     out
 }
 
+/// The parts of a text between the separators bash reads outside quotes (`&&`, `||`, `;`, `|`,
+/// `&`, newlines), each trimmed; quotes and backslashes are kept as they are within a part.
+pub(crate) fn top_level_parts(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+            current.push(c);
+            continue;
+        }
+        match (quote, c) {
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (Some('"'), '\\') | (None, '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ';' | '&' | '|' | '\n') => {
+                if !current.trim().is_empty() {
+                    parts.push(current.trim().to_string());
+                }
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        parts.push(current.trim().to_string());
+    }
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
