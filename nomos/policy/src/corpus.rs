@@ -71,6 +71,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-disclosure"),
     data!("attacks-meaning"),
     data!("attacks-evaluation"),
+    data!("attacks-neighbours"),
 ];
 
 /// The files written for this classifier (the original system's corpus is kept beside them).

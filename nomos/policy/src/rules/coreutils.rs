@@ -665,6 +665,23 @@ fn tar_options(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin)
     unknown(an, "tar");
 }
 
+/// `ldd` runs the program it lists through its loader: a program installed in the system's own
+/// directories loads as it always does; any other file may name a loader of its own and run.
+pub(super) fn ldd(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
+    let files = a.operands(&[]);
+    let installed = |w: &str| {
+        ["/usr/bin/", "/usr/sbin/", "/usr/lib/", "/usr/libexec/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/usr/lib64/"]
+            .iter()
+            .any(|d| w.starts_with(d))
+            && !w.split('/').any(|c| c == "..")
+    };
+    if !files.is_empty() && files.iter().all(|f| f.as_static().is_some_and(installed)) {
+        ro(an, "`ldd` only lists the libraries of an installed program");
+    } else {
+        an.raise(CM, "`ldd` may run the program it is given");
+    }
+}
+
 /// `date` with a time sets the clock; with a format it only prints.
 pub(super) fn date(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, _stdin: &Stdin) {
     // `-Iseconds` is `-I` with its format, not `-s`: short options read letter by letter.

@@ -247,8 +247,11 @@ fn judge_program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin)
     disclosure::secret_filter(an, base, args, stdin);
     escapes::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
-    let inert =
-        entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args);
+    let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args)
+            // `printf '%s\n' "$(hostname)"`: with its format written out, the words after it are
+            // only printed (`-v`, which sets a variable, must come first).
+            || (base == "printf"
+                && args.first().and_then(Arg::as_static).is_some_and(|f| !f.starts_with('-')));
     if !inert && !exhaustive {
         if let Some(text) = args.iter().find_map(|x| match x {
             // A process id read at run time is some process, whichever stands in for it.
@@ -267,6 +270,18 @@ fn judge_program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin)
 
 /// Judges one invocation by the program's table entry, else its code, else the site's additions.
 fn rule(an: &mut Analysis<'_>, base: &str, entry: Option<&Entry>, args: &[Arg], stdin: &Stdin) {
+    // `tar --version`, `rsync --help`: a known program asked only for its version or help prints
+    // it and stops; what it is named for does not run. Other rules still judge the line.
+    // Power programs are left to their rules: a halt or reboot may ignore what follows it.
+    const ACTS_REGARDLESS: &[&str] = &["reboot", "halt", "poweroff", "shutdown", "init", "telinit", "kexec"];
+    if (entry.is_some() || code_rule(base).is_some())
+        && !ACTS_REGARDLESS.contains(&base)
+        && !interpreters::is_interpreter(base)
+        && !interpreters::SHELLS.contains(&base)
+        && matches!(args, [only] if matches!(only.as_static(), Some("--version" | "--help")))
+    {
+        return ro(an, format!("`{base}` only prints its version or help"));
+    }
     if let Some(entry) = entry {
         return interpret(an, base, entry, args, stdin);
     }
@@ -382,6 +397,7 @@ const CODE_RULES: &[(&[&str], Rule)] = &[
     // Files and processes.
     // `unlink` and `rmdir` remove what they name as `rm` does, and matter by the same paths.
     (&["rm", "srm", "unlink", "rmdir"], coreutils::rm),
+    (&["ldd"], coreutils::ldd),
     (&["cp", "mv", "install", "ln"], coreutils::copy),
     (&[
         "mkdir", "touch", "mkfifo", "mknod", "truncate", "split", "csplit", "dos2unix", "unix2dos", "chattr", "setfacl",
@@ -594,6 +610,8 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
     }
     let uses = USES_SECRET.iter().find(|(p, _)| *p == base).map_or(&[][..], |(_, o)| *o);
     let reads = !NOT_READING.contains(&base);
+    // ssh's remote command is judged as the shell text it is; its words are not files here.
+    let args = if base == "ssh" { network::ssh_local_words(args) } else { args };
     let mut skip_next = false;
     for arg in args {
         if skip_next {
@@ -641,6 +659,10 @@ pub(super) fn check_secrets(an: &mut Analysis<'_>, base: &str, args: &[Arg]) {
                 (true, Some((host, path))) if !host.contains('/') => path,
                 _ => value,
             };
+            // `head -3`, `sort -r`: an option word is no file, wherever the command runs.
+            if value.len() > 1 && value.starts_with('-') && !value.contains(['/', '~', '=']) {
+                continue;
+            }
             let path = value.trim_start_matches('@').trim_start_matches('<');
             // `--file=/etc/shadow`, `name=@/etc/shadow`, `if=/etc/shadow`.
             let path = path

@@ -542,6 +542,14 @@ pub(super) fn ssh(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdi
     }
 }
 
+/// ssh's words up to its remote command: its options and its destination.
+pub(super) fn ssh_local_words(all: &[Arg]) -> &[Arg] {
+    let a = Args::new(all);
+    let (_, ops) = ssh_operands(&a);
+    let start = ops.get(1).and_then(|first| all.iter().position(|w| std::ptr::eq(w, *first)));
+    start.and_then(|at| all.get(..at)).unwrap_or(all)
+}
+
 /// ssh's option letters, and its destination and the command after it, read as ssh reads them:
 /// letters in clusters, a letter that takes a value taking the rest of the word or the next one,
 /// and options again after the destination (`ssh host -p 22 cmd`) until the command starts or `--`.

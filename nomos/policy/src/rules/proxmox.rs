@@ -125,6 +125,11 @@ pub(super) fn qm(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Stdin
             "restore" if pve_flag(a, "force") => an.raise(DE, "`qm restore --force` overwrites a VM"),
             // `qm importovf --dryrun` prints the configuration it would make.
             "importovf" if pve_flag(a, "dryrun") => ro(an, "`qm importovf --dryrun` only shows what it would do"),
+            // `qm rescan --dryrun 1`, `qm disk rescan --dryrun`: lists the volumes it would add.
+            "rescan" if pve_flag(a, "dryrun") => ro(an, "`qm rescan --dryrun` only shows what it would do"),
+            "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("rescan")) && pve_flag(a, "dryrun") => {
+                ro(an, "`qm disk rescan --dryrun` only shows what it would do")
+            }
             "disk" if matches!(a.all.get(1).and_then(Arg::as_static), Some("unlink")) => {
                 an.raise(DE, "`qm disk unlink` deletes a disk")
             }

@@ -90,6 +90,9 @@ impl Analysis<'_> {
             let Some(source) = source.or(stages.first()) else { return false };
             stage = *source;
         }
+        if self.first_column_of_guests(*only, src) {
+            return true;
+        }
         if stage.kind() == "redirected_statement" {
             match stage.child_by_field_name("body") {
                 Some(body) => stage = body,
@@ -124,6 +127,8 @@ impl Analysis<'_> {
             // A pid file.
             "cat" => matches!(args, [f] if f.ends_with(".pid")),
             "id" => matches!(args, ["-u" | "-g" | "-ru" | "-rg" | "-ur" | "-gr"]),
+            // `stat -c %Y FILE`: times, sizes, counts and ids, never the file's name.
+            "stat" => stat_prints_numbers(args),
             "date" => matches!(args, [f] if f.strip_prefix('+').is_some_and(|f| {
                 let mut chars = f.chars();
                 let mut ok = true;
@@ -137,6 +142,66 @@ impl Analysis<'_> {
             })),
             _ => false,
         }
+    }
+
+    /// `pct list | awk 'NR>1 {print $1}'`: the first column of a guest listing, its header
+    /// skipped, is the guests' numeric ids.
+    fn first_column_of_guests(&self, node: Node<'_>, src: &str) -> bool {
+        if node.kind() != "pipeline" {
+            return false;
+        }
+        let mut cursor = node.walk();
+        let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let statics = |stage: &Node<'_>| -> Option<Vec<String>> {
+            if stage.kind() != "command" {
+                return None;
+            }
+            self.words_at(*stage, src, 0).iter().map(|w| w.as_static().map(str::to_string)).collect()
+        };
+        let [list, pick] = stages.as_slice() else { return false };
+        let (Some(list), Some(pick)) = (statics(list), statics(pick)) else { return false };
+        let lists_guests = matches!(list.first().map(String::as_str), Some("pct" | "qm"))
+            && list.get(1).map(String::as_str) == Some("list")
+            && list.iter().skip(2).all(|w| w.starts_with('-'));
+        let program: String = match pick.as_slice() {
+            [awk, program] if awk == "awk" || awk == "gawk" || awk == "mawk" => program.split_whitespace().collect(),
+            _ => return false,
+        };
+        lists_guests && matches!(program.as_str(), "NR>1{print$1}" | "NR!=1{print$1}" | "NR>=2{print$1}")
+    }
+
+    /// `loginctl | awk 'NR==2 {print $1}'`: a field of a session listing is a session id, a user
+    /// or seat name, one word of letters and digits.
+    fn session_field(&self, node: Node<'_>, src: &str) -> bool {
+        if node.kind() != "pipeline" {
+            return false;
+        }
+        let mut cursor = node.walk();
+        let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let statics = |stage: &Node<'_>| -> Option<Vec<String>> {
+            if stage.kind() != "command" {
+                return None;
+            }
+            self.words_at(*stage, src, 0).iter().map(|w| w.as_static().map(str::to_string)).collect()
+        };
+        let [list, pick] = stages.as_slice() else { return false };
+        let (Some(list), Some(pick)) = (statics(list), statics(pick)) else { return false };
+        let lists = list.first().map(String::as_str) == Some("loginctl")
+            && list
+                .iter()
+                .skip(1)
+                .all(|w| w.starts_with("--no-") || matches!(w.as_str(), "list-sessions" | "list-users" | "list-seats"));
+        let program: String = match pick.as_slice() {
+            [awk, program] if awk == "awk" || awk == "gawk" || awk == "mawk" => program.split_whitespace().collect(),
+            _ => return false,
+        };
+        let pattern = program.strip_suffix("{print$1}").unwrap_or("?");
+        let line = |p: &str| p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty();
+        lists
+            && (pattern.is_empty()
+                || pattern.strip_prefix("NR==").is_some_and(line)
+                || pattern.strip_prefix("NR>").is_some_and(line)
+                || pattern.strip_prefix("NR>=").is_some_and(line))
     }
 
     /// A pipeline stage that, fed only numbers, prints only numbers and separators: `tr` between
@@ -170,6 +235,9 @@ impl Analysis<'_> {
         let mut cursor = node.walk();
         let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         let [only] = inner.as_slice() else { return false };
+        if self.session_field(*only, src) {
+            return true;
+        }
         if only.kind() != "command" {
             return false;
         }
@@ -508,6 +576,39 @@ fn combinations(choices: &[Vec<String>]) -> Vec<Vec<String>> {
 /// What bash's `printf` prints for this format and these arguments, where that is certain: the
 /// escapes, `%s`, `%b`, `%c`, `%q` (taken as the argument itself, which is no safer) and the
 /// numeric conversions (a number). `None` for anything else.
+/// `stat -c %Y FILE`, `stat --format=%s FILE`: a format of numeric fields only (times, size,
+/// inode, links, owner ids, blocks) prints numbers; `-f` reads the file system instead, where
+/// `%i` is hexadecimal.
+fn stat_prints_numbers(args: &[&str]) -> bool {
+    let numeric = |f: &str| {
+        let mut chars = f.chars();
+        let mut ok = !f.is_empty();
+        while let Some(c) = chars.next() {
+            ok &= match c {
+                '%' => chars.next().is_some_and(|d| "XYZWsihugbBo".contains(d)),
+                c => c.is_ascii_digit() || c == ' ',
+            };
+        }
+        ok
+    };
+    let mut format = false;
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        let ok = match *a {
+            "-c" | "--format" => rest.next().is_some_and(|f| numeric(f)),
+            "-L" | "--dereference" | "--" => true,
+            a if a.starts_with("--format=") => numeric(a.trim_start_matches("--format=")),
+            a if a.starts_with("-c") => numeric(a.trim_start_matches("-c")),
+            a => !a.starts_with('-'),
+        };
+        if !ok {
+            return false;
+        }
+        format |= a.starts_with("-c") || a.starts_with("--format");
+    }
+    format
+}
+
 pub(super) fn printf_value(format: &str, args: &[String]) -> Option<String> {
     let mut out = String::new();
     let mut next = 0;
