@@ -28,7 +28,8 @@ pub(super) fn rm(an: &mut Analysis<'_>, base: &str, a: &Args<'_>, _stdin: &Stdin
         })
         .collect();
     let placed = |test: fn(&str) -> bool| resolved.iter().find(|r| test(r)).cloned();
-    if let Some(p) = placed(is_precious).or_else(|| placed(is_access_file)).or_else(|| placed(is_irreplaceable)) {
+    let found = placed(is_precious).or_else(|| placed(is_access_file)).or_else(|| placed(is_irreplaceable));
+    if let Some(p) = found.or_else(|| placed(is_vital)) {
         an.raise(DE, format!("`{base}` removes {p}, which holds guest, service or cluster data or logins depend on"));
     }
     if a.long("--no-preserve-root") {
