@@ -54,6 +54,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-secrets"),
     data!("attacks-tools"),
     data!("attacks-infra"),
+    data!("attacks-routes"),
     data!("attacks-sql"),
     data!("attacks-proof"),
     data!("attacks-pve"),
