@@ -55,6 +55,7 @@ const ATTACKS: &[File] = &[
     data!("attacks-tools"),
     data!("attacks-infra"),
     data!("attacks-indirect"),
+    data!("attacks-routes"),
     data!("attacks-sql"),
     data!("attacks-proof"),
     data!("attacks-pve"),

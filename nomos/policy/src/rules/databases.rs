@@ -477,6 +477,13 @@ fn client_commands(an: &mut Analysis<'_>, base: &str, line: &str) {
         );
         if let Some(cmd) = argument.strip_prefix('|').filter(|_| pipes) {
             an.raise(CM, format!("`{base} {command}` pipes to a shell command"));
+            // A shell or interpreter reading the query's output runs text no one sees before.
+            let program = cmd.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("");
+            if matches!(program, "sh" | "bash" | "dash" | "zsh" | "ksh" | "busybox" | "xargs")
+                || super::interpreters::is_interpreter(program)
+            {
+                an.raise(DE, format!("`{base} {command}` runs the query's output as commands, which cannot be judged"));
+            }
             an.script(cmd);
         }
         // Output files: the target is judged as a redirect's is (`\o /etc/passwd` is `> /etc/passwd`).

@@ -476,7 +476,12 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     let runs = RUNS.iter().any(|w| code.contains(w) || joined.contains(w.trim_end_matches('(')));
     let deletes = DELETES.iter().any(|w| code.contains(w));
     let recursive = RECURSIVE_DELETES.iter().any(|w| code.contains(w));
-    let writes = WRITES.iter().any(|w| code.contains(w));
+    // A mode that opens for writing (`">"`, `'+>'`, `"w+"`, `"r+"`) truncates or overwrites in place.
+    let writes = WRITES.iter().any(|w| code.contains(w))
+        || literals.iter().any(|l| matches!(l.trim(), ">" | "+>" | "+<" | "w+" | "wt" | "wb+" | "w+b" | "r+" | "rb+"))
+        || code.contains("O_TRUNC")
+        || code.contains("O_WRONLY");
+    forks_in_a_loop(an, base, code);
     if let Some(call) = OS_CALLS.iter().find(|w| code.contains(*w)) {
         an.raise(DE, format!("`{base}` code calls the operating system directly (`{call}`), which can do anything"));
     }
@@ -492,6 +497,11 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
     paths.extend(bare_paths);
     for literal in &paths {
         let path = literal.trim().trim_start_matches('|').trim_end_matches('|').trim();
+        // Perl's two-argument open carries its mode before the path (`">/etc/fstab"`).
+        let path = match path.trim_start_matches(['+', '>', '<']).trim_start() {
+            p if p.starts_with('/') && writes => p,
+            _ => path,
+        };
         if an.is_secret(path) {
             an.raise_secret(DE, format!("`{base}` code touches secret material `{path}`"));
         }
@@ -533,7 +543,18 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
         // IPython runs a line starting with `!` as a shell command.
         if let Some(shell) = t.strip_prefix('!').filter(|_| base.starts_with("ipython")) {
             an.raise(CM, format!("`{base}` code runs a shell command"));
-            an.script(shell);
+            an.script(shell.trim_start_matches('!'));
+        }
+        // IPython's shell magics (`%sx`, `%system`, `%sc`), anywhere in the statement (`x = %sx …`).
+        if base.starts_with("ipython") {
+            for magic in ["%sx ", "%system ", "%sc "] {
+                if let Some((_, rest)) = t.split_once(magic) {
+                    // `%sc -l name = cmd`: the command follows the `=`.
+                    let rest = if magic == "%sc " { rest.split_once('=').map_or(rest, |(_, c)| c) } else { rest };
+                    an.raise(CM, format!("`{base}` code runs a shell command"));
+                    an.script(rest.trim());
+                }
+            }
         }
         for word in ["exec ", "spawn ", "system ", "shell "] {
             if let Some(rest) = t.strip_prefix(word) {
@@ -542,6 +563,26 @@ fn code_literals_at(an: &mut Analysis<'_>, base: &str, code: &str, depth: u32) {
                     an.raise(CM, format!("`{base}` code runs a command"));
                     an.script(rest);
                 }
+            }
+        }
+    }
+    // IPython's cell magics (`%%bash`, `%%sh`, `%%script sh`): the lines after are shell text.
+    if base.starts_with("ipython") {
+        if let Some((head, cell)) = code.trim_start().split_once('\n') {
+            let head = head.trim();
+            let shell = matches!(head, "%%bash" | "%%sh" | "%%system" | "%%sx")
+                || head.strip_prefix("%%script").is_some_and(|s| {
+                    let prog = s.split_whitespace().next().unwrap_or("");
+                    matches!(prog.rsplit('/').next().unwrap_or(""), "sh" | "bash" | "dash" | "zsh" | "ksh")
+                });
+            if shell {
+                an.raise(CM, format!("`{base}` code runs a shell cell"));
+                an.script(cell);
+            }
+        }
+        if code.contains("get_ipython()") {
+            for literal in &literals {
+                an.script(literal.trim());
             }
         }
     }
@@ -791,4 +832,18 @@ fn computed_argument(rest: &str, word: &str, bare_words: bool) -> bool {
         return !prefixed && (first.is_alphabetic() || first == '_' || first == '$' || first == '@');
     }
     false
+}
+
+/// Code that forks inside a loop without end (`fork while 1`, `while True: os.fork()`, `loop {
+/// fork }`) is a fork bomb: it fills the process table and starves the machine.
+fn forks_in_a_loop(an: &mut Analysis<'_>, base: &str, code: &str) {
+    let forks = code
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| matches!(w, "fork" | "forkpty" | "pcntl_fork" | "Fork" | "spawn_link"));
+    let loops = ["while", "loop", "until", "for ", "for(", "iter(", "..", "repeat", "forever", "setInterval"]
+        .iter()
+        .any(|l| code.contains(l));
+    if forks && loops {
+        an.raise(DE, format!("`{base}` code forks in a loop, a fork bomb that exhausts the machine"));
+    }
 }

@@ -25,6 +25,7 @@ mod proxmox;
 mod pve_api;
 mod pve_cli;
 mod requests;
+mod routes;
 mod sed;
 mod signals;
 mod sql;
@@ -43,6 +44,7 @@ pub(crate) use coreutils::vim_command;
 pub(crate) use disclosure::judge as disclosure;
 pub(crate) use interpreters::code_literals;
 pub(crate) use lockout::{kernel_knob, lockout_write};
+pub(crate) use routes::{cgroup_write, shell_exhaustion};
 pub(crate) use storage_effect::ceph_own_config;
 pub(crate) use text::reader;
 pub(crate) use wrappers::loads_unseen_code;
@@ -246,6 +248,7 @@ fn judge_program(an: &mut Analysis<'_>, name: &str, args: &[Arg], stdin: &Stdin)
     disclosure::judge(an, base, args);
     disclosure::secret_filter(an, base, args, stdin);
     escapes::judge(an, base, args, stdin);
+    routes::judge(an, base, args, stdin);
     // A computed word with no known value could be any option or subcommand.
     let inert = entry.map_or(builtins::INERT.contains(&base), |e| e.inert) || proxmox::reads_whatever_follows(base, args)
             // `printf '%s\n' "$(hostname)"`: with its format written out, the words after it are

@@ -264,6 +264,8 @@ fn starves(unit: &str, assignments: &[&str]) -> bool {
     limits
         && (cuts_access("stop", unit)
             || unit.ends_with(".slice")
+            // A guest's own scope (`100.scope`).
+            || unit.ends_with(".scope")
             || super::lockout::vital_unit(unit)
             || matches!(unit, "-.slice" | "system.slice" | "init.scope"))
 }

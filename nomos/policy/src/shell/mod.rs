@@ -461,6 +461,7 @@ impl<'p> Analysis<'p> {
             }
         }
         self.scripts += 1;
+        crate::rules::shell_exhaustion(self, text);
         let root = tree.root_node();
         if root.has_error() {
             self.raise_unparsed("the command does not parse as shell; it cannot be judged read-only");
@@ -647,6 +648,11 @@ impl<'p> Analysis<'p> {
                 );
             } else if super::paths::is_device_teardown(p) {
                 self.raise(Risk::Destructive, format!("{what} writes {p}, which removes, resets or detaches a device"));
+            } else if crate::rules::cgroup_write(p) {
+                self.raise(
+                    Risk::Destructive,
+                    format!("{what} writes {p}, which limits, freezes or kills a whole group"),
+                );
             } else if p.starts_with("/proc/sys/") || p.starts_with("/sys/") {
                 self.raise(Risk::ConfigMutation, format!("{what} changes the kernel setting {p}"));
             } else {
