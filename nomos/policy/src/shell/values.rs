@@ -144,11 +144,11 @@ impl Analysis<'_> {
         }
     }
 
-    /// `pct list | awk 'NR>1 {print $1}'`: the first column of a guest listing, its header
-    /// skipped, is the guests' numeric ids.
-    fn first_column_of_guests(&self, node: Node<'_>, src: &str) -> bool {
+    /// `LIST | awk 'PROGRAM'`: the listing command's words and the awk program with its blanks
+    /// taken out, when the pipeline is exactly that and every word is known.
+    fn listing_through_awk(&self, node: Node<'_>, src: &str) -> Option<(Vec<String>, String)> {
         if node.kind() != "pipeline" {
-            return false;
+            return None;
         }
         let mut cursor = node.walk();
         let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -158,43 +158,35 @@ impl Analysis<'_> {
             }
             self.words_at(*stage, src, 0).iter().map(|w| w.as_static().map(str::to_string)).collect()
         };
-        let [list, pick] = stages.as_slice() else { return false };
-        let (Some(list), Some(pick)) = (statics(list), statics(pick)) else { return false };
+        let [list, pick] = stages.as_slice() else { return None };
+        let (list, pick) = (statics(list)?, statics(pick)?);
+        match pick.as_slice() {
+            [awk, program] if matches!(awk.as_str(), "awk" | "gawk" | "mawk") => {
+                Some((list, program.split_whitespace().collect()))
+            }
+            _ => None,
+        }
+    }
+
+    /// `pct list | awk 'NR>1 {print $1}'`: the first column of a guest listing, its header
+    /// skipped, is the guests' numeric ids.
+    fn first_column_of_guests(&self, node: Node<'_>, src: &str) -> bool {
+        let Some((list, program)) = self.listing_through_awk(node, src) else { return false };
         let lists_guests = matches!(list.first().map(String::as_str), Some("pct" | "qm"))
             && list.get(1).map(String::as_str) == Some("list")
             && list.iter().skip(2).all(|w| w.starts_with('-'));
-        let program: String = match pick.as_slice() {
-            [awk, program] if awk == "awk" || awk == "gawk" || awk == "mawk" => program.split_whitespace().collect(),
-            _ => return false,
-        };
         lists_guests && matches!(program.as_str(), "NR>1{print$1}" | "NR!=1{print$1}" | "NR>=2{print$1}")
     }
 
     /// `loginctl | awk 'NR==2 {print $1}'`: a field of a session listing is a session id, a user
     /// or seat name, one word of letters and digits.
     fn session_field(&self, node: Node<'_>, src: &str) -> bool {
-        if node.kind() != "pipeline" {
-            return false;
-        }
-        let mut cursor = node.walk();
-        let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        let statics = |stage: &Node<'_>| -> Option<Vec<String>> {
-            if stage.kind() != "command" {
-                return None;
-            }
-            self.words_at(*stage, src, 0).iter().map(|w| w.as_static().map(str::to_string)).collect()
-        };
-        let [list, pick] = stages.as_slice() else { return false };
-        let (Some(list), Some(pick)) = (statics(list), statics(pick)) else { return false };
+        let Some((list, program)) = self.listing_through_awk(node, src) else { return false };
         let lists = list.first().map(String::as_str) == Some("loginctl")
             && list
                 .iter()
                 .skip(1)
                 .all(|w| w.starts_with("--no-") || matches!(w.as_str(), "list-sessions" | "list-users" | "list-seats"));
-        let program: String = match pick.as_slice() {
-            [awk, program] if awk == "awk" || awk == "gawk" || awk == "mawk" => program.split_whitespace().collect(),
-            _ => return false,
-        };
         let pattern = program.strip_suffix("{print$1}").unwrap_or("?");
         let line = |p: &str| p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty();
         lists
