@@ -206,7 +206,7 @@ fn shaped_like_a_subcommand(word: &str) -> bool {
 /// The verb a program's name or sub-command spells: whole (`restart`), by a part (`dist-upgrade`,
 /// `prune-backups`, `mkfs.ext4`, `destroy-data`) or by a prefix that abbreviates a verb
 /// (`delsnapshot`, `rmi`).
-fn verb_of_word(word: &str) -> Option<&'static str> {
+pub(super) fn verb_of_word(word: &str) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
     if let Some(v) = command_verb(&lower) {
         return Some(v);

@@ -2,7 +2,7 @@
 //! verb of the action's most destructive part, and the target's slug, name or Proxmox id —
 //! nothing else, punctuation and case aside.
 
-use super::actions::reply_verb;
+use super::actions::{reply_verb, verb_of_word};
 use super::text::{doubtful, fold, has_format_characters, is_slug, words_only};
 use super::Proposal;
 
@@ -29,9 +29,10 @@ fn after_confirm_word(message: &str) -> Option<Vec<String>> {
     Some(words.get(lead..).unwrap_or_default().to_vec())
 }
 
-/// The verb base a one-word verb of a reply spells (`destroying` → `destroy`).
+/// The verb base a one-word verb of a reply spells (`destroying` → `destroy`), or a command's own
+/// name for it (`delsnapshot`, `rm`).
 pub(super) fn verb_spelled(word: &str) -> Option<&'static str> {
-    reply_verb(word)
+    reply_verb(word).or_else(|| verb_of_word(word))
 }
 
 /// The steps `message` confirms by the typed form: those on the target it names (by slug, name or

@@ -330,6 +330,7 @@ fn the_verb_is_the_actions_own() {
     let snapshot = ConfirmTarget::new("lxc:web").with_pve_id(Some(105)).for_command("pct delsnapshot 105 pre-migrate");
     assert!(!typed_confirmation("confirm migrate lxc:web", &snapshot));
     assert!(typed_confirmation("confirm delete lxc:web", &snapshot));
+    assert!(typed_confirmation("confirm delsnapshot lxc:web", &snapshot), "the command's own word for it");
     assert_eq!(ConfirmTarget::new("host:pve1").for_command("systemctl isolate poweroff.target").verbs, ["poweroff"]);
 }
 
