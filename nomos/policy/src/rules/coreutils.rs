@@ -406,6 +406,41 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
     // Under a backup store, or matching backups' own files, what is deleted is the backups.
     let backups = starts.iter().flat_map(|s| s.values()).any(crate::paths::holds_backups)
         || a.all.iter().filter_map(Arg::as_static).any(crate::paths::names_backup_files);
+    // Tests that pick which files an action takes (by name, age, size, owner …).
+    let narrowed = a.all.iter().filter_map(Arg::as_static).any(|w| {
+        matches!(
+            w,
+            "-name"
+                | "-iname"
+                | "-path"
+                | "-ipath"
+                | "-wholename"
+                | "-iwholename"
+                | "-regex"
+                | "-iregex"
+                | "-lname"
+                | "-ilname"
+                | "-mtime"
+                | "-mmin"
+                | "-atime"
+                | "-amin"
+                | "-ctime"
+                | "-cmin"
+                | "-size"
+                | "-empty"
+                | "-user"
+                | "-group"
+                | "-uid"
+                | "-gid"
+                | "-nouser"
+                | "-nogroup"
+                | "-perm"
+                | "-inum"
+                | "-samefile"
+                | "-links"
+                | "-used"
+        ) || w.starts_with("-newer")
+    });
     let mut i = 0;
     let mut acted = false;
     while let Some(arg) = a.all.get(i) {
@@ -416,6 +451,9 @@ pub(super) fn find(an: &mut Analysis<'_>, _base: &str, a: &Args<'_>, stdin: &Std
                     an.raise(DE, "`find -delete` removes files under a system directory");
                 } else if backups {
                     an.raise(DE, "`find -delete` removes backups or a backup store's chunks, for good");
+                } else if !narrowed {
+                    // No test picks the files: it empties the whole tree, as `rm -r` does.
+                    an.raise(DE, "`find -delete` with no test naming which files removes everything under its paths");
                 } else {
                     an.raise(CM, "`find -delete` removes files");
                 }
