@@ -6,6 +6,7 @@
 //! - [`graph`]: ontology, entities, temporal relationships, blast radius, explain;
 //! - [`knowledge`]: the knowledge base with full-text search;
 //! - [`inventory`]: importing a homelab description from YAML;
+//! - [`discovery`]: reading a Proxmox cluster through the gate into the graph, as a reviewed diff;
 //! - [`tasks`]: task records and their lifecycle;
 //! - [`settings`]: operator settings kept in the database (the model provider);
 //! - [`events`]: the event bus every change is announced on;
@@ -19,8 +20,10 @@
 pub mod actuate;
 pub mod agent;
 pub mod clock;
+pub mod discovery;
 pub mod events;
 pub mod graph;
+pub mod hosts;
 pub mod inventory;
 pub mod knowledge;
 pub mod plan;

@@ -1,7 +1,10 @@
-//! `nomos hosts list|trust`: SSH endpoints and their pinned host keys.
+//! `nomos hosts list|add|edit|rm|test|trust`: SSH endpoints, their pinned host keys, and what
+//! discovery needs on them.
 
 use clap::Subcommand;
 use nomos::actuate::Actuator;
+use nomos::hosts::HostSpec;
+use serde::Serialize;
 
 use crate::exit::Outcome;
 use crate::out::Out;
@@ -11,6 +14,44 @@ use crate::report::operator;
 pub enum HostsCommand {
     /// Hosts with their SSH endpoint and pinned key
     List,
+    /// Add a host to reach over SSH (and to discover, if it runs Proxmox VE). Shows the
+    /// fingerprint of the key it presents; nothing is trusted until `nomos hosts trust`
+    Add {
+        /// A name (`pve1`) or slug (`host:pve1`)
+        slug: String,
+        /// Its address: a name or an IP
+        #[arg(long)]
+        address: String,
+        #[arg(long, default_value_t = 22)]
+        port: u16,
+        #[arg(long, default_value = "root")]
+        user: String,
+        /// A private key file (default: the ssh-agent and the usual ~/.ssh keys)
+        #[arg(long, value_name = "PATH")]
+        key: Option<String>,
+    },
+    /// Change how a host is reached
+    Edit {
+        slug: String,
+        #[arg(long)]
+        address: Option<String>,
+        #[arg(long)]
+        port: Option<u16>,
+        #[arg(long)]
+        user: Option<String>,
+        /// A private key file
+        #[arg(long, value_name = "PATH", conflicts_with = "agent")]
+        key: Option<String>,
+        /// Use the ssh-agent and the usual ~/.ssh keys instead of a key file
+        #[arg(long)]
+        agent: bool,
+    },
+    /// Remove a host (kept as `gone` for its history if anything ran on it)
+    Rm { slug: String },
+    /// Test what discovery needs, one line each: SSH, the host key, pvesh, the Proxmox version,
+    /// the cluster and the guests' configurations; says how to fix what is missing. Exit 1 if
+    /// something is missing
+    Test { slug: String },
     /// Pin the key the host presents as trusted. Without --fingerprint only a first sighting is
     /// trusted (the key shown in the "not trusted" error); a changed key needs --fingerprint.
     Trust {
@@ -21,8 +62,79 @@ pub enum HostsCommand {
     },
 }
 
+#[derive(Serialize)]
+struct Added {
+    host: String,
+    endpoint: String,
+    /// The key it presents (None when it could not be reached).
+    fingerprint: Option<String>,
+    trusted: bool,
+    /// Why its key could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unreachable: Option<String>,
+    next: String,
+}
+
 pub async fn hosts(act: &Actuator, command: HostsCommand, out: Out) -> Outcome {
     match command {
+        HostsCommand::Add { slug, address, port, user, key } => {
+            let spec = HostSpec { slug, address: Some(address), port: Some(port), user: Some(user), key };
+            let host = act.engine().add_host(&spec).await?;
+            let endpoint =
+                format!("{}@{}:{port}", spec.user.as_deref().unwrap_or("root"), spec.address.as_deref().unwrap_or(""));
+            let (fingerprint, unreachable) = match act.present_key(&host.slug).await {
+                Ok(fp) => (Some(fp), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let next = match &fingerprint {
+                Some(fp) => format!(
+                    "check it on the host (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub), then: nomos hosts trust {} --fingerprint {fp}",
+                    host.slug
+                ),
+                None => format!("fix the address or port, then: nomos hosts test {}", host.slug),
+            };
+            let added = Added { host: host.slug.clone(), endpoint, fingerprint, trusted: false, unreachable, next };
+            out.print(&added, |a| {
+                let key = match (&a.fingerprint, &a.unreachable) {
+                    (Some(fp), _) => format!("it presents {fp} (not trusted yet)"),
+                    (None, Some(e)) => format!("its key could not be read: {e}"),
+                    (None, None) => String::new(),
+                };
+                format!("{} added ({})\n{key}\nnext: {}", a.host, a.endpoint, a.next)
+            })
+        }
+        HostsCommand::Edit { slug, address, port, user, key, agent } => {
+            let key = if agent { Some(String::new()) } else { key };
+            let spec = HostSpec { slug, address, port, user, key };
+            let host = act.engine().edit_host(&spec).await?;
+            out.print(&host, |h| format!("{} changed", h.slug))
+        }
+        HostsCommand::Rm { slug } => {
+            let removed = act.engine().remove_host(&slug).await?;
+            out.print(&removed, |r| match r.outcome.as_str() {
+                "deleted" => format!("{} removed", r.host),
+                _ => format!("{} removed; kept as gone for the history of what ran on it", r.host),
+            })
+        }
+        HostsCommand::Test { slug } => {
+            let test = act.test_host(&slug).await?;
+            out.print(&test, |t| {
+                let mut s = String::new();
+                for c in &t.checks {
+                    s.push_str(&format!("{} {:<9} {}\n", if c.ok { "ok  " } else { "FAIL" }, c.check, c.detail));
+                    if let Some(fix) = &c.fix {
+                        s.push_str(&format!("               fix: {fix}\n"));
+                    }
+                }
+                s.push_str(match (t.ok, t.proxmox) {
+                    (true, true) => "ready for discovery",
+                    (true, false) => "reachable; not a Proxmox VE node, so there is nothing to discover",
+                    (false, _) => "not ready",
+                });
+                s
+            })?;
+            Ok(if test.ok { crate::exit::Exit::Ok } else { crate::exit::Exit::Failed })
+        }
         HostsCommand::List => {
             let rows = act.host_entries().await?;
             out.print(&rows, |rows| {

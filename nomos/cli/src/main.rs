@@ -11,6 +11,7 @@ mod auth;
 mod autonomy;
 mod classify;
 mod db;
+mod discover;
 mod entity;
 mod executions;
 mod exit;
@@ -82,9 +83,11 @@ enum Command {
     /// Tasks: what the agent (or you) works on; their windows let their changes run
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
-    /// Hosts and their SSH host keys
+    /// Hosts: add, edit, remove, test, and their SSH host keys
     #[command(subcommand)]
     Hosts(hosts::HostsCommand),
+    /// Read a Proxmox cluster through the gate and show how the graph differs (--apply writes it)
+    Discover(discover::DiscoverArgs),
     /// Run a shell command on a target through the risk gate
     Run(run::RunArgs),
     /// Run a curated action through the gate (`nomos action --help` lists them)
@@ -172,6 +175,7 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Ask(args) => ask::ask(swept(rt).await?, args, out).await,
         Command::Agent(c) => agent::agent(swept(rt).await?, c, out).await,
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
+        Command::Discover(a) => discover::discover(swept(rt).await?, a, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,

@@ -42,6 +42,8 @@ pub async fn run(rt: &Runtime, args: RunArgs, out: Out) -> Outcome {
         requested_by: operator(None).actor,
         timeout: args.timeout.map(Duration::from_secs),
         background: false,
+        read_only: false,
+        compact: false,
     };
     let outcome = until_interrupted(rt, rt.actuator().run(req)).await?;
     report(rt.actuator(), &outcome, &[], out).await

@@ -119,6 +119,8 @@ impl Actuator {
                     requested_by: req.requested_by.clone(),
                     timeout,
                     background: planned.background,
+                    read_only: false,
+                    compact: false,
                 },
                 Some((req.action.name().to_string(), planned.recorded)),
             )
@@ -245,6 +247,8 @@ impl Actuator {
                 requested_by: req.requested_by.clone(),
                 timeout: Some(Duration::from_secs(30)),
                 background: false,
+                read_only: false,
+                compact: false,
             })
             .await?;
         let RunOutcome::Ran(execution) = outcome else {

@@ -93,6 +93,12 @@ pub struct RunRequest {
     pub timeout: Option<Duration>,
     /// Return as soon as it started; the result lands in the store and on the event bus.
     pub background: bool,
+    /// Only a read-only command may run: anything else is refused and recorded in the ledger,
+    /// never queued for approval (discovery and probes, which nobody is there to approve).
+    pub read_only: bool,
+    /// A routine read: a successful run keeps only the head of its output in the store (the caller
+    /// still gets all of it), so reads repeated every few minutes do not grow the database.
+    pub compact: bool,
 }
 
 /// What became of a request.

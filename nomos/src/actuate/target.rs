@@ -158,8 +158,8 @@ pub(crate) async fn resolve(conn: &mut SqliteConnection, key: &str) -> Result<Ta
 }
 
 fn refuse_gone(e: &Entity) -> Result<()> {
-    if e.state == EntityState::Destroyed {
-        return Err(Error::Invalid(format!("target `{}` is destroyed", e.slug)));
+    if matches!(e.state, EntityState::Destroyed | EntityState::Gone) {
+        return Err(Error::Invalid(format!("target `{}` is {}", e.slug, e.state)));
     }
     Ok(())
 }

@@ -175,14 +175,14 @@ mod tests {
              WHERE r.valid_to IS NULL
                AND r.source_id IN (SELECT value FROM json_each(?1))
                AND r.type IN (SELECT value FROM json_each(?2))
-               AND a.state <> 'destroyed'
+               AND a.state NOT IN ('destroyed', 'gone')
             UNION ALL
             SELECT r.type, r.target_id, 0, a.id, a.slug, a.type, a.name
               FROM relationships r JOIN entities a ON a.id = r.source_id
              WHERE r.valid_to IS NULL
                AND r.target_id IN (SELECT value FROM json_each(?1))
                AND r.type IN (SELECT value FROM json_each(?3))
-               AND a.state <> 'destroyed'";
+               AND a.state NOT IN ('destroyed', 'gone')";
         struct Visit {
             entity: EntityRef,
             depth: u32,

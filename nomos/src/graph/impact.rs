@@ -106,7 +106,7 @@ impl ImpactGraph {
         let mut read = pool.begin().await?;
         let version: i64 = sqlx::query_scalar(VERSION_SQL).fetch_one(&mut *read).await?;
         let entities: String = sqlx::query_scalar(
-            "SELECT json_group_array(json_array(id, slug, type, name, state = 'destroyed')) FROM entities",
+            "SELECT json_group_array(json_array(id, slug, type, name, state IN ('destroyed', 'gone'))) FROM entities",
         )
         .fetch_one(&mut *read)
         .await?;

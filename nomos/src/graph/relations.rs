@@ -81,6 +81,18 @@ async fn end_in(tx: &mut WriteTx, edge: &Relationship) -> Result<Relationship> {
     Ok(ended)
 }
 
+/// Ends the relationship with this id if it is current; returns it as ended, or None.
+pub(crate) async fn end_by_id_in(tx: &mut WriteTx, id: &str) -> Result<Option<Relationship>> {
+    let row = sqlx::query(&format!("{REL_SELECT} WHERE r.id = ? AND r.valid_to IS NULL"))
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    match row {
+        Some(row) => Ok(Some(end_in(tx, &relationship_from_row(&row)?).await?)),
+        None => Ok(None),
+    }
+}
+
 /// Creates `source —rel→ target` inside a transaction, or returns the current one (merging
 /// `properties` into it). Validates types and cardinality.
 pub(crate) async fn link_in(
@@ -98,8 +110,10 @@ pub(crate) async fn link_in(
         return Err(Error::Invalid(format!("`{}` cannot be related to itself", source.slug)));
     }
     // Destroyed entities stay for history; nothing new may hang off them.
-    if let Some(gone) = [source, target].into_iter().find(|e| e.state == EntityState::Destroyed) {
-        return Err(Error::Invalid(format!("`{}` is destroyed; it cannot gain relationships", gone.slug)));
+    if let Some(gone) =
+        [source, target].into_iter().find(|e| matches!(e.state, EntityState::Destroyed | EntityState::Gone))
+    {
+        return Err(Error::Invalid(format!("`{}` is {}; it cannot gain relationships", gone.slug, gone.state)));
     }
     if !properties.is_object() {
         return Err(Error::Invalid("relationship properties must be a JSON object".into()));
@@ -245,17 +259,17 @@ impl Engine {
         Ok(ended)
     }
 
-    /// The whole graph for drawing: entities that are not destroyed (with their status) and the
+    /// The whole graph for drawing: entities that are not destroyed or gone (with their status) and the
     /// current relationships between them, read from one snapshot.
     pub async fn graph_snapshot(&self) -> Result<GraphSnapshot> {
         let mut read = self.store().pool().begin().await?;
         let sql = format!(
             "SELECT {ENTITY_COLUMNS}, {STATUS_COLUMNS} FROM entities e \
-             LEFT JOIN entity_status s ON s.entity_id = e.id WHERE e.state != 'destroyed' ORDER BY e.slug"
+             LEFT JOIN entity_status s ON s.entity_id = e.id WHERE e.state NOT IN ('destroyed', 'gone') ORDER BY e.slug"
         );
         let rows = sqlx::query(&sql).fetch_all(&mut *read).await?;
         let edges = sqlx::query(&format!(
-            "{REL_SELECT} WHERE r.valid_to IS NULL AND s.state != 'destroyed' AND t.state != 'destroyed' ORDER BY r.id"
+            "{REL_SELECT} WHERE r.valid_to IS NULL AND s.state NOT IN ('destroyed', 'gone') AND t.state NOT IN ('destroyed', 'gone') ORDER BY r.id"
         ))
         .fetch_all(&mut *read)
         .await?;

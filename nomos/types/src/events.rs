@@ -109,6 +109,16 @@ events! {
     HostKeyMismatch = "host_key.mismatch",
     /// Nomos, the agent, named an entity in a tool call (the UI highlights it).
     EntityTouched = "entity.touched",
+    /// Discovery found an entity Proxmox lists and the graph did not have (or had as gone).
+    EntityDiscovered = "entity.discovered",
+    /// Discovery found an entity's attributes, state or name changed.
+    EntityChanged = "entity.changed",
+    /// Discovery found a guest on another node.
+    EntityMoved = "entity.moved",
+    /// Discovery no longer finds an entity: its edges ended, its state is `gone`.
+    EntityGone = "entity.gone",
+    /// A discovery cycle was applied to the graph.
+    DiscoveryApplied = "discovery.applied",
 }
 
 /// An event of a kind this build does not know, kept as it was written.
@@ -220,6 +230,49 @@ pub struct KnowledgeUpserted {
     pub created: bool,
     /// Slugs of the entities it documents.
     pub about: Vec<String>,
+}
+
+/// Discovery's events carry the entity (the envelope's `entity_slug`) and what it found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityDiscovered {
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub name: String,
+    /// Seen before and back (its history continues).
+    #[serde(default)]
+    pub back: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityChanged {
+    /// The attribute keys that changed (`name` for a rename, `state`).
+    pub changed: Vec<String>,
+    #[serde(default)]
+    pub renamed_from: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityMoved {
+    /// Node names.
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityGone {
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscoveryApplied {
+    /// The host discovery ran through, and the cluster it saw.
+    pub host: String,
+    pub cluster: String,
+    pub counts: crate::discovery::DiffCounts,
+    /// Who applied it: `operator:<login>` or `discovery` (the background cycle).
+    pub by: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,11 +13,13 @@ use serde::{Deserialize, Serialize};
 pub use serde_json::Value as Json;
 
 pub mod actions;
+pub mod discovery;
 pub mod events;
 pub mod operations;
 pub mod tasks;
 pub mod updates;
 pub use actions::Action;
+pub use discovery::{DiffKind, DiscoveryDiff, HostCheck, HostTest};
 pub use events::{EngineEvent, Event, TransientEvent};
 pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
 pub use updates::{UpdateOffer, UpdateStatus, UPDATE_CHANNEL};
@@ -82,12 +84,14 @@ impl fmt::Display for UnknownValue {
 impl std::error::Error for UnknownValue {}
 
 string_enum!(
-    /// Lifecycle of a modelled thing, independent of its observed health.
+    /// Lifecycle of a modelled thing, independent of its observed health. `gone`: no longer
+    /// listed by Proxmox (discovery); kept with its history, which continues if it comes back.
     EntityState {
         Active => "active",
         Provisioning => "provisioning",
         Stopped => "stopped",
         Destroyed => "destroyed",
+        Gone => "gone",
     }
 );
 

@@ -436,6 +436,8 @@ pub fn queue(
         requested_by: "agent:nomos".into(),
         timeout: None,
         background: false,
+        read_only: false,
+        compact: false,
     };
     match rt.block_on(nomos.actuator().run(req)).unwrap() {
         RunOutcome::Queued { execution, approval, .. } => (approval.id.clone(), execution.id),

@@ -87,11 +87,12 @@ impl<'a> Audit<'a> {
     }
 }
 
-/// `operator`, `agent` or `system`, from who asked (`agent:nomos`, `operator:cli`, `system:…`).
+/// `operator`, `agent` or `system`, from who asked (`agent:nomos`, `operator:cli`, `system:…`;
+/// `discovery` is the system reading the cluster).
 fn actor_type(who: &str) -> &'static str {
     match who.split(':').next().unwrap_or("") {
         "agent" => "agent",
-        "system" => "system",
+        "system" | "discovery" => "system",
         _ => "operator",
     }
 }

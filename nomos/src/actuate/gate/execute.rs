@@ -32,6 +32,28 @@ pub(super) const CANCEL_POLL: Duration = Duration::from_secs(1);
 /// The longest time limit a command may ask for.
 pub(super) const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
+/// How much of a routine read's output the store keeps.
+const COMPACT_KEEP: usize = 2048;
+
+/// What of an execution's output the store keeps.
+#[derive(Debug, Clone, Copy)]
+struct Keep {
+    /// Nothing: the command touches secret material.
+    withhold: bool,
+    /// The head only, when it succeeded (a routine read).
+    compact: bool,
+}
+
+/// The largest index ≤ `at` that does not split a UTF-8 sequence.
+fn utf8_floor(bytes: &[u8], at: usize) -> usize {
+    let mut i = at.min(bytes.len());
+    // Continuation bytes are 0b10xxxxxx; at most three precede a boundary.
+    while i > 0 && i < bytes.len() && (bytes[i] & 0xC0) == 0x80 {
+        i -= 1;
+    }
+    i
+}
+
 /// Registers a running execution's cancel handle with its actuator for as long as it runs here.
 struct RunningGuard {
     running: Running,
@@ -83,6 +105,7 @@ impl Actuator {
             .record(&mut tx, EventDraft::new(started).correlation(id).entity(target.slug()))
             .await?;
         let background = execution.params.get("background").and_then(Json::as_bool).unwrap_or(false);
+        let compact = execution.params.get("compact").and_then(Json::as_bool).unwrap_or(false);
         if let (true, Some(task)) = (background, execution.task_id.as_deref()) {
             let now = tx.now().to_string();
             executions::link_task(&mut tx, id, task, &now).await?;
@@ -94,14 +117,14 @@ impl Actuator {
         if background {
             let run = id.clone();
             tokio::spawn(async move {
-                if let Err(e) = me.execute_here(&run, &target, timeout).await {
+                if let Err(e) = me.execute_here(&run, &target, timeout, compact).await {
                     tracing::error!(execution = %run, error = %e, "background execution could not be recorded");
                 }
             });
             return self.execution(&id).await;
         }
         // In its own task: the command is recorded to its end even if the caller stops waiting.
-        match tokio::spawn(async move { me.execute_here(&id, &target, timeout).await }).await {
+        match tokio::spawn(async move { me.execute_here(&id, &target, timeout, compact).await }).await {
             Ok(r) => r,
             Err(e) => Err(Error::Invalid(format!("the execution's task failed: {e}"))),
         }
@@ -120,7 +143,7 @@ impl Actuator {
 
     /// Executes and records. Whatever fails before the command starts still ends the execution
     /// (failed, with the reason), never leaves it running.
-    async fn execute_here(&self, id: &str, target: &Target, timeout: Duration) -> Result<Execution> {
+    async fn execute_here(&self, id: &str, target: &Target, timeout: Duration, compact: bool) -> Result<Execution> {
         let cancel = Cancel::new();
         let _running = RunningGuard::new(&self.running, id, cancel.clone());
         let mut withhold = false;
@@ -160,7 +183,7 @@ impl Actuator {
                 tracing::error!(host = %target.host.slug, error = %e, "could not record the host key seen");
             }
         }
-        self.finish(id, target, result, timeout, withhold).await
+        self.finish(id, target, result, timeout, Keep { withhold, compact }).await
     }
 
     /// The job to run, the pinned key, and whether the output must be withheld (the command
@@ -252,18 +275,29 @@ impl Actuator {
         target: &Target,
         result: std::result::Result<Output, SshError>,
         timeout: Duration,
-        withhold: bool,
+        keep: Keep,
     ) -> Result<Execution> {
         let mut f = finished(result, timeout);
-        if withhold && !(f.stdout.is_empty() && f.stderr.is_empty()) {
+        let mut full_stdout = None;
+        if keep.withhold && !(f.stdout.is_empty() && f.stderr.is_empty()) {
             // Secrets never reach the database (nor the agent, which reads executions from it).
             f.stdout = WITHHELD.as_bytes().to_vec();
             f.stderr.clear();
+        } else if keep.compact && f.status == ExecutionStatus::Completed && f.stdout.len() > COMPACT_KEEP {
+            let cut = utf8_floor(&f.stdout, COMPACT_KEEP);
+            let dropped = f.stdout.len() - cut;
+            let mut head = f.stdout[..cut].to_vec();
+            head.extend_from_slice(format!("\n[… {dropped} more bytes not kept: a routine read]\n").as_bytes());
+            full_stdout = Some(std::mem::replace(&mut f.stdout, head));
         }
         let mut tx = self.engine.store().begin_write().await?;
         let now = tx.now().to_string();
         let recorded = executions::finish(&mut tx, id, &f, &now).await?;
-        let execution = executions::get(&mut tx, id).await?;
+        let mut execution = executions::get(&mut tx, id).await?;
+        if let Some(full) = full_stdout {
+            // The caller reads all of it; the store keeps the head.
+            execution.stdout = String::from_utf8_lossy(&full).into_owned();
+        }
         if !recorded {
             tracing::warn!(execution = %id, status = %execution.status, "finished, but the record had moved on; left as it is");
             return Ok(execution);

@@ -40,6 +40,28 @@ impl Actuator {
             .collect())
     }
 
+    /// Connects to `host` only to see the key it presents (nothing runs), records it as seen
+    /// unless it is the trusted one, and returns its fingerprint: what *Add host* shows before
+    /// anything is trusted.
+    pub async fn present_key(&self, host: &str) -> Result<String> {
+        let pool = self.engine.store().pool();
+        let target = resolve(&mut *pool.acquire().await?, host).await?;
+        if target.pve_id.is_some() {
+            return Err(Error::Invalid(format!("`{host}` is reached through {}", target.host.slug)));
+        }
+        let slug = target.host.slug.clone();
+        let seen = self.ssh.fetch_host_key(&target.endpoint).await.map_err(|e| Error::Invalid(e.to_string()))?;
+        let pinned = host_keys::pinned(pool, &slug).await?;
+        let same = pinned
+            .as_ref()
+            .is_some_and(|p| p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2)));
+        let trusted = pinned.as_ref().is_some_and(|p| p.trusted);
+        if !(trusted && same) {
+            self.record_seen_key(&slug, &seen, trusted).await?;
+        }
+        Ok(seen.fingerprint)
+    }
+
     /// Pins the key `host` presents as trusted. With `expected` (a fingerprint the operator checked
     /// out of band) the host must present exactly that key. Without it, only a first sighting is
     /// trusted: the key the host presents now, which must equal one it showed before (in the

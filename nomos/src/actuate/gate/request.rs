@@ -41,6 +41,9 @@ impl Actuator {
         let verdict = self.policy.judge(&req.command, req.declared_risk).inspect_err(|failure| {
             tracing::error!(target = %req.target, "refused a command: {failure}");
         })?;
+        if req.read_only && verdict.risk != Risk::ReadOnly {
+            return Err(self.refuse_not_read_only(&req, &target, &verdict).await);
+        }
         let (action, mut params) = action.unwrap_or_else(|| (PLAIN_RUN.into(), json!({})));
         if let Some(map) = params.as_object_mut() {
             // A queued request keeps its own time limit and mode for when it is approved.
@@ -49,6 +52,9 @@ impl Actuator {
             }
             if req.background {
                 map.insert("background".into(), json!(true));
+            }
+            if req.compact {
+                map.insert("compact".into(), json!(true));
             }
         }
         // Read before the write transaction: the operator sees what else the change reaches.
@@ -139,6 +145,35 @@ impl Actuator {
         };
         let execution = self.launch(tx, &id, &req.requested_by, target, &grant).await?;
         Ok(RunOutcome::Ran(execution))
+    }
+
+    /// A caller that may only read asked for more: recorded in the ledger, nothing run or queued.
+    async fn refuse_not_read_only(&self, req: &RunRequest, target: &Target, verdict: &Verdict) -> Error {
+        let message = format!(
+            "refused `{}` on {}: it is judged {} ({}), and {} runs only read-only commands",
+            req.command,
+            target.slug(),
+            verdict.risk,
+            verdict.reasons.join("; "),
+            req.requested_by
+        );
+        tracing::warn!(target = %target.slug(), risk = %verdict.risk, requested_by = %req.requested_by, "refused a command that is not read-only");
+        let detail = json!({"command": req.command, "risk": verdict.risk, "reasons": verdict.reasons,
+                            "purpose": req.purpose, "refused": "not read-only"});
+        let recorded = async {
+            let mut tx = self.engine.store().begin_write().await?;
+            Audit::by(&req.requested_by, "execution.refused", detail)
+                .entity(target.slug())
+                .record(&mut tx, None)
+                .await?;
+            tx.commit().await?;
+            Ok::<(), Error>(())
+        }
+        .await;
+        if let Err(e) = recorded {
+            tracing::error!(error = %e, "could not record a refused command in the ledger");
+        }
+        Error::Invalid(message)
     }
 
     /// Queues a request for the operator: its execution waits on a new approval.

@@ -78,6 +78,8 @@ impl Tool for Run {
                 requested_by: AGENT.into(),
                 timeout: a.timeout_secs.map(Duration::from_secs),
                 background: false,
+                read_only: false,
+                compact: false,
             };
             let command = req.command.clone();
             let run = ctx.actuator.run(req);

@@ -1,0 +1,125 @@
+//! Applying a plan: one transaction, so the graph never holds half a discovery.
+
+use nomos_types::discovery::DiffKind;
+use nomos_types::events::{DiscoveryApplied, EntityChanged, EntityDiscovered, EntityGone, EntityMoved};
+use nomos_types::{DiscoveryDiff, EntityState, Json};
+use serde_json::json;
+
+use super::plan::{plan, Plan};
+use super::Snapshot;
+use crate::actuate::db::audit::Audit;
+use crate::events::EventDraft;
+use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
+use crate::graph::relations::{end_by_id_in, link_in, OnConflict};
+use crate::graph::{find_entity, require_entity};
+use crate::{Engine, Result};
+
+/// Who applies a discovery: the operator (after reviewing it) or the background cycle.
+#[derive(Debug, Clone)]
+pub enum ApplyBy {
+    Operator(String),
+    Cycle,
+}
+
+impl ApplyBy {
+    fn actor(&self) -> &str {
+        match self {
+            ApplyBy::Operator(who) => who,
+            ApplyBy::Cycle => "discovery",
+        }
+    }
+}
+
+impl Engine {
+    /// Compares a snapshot with the graph: the diff, nothing written.
+    pub(crate) async fn discovery_plan(&self, snap: &Snapshot, via_host: &str) -> Result<Plan> {
+        let mut conn = self.store().pool().acquire().await?;
+        let host = require_entity(&mut conn, via_host).await?;
+        plan(&mut conn, snap, &host).await
+    }
+
+    /// Plans again inside one write transaction (the graph may have moved since the review) and
+    /// writes the plan. With nothing to change, nothing is written and nothing announced.
+    pub(crate) async fn discovery_apply(&self, snap: &Snapshot, via_host: &str, by: &ApplyBy) -> Result<Plan> {
+        let mut tx = self.store().begin_write().await?;
+        let host = require_entity(&mut tx, via_host).await?;
+        let plan = plan(&mut tx, snap, &host).await?;
+        if plan.items.is_empty() {
+            return Ok(plan);
+        }
+        let ontology = self.ontology();
+        for u in &plan.upserts {
+            let mut new = NewEntity::new(&u.ty, &u.name).slug(&u.slug).attributes(Json::Object(u.attrs.clone()));
+            new.state = u.state;
+            upsert_entity_in(&mut tx, ontology, &new, IfExists::Merge).await?;
+        }
+        for id in &plan.end_edges {
+            end_by_id_in(&mut tx, id).await?;
+        }
+        for (rel, source, target, props) in &plan.add_edges {
+            let s = require_entity(&mut tx, source).await?;
+            let t = require_entity(&mut tx, target).await?;
+            link_in(&mut tx, ontology, rel, &s, &t, props, OnConflict::Replace).await?;
+        }
+        for slug in &plan.gone {
+            if let Some(e) = find_entity(&mut tx, slug).await? {
+                let new = NewEntity::new(&e.entity_type, &e.name).slug(&e.slug).state(EntityState::Gone);
+                upsert_entity_in(&mut tx, ontology, &new, IfExists::Merge).await?;
+            }
+        }
+        for item in &plan.items {
+            let changed: Vec<String> = item.attributes.iter().map(|a| a.key.clone()).collect();
+            let draft = match item.kind {
+                DiffKind::New => EventDraft::new(EntityDiscovered {
+                    entity_type: item.entity_type.clone(),
+                    name: item.name.clone(),
+                    back: item.back,
+                }),
+                DiffKind::Gone => {
+                    EventDraft::new(EntityGone { entity_type: item.entity_type.clone(), name: item.name.clone() })
+                }
+                DiffKind::Moved => match &item.moved {
+                    Some(m) => EventDraft::new(EntityMoved { from: m.from.clone(), to: m.to.clone() }),
+                    None => EventDraft::new(EntityChanged { changed, renamed_from: None }),
+                },
+                DiffKind::Renamed | DiffKind::Changed => EventDraft::new(EntityChanged {
+                    changed,
+                    renamed_from: item.renamed.as_ref().map(|r| r.from.clone()),
+                }),
+            };
+            tx.emit(draft.entity(&item.slug)).await?;
+        }
+        let counts = plan.counts();
+        let detail = json!({"cluster": plan.scope, "counts": counts});
+        let applied = DiscoveryApplied {
+            host: via_host.to_string(),
+            cluster: plan.scope.clone(),
+            counts,
+            by: by.actor().to_string(),
+        };
+        Audit::by(by.actor(), "discovery.applied", detail)
+            .entity(via_host)
+            .record(&mut tx, EventDraft::new(applied).entity(via_host))
+            .await?;
+        tx.commit().await?;
+        tracing::info!(host = via_host, cluster = %plan.scope, items = plan.items.len(), "discovery applied");
+        Ok(plan)
+    }
+}
+
+impl Plan {
+    /// The diff as the command line and the desktop show it.
+    pub(crate) fn diff(&self, host: &str, applied: bool, commands: u32, duration_ms: u64) -> DiscoveryDiff {
+        DiscoveryDiff {
+            host: host.to_string(),
+            cluster: self.scope.clone(),
+            quorate: self.quorate,
+            applied,
+            counts: self.counts(),
+            changes: self.items.clone(),
+            warnings: self.warnings.clone(),
+            commands,
+            duration_ms,
+        }
+    }
+}
