@@ -138,6 +138,13 @@ next_free_vmid() {
 	printf '%s\n' "$id"
 }
 
+# Refuses to change a guest whose config holds a lock (a backup or migration at work), as Proxmox
+# does. WHAT is "CT" or "VM".
+check_unlocked() { # CONFIG WHAT
+	local lock
+	if lock=$(cfg_get "$1" lock); then die "$2 is locked ($lock)"; fi
+}
+
 # The value of KEY in a config file.
 cfg_get() { # FILE KEY
 	local line

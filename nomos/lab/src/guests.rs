@@ -104,7 +104,7 @@ impl GuestSpec {
         }
     }
 
-    /// A locally administered-looking MAC with Proxmox's prefix, fixed by the VMID (and NIC) so a
+    /// A MAC with Proxmox's prefix (BC:24:11), fixed by the VMID (and NIC) so a
     /// seeded lab is the same every time.
     fn mac(&self, nic: u32) -> String {
         let n = self.vmid.wrapping_mul(2).wrapping_add(nic);

@@ -13,6 +13,10 @@ use serde_json::Value;
 
 /// `pvesh get PATH --output-format json` on a lab host, through the ssh client.
 fn pvesh(lab: &Lab, host: &str, path: &str) -> Output {
+    run(lab, host, &format!("pvesh get {path} --output-format json"))
+}
+
+fn run(lab: &Lab, host: &str, command: &str) -> Output {
     let port = lab.host(host).unwrap().port;
     Command::new("ssh")
         .arg("-F")
@@ -23,7 +27,7 @@ fn pvesh(lab: &Lab, host: &str, path: &str) -> Output {
         .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes"])
         .args(["-o", "IdentitiesOnly=yes", "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=5"])
         .arg(format!("{}@127.0.0.1", nomos_lab::current_user()))
-        .arg(format!("pvesh get {path} --output-format json"))
+        .arg(command)
         .stdin(Stdio::null())
         .output()
         .expect("the ssh client runs")
@@ -158,6 +162,13 @@ fn discovery_reads_and_lab_changes_over_real_ssh() {
     assert_eq!(by_id(&resources, "storage/pve1/local-lvm")["plugintype"], "lvmthin");
     let only_vms = get(&lab, "pve1", "/cluster/resources --type vm");
     assert_eq!(array(&only_vms).len(), 12);
+
+    // The guest a backup holds refuses changes until unlocked, as on Proxmox.
+    let locked = run(&lab, "pve2", "pct stop 107");
+    assert_eq!(locked.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&locked.stderr).contains("CT is locked (backup)"));
+    assert!(run(&lab, "pve2", "pct unlock 107 && pct stop 107 && pct start 107").status.success());
+    assert!(by_id(&get(&lab, "pve1", "/cluster/resources --type vm"), "lxc/107").get("lock").is_none());
 
     // /cluster/status: the cluster, then its nodes; `local` marks the one answering.
     let status = get(&lab, "pve2", "/cluster/status");
