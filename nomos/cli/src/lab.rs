@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde::Serialize;
 
-use nomos_lab::{Lab, LabConfig, LabError};
+use nomos_lab::{GuestKind, Lab, LabConfig, LabError};
 
 use crate::exit::{Exit, Failure, Outcome};
 
@@ -25,6 +25,10 @@ pub enum LabCommand {
         /// Host i listens on BASE_PORT + i (default: free ports)
         #[arg(long, value_name = "PORT")]
         base_port: Option<u16>,
+        /// Seed a new lab with N guests spread over the hosts, VMIDs from 100 (default: the few the
+        /// inventory describes); a restarted lab keeps its guests
+        #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+        guests: Option<usize>,
     },
     /// Stop the lab's sshds (its guests and keys stay for the next `up`)
     Down {
@@ -39,6 +43,75 @@ pub enum LabCommand {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Change the lab's guests behind Oikos's back, as someone with a shell on the cluster would
+    #[command(subcommand)]
+    Guest(GuestCommand),
+    /// Take a lab host off line (its sshd stops; the cluster reports it offline) or back on line
+    #[command(subcommand)]
+    Node(NodeCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuestCommand {
+    /// Create a guest (running) on a node
+    Create {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The node to create it on
+        #[arg(long, value_name = "NODE")]
+        node: String,
+        /// Its VMID (default: the next free one from 100)
+        #[arg(long, value_name = "VMID")]
+        vmid: Option<u32>,
+        #[arg(long, value_enum, default_value_t = Kind::Lxc)]
+        kind: Kind,
+        /// Its name (a container's hostname): a DNS name
+        name: String,
+    },
+    /// Destroy a guest
+    Destroy {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        vmid: u32,
+    },
+    /// Move a guest to another node
+    Migrate {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        vmid: u32,
+        /// The node to move it to
+        #[arg(long, value_name = "NODE")]
+        to: String,
+    },
+    /// Give a guest a new name
+    Rename {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        vmid: u32,
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NodeCommand {
+    /// Stop the host's sshd, as a node that lost power
+    Offline {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        name: String,
+    },
+    /// Start the host's sshd again on its port
+    Online {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        name: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Kind {
+    Lxc,
+    Qemu,
 }
 
 #[derive(Serialize)]
@@ -91,12 +164,12 @@ fn failure(e: LabError) -> Failure {
     Failure(String::new())
 }
 
-/// Runs a lab subcommand; `json` selects JSON output for `up` and `status`.
+/// Runs a lab subcommand; `json` selects JSON output.
 pub fn lab(command: LabCommand, json: bool) -> Outcome {
     match command {
-        LabCommand::Up { dir, hosts, base_port } => {
+        LabCommand::Up { dir, hosts, base_port, guests } => {
             let dir = dir_or_default(dir)?;
-            let lab = Lab::start(LabConfig { dir, hosts, base_port }).map_err(failure)?;
+            let lab = Lab::start(LabConfig { dir, hosts, base_port, guests }).map_err(failure)?;
             // Detached before printing: a closed stdout (`| head`) must not take the lab down.
             let summary = if json {
                 let started = Started {
@@ -146,7 +219,62 @@ pub fn lab(command: LabCommand, json: bool) -> Outcome {
             }
             Ok(Exit::Ok)
         }
+        LabCommand::Guest(command) => guest(command, json),
+        LabCommand::Node(NodeCommand::Offline { dir, name }) => node(dir, &name, false, json),
+        LabCommand::Node(NodeCommand::Online { dir, name }) => node(dir, &name, true, json),
     }
+}
+
+/// Runs a `lab guest` subcommand and reports the guest as it is now (or was, when destroyed).
+fn guest(command: GuestCommand, json: bool) -> Outcome {
+    let (done, guest) = match command {
+        GuestCommand::Create { dir, node, vmid, kind, name } => {
+            let kind = match kind {
+                Kind::Lxc => GuestKind::Lxc,
+                Kind::Qemu => GuestKind::Qemu,
+            };
+            ("created", nomos_lab::create_guest(&dir_or_default(dir)?, &node, vmid, kind, &name))
+        }
+        GuestCommand::Destroy { dir, vmid } => ("destroyed", nomos_lab::destroy_guest(&dir_or_default(dir)?, vmid)),
+        GuestCommand::Migrate { dir, vmid, to } => {
+            ("migrated", nomos_lab::migrate_guest(&dir_or_default(dir)?, vmid, &to))
+        }
+        GuestCommand::Rename { dir, vmid, name } => {
+            ("renamed", nomos_lab::rename_guest(&dir_or_default(dir)?, vmid, &name))
+        }
+    };
+    let guest = guest.map_err(failure)?;
+    if json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "done": done, "guest": guest }))?;
+        say(format_args!("{text}"));
+    } else {
+        say(format_args!(
+            "{done} {}/{} ({}) on {}, {}",
+            guest.kind.as_str(),
+            guest.vmid,
+            guest.name,
+            guest.node,
+            guest.status
+        ));
+    }
+    Ok(Exit::Ok)
+}
+
+/// Takes a lab host off or back on line and reports it.
+fn node(dir: Option<PathBuf>, name: &str, online: bool, json: bool) -> Outcome {
+    let dir = dir_or_default(dir)?;
+    let host = Lab::set_node_online(&dir, name, online).map_err(failure)?;
+    if json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "name": host.name, "port": host.port, "pid": host.pid, "online": online,
+        }))?;
+        say(format_args!("{text}"));
+    } else if online {
+        say(format_args!("{name} online: 127.0.0.1:{}, pid {}", host.port, host.pid));
+    } else {
+        say(format_args!("{name} offline (its sshd is stopped; `nomos lab node online {name}` brings it back)"));
+    }
+    Ok(Exit::Ok)
 }
 
 fn status(dir: &Path) -> Result<Status, Failure> {

@@ -50,6 +50,14 @@ lock_cluster() {
 	flock 7
 }
 
+# Readers of the whole cluster (pvesh) share the cluster lock: a change made under it (a lab
+# migration moves a guest between nodes) is seen whole or not at all.
+lock_cluster_shared() {
+	command -v flock >/dev/null 2>&1 || die "the Oikos lab needs flock (util-linux) to serialise changes"
+	exec 7>>"$LAB_DIR/cluster.lock"
+	flock -s 7
+}
+
 # A command run by `pct exec` must not inherit (and so hold) the locks.
 unlock_all() {
 	exec 7>&- 8>&-
@@ -130,6 +138,13 @@ next_free_vmid() {
 	printf '%s\n' "$id"
 }
 
+# Refuses to change a guest whose config holds a lock (a backup or migration at work), as Proxmox
+# does. WHAT is "CT" or "VM".
+check_unlocked() { # CONFIG WHAT
+	local lock
+	if lock=$(cfg_get "$1" lock); then die "$2 is locked ($lock)"; fi
+}
+
 # The value of KEY in a config file.
 cfg_get() { # FILE KEY
 	local line
@@ -142,6 +157,32 @@ cfg_get() { # FILE KEY
 		esac
 	done <"$1"
 	return 1
+}
+
+# Reads a guest config into CFG (key -> value) and its description into CFG_DESC. Proxmox keeps
+# the description as leading "#" lines, percent-encoded; `pct set --description` here writes a key.
+# Snapshot sections ("[name]") that may follow are not the current config.
+declare -A CFG=()
+CFG_DESC=
+load_cfg() { # FILE
+	local line desc=
+	CFG=()
+	CFG_DESC=
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		'['*) break ;;
+		'#'*) desc+="${line#\#}"$'\n' ;;
+		*': '*) CFG[${line%%: *}]=${line#*: } ;;
+		esac
+	done <"$1"
+	if [ -n "${CFG[description]:-}" ]; then
+		CFG_DESC=${CFG[description]}
+		unset 'CFG[description]'
+	elif [ -n "$desc" ]; then
+		desc=${desc%$'\n'}
+		desc=${desc//\\/\\\\}
+		printf -v CFG_DESC '%b' "${desc//%/\\x}"
+	fi
 }
 
 # Sets KEY (removes it if VALUE is empty). Keys stay sorted, as Proxmox writes them; the file is
@@ -185,6 +226,25 @@ size_bytes() {
 	*M) echo $((n * 1024 * 1024)) ;;
 	*K) echo $((n * 1024)) ;;
 	*) echo "$n" ;;
+	esac
+}
+
+# Sets BYTES to the size of a disk spec ("local-lvm:vm-101-disk-0,size=8G"; 0 if none), without
+# the subshells of size_bytes "$(disk_size …)": pvesh does this for every volume of the cluster.
+volume_bytes() { # SPEC
+	local size n
+	BYTES=0
+	[[ $1 == *size=* ]] || return 0
+	size=${1#*size=}
+	size=${size%%,*}
+	n=${size%[KMGT]}
+	[[ $n =~ ^[0-9]+$ ]] || return 0
+	case $size in
+	*T) BYTES=$((n << 40)) ;;
+	*G) BYTES=$((n << 30)) ;;
+	*M) BYTES=$((n << 20)) ;;
+	*K) BYTES=$((n << 10)) ;;
+	*) BYTES=$n ;;
 	esac
 }
 

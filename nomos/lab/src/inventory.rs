@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 
-use super::{write_file, Lab, Result};
+use super::guests::{LAN_CIDR, LAN_GATEWAY};
+use super::{host_dir, write_file, Lab, Result};
 
 /// A guest every new lab starts with.
 pub(super) struct Seed {
@@ -68,63 +69,6 @@ pub(super) const SEEDS: [Seed; 4] = [
     },
 ];
 
-/// The network every seeded guest is on; its gateway is 127.0.0.1 so that pinging it works.
-const LAN_CIDR: &str = "10.10.0.0/24";
-const LAN_PREFIX: u8 = 24;
-const LAN_GATEWAY: &str = "127.0.0.1";
-const SEED_TEMPLATE: &str = "debian-12-standard_12.7-1_amd64.tar.zst";
-
-impl Seed {
-    /// The stand-in and arguments that create this guest, running.
-    pub(super) fn create_command(&self) -> (&'static str, Vec<String>) {
-        let id = self.vmid.to_string();
-        let cores = self.cores.to_string();
-        let memory = self.memory_mb.to_string();
-        if self.kind == "lxc" {
-            let args = vec![
-                "create".into(),
-                id,
-                format!("local:vztmpl/{SEED_TEMPLATE}"),
-                "--hostname".into(),
-                self.name.into(),
-                "--cores".into(),
-                cores,
-                "--memory".into(),
-                memory,
-                "--swap".into(),
-                "512".into(),
-                "--rootfs".into(),
-                format!("local:{}", self.disk_gb),
-                "--net0".into(),
-                format!("name=eth0,bridge=vmbr0,ip={}/{LAN_PREFIX},gw={LAN_GATEWAY}", self.ip),
-                "--unprivileged".into(),
-                "1".into(),
-                "--start".into(),
-                "1".into(),
-            ];
-            ("pct", args)
-        } else {
-            let args = vec![
-                "create".into(),
-                id.clone(),
-                "--name".into(),
-                self.name.into(),
-                "--cores".into(),
-                cores,
-                "--memory".into(),
-                memory,
-                "--scsi0".into(),
-                format!("local:{id}/vm-{id}-disk-0.raw,size={}G", self.disk_gb),
-                "--net0".into(),
-                "virtio,bridge=vmbr0".into(),
-                "--start".into(),
-                "1".into(),
-            ];
-            ("qm", args)
-        }
-    }
-}
-
 /// The user the lab's sshds let in with the lab key: whoever runs the lab.
 pub fn current_user() -> String {
     for var in ["USER", "LOGNAME"] {
@@ -180,7 +124,15 @@ pub(super) fn write(lab: &Lab) -> Result<()> {
         );
     }
     let _ = writeln!(y, "\nnetworks:\n  - {{ name: lan, attributes: {{ cidr: {LAN_CIDR}, gateway: {LAN_GATEWAY} }} }}");
-    let present: Vec<&Seed> = SEEDS.iter().filter(|s| lab.hosts().iter().any(|h| h.name == s.host)).collect();
+    // The default seeds that are there (a lab seeded with `--guests N` has others, for discovery to
+    // find; a guest someone destroyed is not described).
+    let present: Vec<&Seed> = SEEDS
+        .iter()
+        .filter(|s| {
+            let config = host_dir(lab.dir(), s.host).join("pve").join(s.kind).join(s.vmid.to_string()).join("config");
+            std::fs::read_to_string(config).is_ok_and(|c| c.lines().any(|l| l.ends_with(&format!(": {}", s.name))))
+        })
+        .collect();
     for (section, kind) in [("lxcs", "lxc"), ("vms", "qemu")] {
         let guests: Vec<&&Seed> = present.iter().filter(|s| s.kind == kind).collect();
         if guests.is_empty() {

@@ -18,6 +18,8 @@
 //!
 //! This crate is the only code that starts processes (sshd, ssh-keygen); the desktop app does not link it.
 
+mod guests;
+pub use guests::{create_guest, destroy_guest, migrate_guest, rename_guest, Guest, GuestKind};
 mod inventory;
 pub use inventory::current_user;
 mod lock;
@@ -88,6 +90,8 @@ pub enum LabError {
     NotALab(PathBuf),
     #[error("no lab host named `{0}`")]
     UnknownHost(String),
+    #[error("{0}")]
+    Guest(String),
     #[error("no free port for {host}: {reason}")]
     Port { host: String, reason: String },
     #[error("sshd of {host} did not start: {reason}; log tail:\n{log}")]
@@ -127,11 +131,14 @@ pub struct LabConfig {
     /// Host i (from 0) listens on `base_port + i`; without it free ports are picked (and a
     /// restarted lab tries its previous ports first).
     pub base_port: Option<u16>,
+    /// Guests to seed a new lab with, spread over the hosts; None seeds the default few (the ones
+    /// the inventory describes). A restarted lab keeps the guests it has either way.
+    pub guests: Option<usize>,
 }
 
 impl LabConfig {
     pub fn new(dir: impl Into<PathBuf>) -> LabConfig {
-        LabConfig { dir: dir.into(), hosts: 3, base_port: None }
+        LabConfig { dir: dir.into(), hosts: 3, base_port: None, guests: None }
     }
 }
 
@@ -202,8 +209,12 @@ impl Lab {
         sshd::ensure_privsep_dir();
 
         let names: Vec<String> = (1..=config.hosts).map(|i| format!("pve{i}")).collect();
+        let seeds = match config.guests {
+            None => guests::default_seeds(),
+            Some(n) => guests::generated_seeds(n, &names),
+        };
         for name in &names {
-            prepare_host(&dir, name)?;
+            prepare_host(&dir, name, &seeds)?;
         }
         let penalties_option = sshd::supports_penalties_option(&sshd, &dir, &names[0]);
         let mut lab = Lab {
@@ -329,6 +340,47 @@ impl Lab {
         self.save_state()?;
         tracing::info!(host = name, "lab host key regenerated");
         Ok(())
+    }
+
+    /// Takes a host off or back on line, as a node that lost power (or came back) looks to the
+    /// cluster: offline stops its sshd with its sessions, so the stand-ins on the other hosts report
+    /// it offline; online starts it again on the same port. Its guests and keys stay. Works on a
+    /// lab started by another process (`nomos lab node offline|online`); waits for a start or stop
+    /// in progress.
+    pub fn set_node_online(dir: &Path, name: &str, online: bool) -> Result<LabHost> {
+        let state = read_state(dir)?;
+        let dir = fs::canonicalize(dir).map_err(LabError::io(dir))?;
+        let _lock = LabLock::wait(&dir, LOCK_PATIENCE)?;
+        // Read again under the lock: a restart may have changed pids and ports.
+        let state = read_state(&dir).unwrap_or(state);
+        let mut lab = Lab {
+            client_key: dir.join(CLIENT_KEY),
+            penalties_option: fs::read_to_string(host_dir(&dir, name).join("sshd_config"))
+                .map(|c| c.contains("PerSourcePenalties"))
+                .unwrap_or(false),
+            children: state.hosts.iter().map(|_| None).collect(),
+            hosts: state.hosts,
+            sshd: sshd::find_sshd()?,
+            dir,
+            stop_on_drop: false,
+            lock: None,
+        };
+        let i = lab.hosts.iter().position(|h| h.name == name).ok_or_else(|| LabError::UnknownHost(name.into()))?;
+        let serving = lab.is_serving(name)?;
+        if online && !serving {
+            let port = lab.hosts[i].port;
+            let (child, port) = lab.spawn_host(name, Some(port), true, &[])?;
+            lab.hosts[i].pid = child.id();
+            lab.hosts[i].port = port;
+            lab.save_state()?;
+            let host = lab.hosts[i].clone();
+            lab.check_login(&host)?;
+            tracing::info!(host = name, port, "lab host back online");
+        } else if !online && serving {
+            lab.stop_host(i);
+            tracing::info!(host = name, "lab host offline");
+        }
+        Ok(lab.hosts[i].clone())
     }
 
     /// Stops every sshd of the lab, with the commands running in its sessions, and waits for them.
@@ -533,8 +585,9 @@ fn write_files(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The host's key and, on first start, its Proxmox state: template cache and seeded guests.
-fn prepare_host(dir: &Path, name: &str) -> Result<()> {
+/// The host's key and, on first start, its Proxmox state: template cache and its share of the
+/// seeded guests (those whose VMID no guest of the lab has yet).
+fn prepare_host(dir: &Path, name: &str, seeds: &[guests::GuestSpec]) -> Result<()> {
     let hdir = host_dir(dir, name);
     let key = hdir.join("ssh_host_ed25519_key");
     fs::create_dir_all(&hdir).map_err(LabError::io(&hdir))?;
@@ -545,7 +598,8 @@ fn prepare_host(dir: &Path, name: &str) -> Result<()> {
     if pve.join(SEEDED_MARKER).exists() {
         return Ok(());
     }
-    // A seeding that stopped partway goes on where it stopped: what exists stays.
+    // A seeding that stopped partway goes on where it stopped: what exists stays (a guest is
+    // written whole or not at all).
     let cache = pve.join("template").join("cache");
     for d in [pve.join("lxc"), pve.join("qemu"), cache.clone()] {
         fs::create_dir_all(&d).map_err(LabError::io(&d))?;
@@ -553,38 +607,12 @@ fn prepare_host(dir: &Path, name: &str) -> Result<()> {
     for t in TEMPLATES {
         write_file(&cache.join(t), "", 0o644)?;
     }
-    for seed in inventory::SEEDS.iter().filter(|s| s.host == name) {
-        let guest = pve.join(seed.kind).join(seed.vmid.to_string());
-        if guest.join("config").exists() {
-            continue;
+    for seed in seeds.iter().filter(|s| s.node == name) {
+        if !guests::exists(dir, seed.vmid) {
+            guests::write_guest(dir, seed)?;
         }
-        // Half made (no config yet): made again.
-        match fs::remove_dir_all(&guest) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(LabError::io(&guest)(e)),
-            _ => {}
-        }
-        let (tool, args) = seed.create_command();
-        run_standin(dir, name, tool, &args)?;
     }
     write_file(&pve.join(SEEDED_MARKER), "", 0o644)
-}
-
-/// Runs a stand-in as the lab host would (used to seed guests with the same code that makes them).
-fn run_standin(dir: &Path, host: &str, tool: &str, args: &[String]) -> Result<()> {
-    let out = Command::new(dir.join("standins").join(tool))
-        .args(args)
-        .env("OIKOS_LAB_DIR", dir)
-        .env("OIKOS_LAB_HOST", host)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| LabError::Command { what: format!("{tool} on {host}"), message: e.to_string() })?;
-    if !out.status.success() {
-        return Err(LabError::Command {
-            what: format!("{tool} {} on {host}", args.join(" ")),
-            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    Ok(())
 }
 
 /// `ssh-ed25519 AAAA...` from a `.pub` file (the comment dropped).
