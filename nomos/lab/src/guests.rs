@@ -311,10 +311,10 @@ fn write_rootfs(root: &Path, hostname: &str) -> Result<()> {
         ),
         0o644,
     )?;
-    let hostname_file = root.join("etc/hostname");
+    // Found relative to the script itself: the container's directory moves (staging, migration).
     write_file(
         &root.join("bin/hostname"),
-        &format!("#!/bin/sh\n# Oikos lab stand-in: the container's hostname.\ncat \"{}\"\n", hostname_file.display()),
+        "#!/bin/sh\n# Oikos lab stand-in: the container's hostname.\ncat \"${0%/*}/../etc/hostname\"\n",
         0o755,
     )
 }
