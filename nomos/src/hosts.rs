@@ -4,37 +4,13 @@
 
 use std::path::Path;
 
+use nomos_types::discovery::{HostRemoved, HostSpec};
 use nomos_types::{Entity, EntityState, Json};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Map};
 
 use crate::graph::entities::{upsert_entity_in, IfExists, NewEntity};
 use crate::graph::{check_slug, find_entity, slugify};
 use crate::{Engine, Error, Result};
-
-/// A host to add, or the fields of one to change (`None` leaves a field as it is).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HostSpec {
-    /// `pve1` or `host:pve1`.
-    pub slug: String,
-    #[serde(default)]
-    pub address: Option<String>,
-    #[serde(default)]
-    pub port: Option<u16>,
-    #[serde(default)]
-    pub user: Option<String>,
-    /// A private key file; `Some("")` switches back to the ssh-agent and the usual `~/.ssh` keys.
-    #[serde(default)]
-    pub key: Option<String>,
-}
-
-/// What removing a host did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HostRemoved {
-    pub host: String,
-    /// `deleted` (nothing ever ran on it or pointed at it) or `gone` (kept for its history).
-    pub outcome: String,
-}
 
 /// `host:<name>` from what the operator typed.
 pub fn host_slug(input: &str) -> Result<String> {
@@ -182,6 +158,19 @@ impl Engine {
         };
         tx.commit().await?;
         Ok(HostRemoved { host: slug, outcome: outcome.into() })
+    }
+
+    /// The hosts the background cycle follows, with the cluster each belongs to: those whose first
+    /// discovery an operator applied.
+    pub async fn followed_hosts(&self) -> Result<Vec<(String, Option<String>)>> {
+        let rows: Vec<(String, Option<String>)> = sqlx::query_as(
+            "SELECT slug, json_extract(attributes, '$.cluster') FROM entities
+              WHERE type = 'host' AND state NOT IN ('gone', 'destroyed')
+                AND json_extract(attributes, '$.discovered_at') IS NOT NULL ORDER BY slug",
+        )
+        .fetch_all(self.store().pool())
+        .await?;
+        Ok(rows)
     }
 
     /// The hosts discovery starts from when none is named: those added to be discovered, else

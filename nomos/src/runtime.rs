@@ -173,7 +173,7 @@ impl Runtime {
     /// `follow_every`, and continuing tasks (see [`crate::agent::continuation`]) whenever an
     /// execution ends or an approval is decided — here or, through the follower, in another
     /// process — and every `continue_every` besides. Each continued task's turn runs in a task of
-    /// its own. Starting it again does nothing; [`Runtime::close`] stops it (and the turns it
+    /// its own; and discovery's cycle on the hosts it follows ([`crate::discovery`]). Starting it again does nothing; [`Runtime::close`] stops it (and the turns it
     /// runs: call [`crate::agent::Agent::stop`] first to let them leave their tasks waiting).
     pub fn start_background(&self) {
         let mut tasks = self.inner.background.lock().unwrap_or_else(|e| e.into_inner());
@@ -198,6 +198,7 @@ impl Runtime {
             }
         }));
         tasks.push(tokio::spawn(continue_tasks(self.clone(), self.inner.continue_every)));
+        tasks.push(tokio::spawn(crate::discovery::cycle(self.inner.actuator.clone())));
     }
 
     /// Stops what this process runs on hosts (the operator pressed Ctrl-C): each command is killed

@@ -2,7 +2,7 @@
 //! model and context size, and which desktop notifications are on. Never the API key: that lives in the OS keychain
 //! ([`crate::agent::secrets`]).
 
-use nomos_types::{NotificationSettings, ProviderSettings};
+use nomos_types::{DiscoverySettings, NotificationSettings, ProviderSettings};
 
 use crate::agent::provider::{ProviderConfig, ProviderError};
 use crate::{Engine, Error, Result};
@@ -12,6 +12,9 @@ const PROVIDER: &str = "provider";
 
 /// The `settings` key of the desktop notifications.
 const NOTIFICATIONS: &str = "notifications";
+
+/// The `settings` key of discovery's background cycle.
+const DISCOVERY: &str = "discovery";
 
 /// The variable `name` as the settings give it: what the provider's configuration would read
 /// from `NOMOS_LLM_BASE_URL`, `NOMOS_MODEL` and `NOMOS_CONTEXT_TOKENS`.
@@ -61,6 +64,35 @@ impl Engine {
     /// Stores which desktop notifications are on.
     pub async fn save_notification_settings(&self, settings: &NotificationSettings) -> Result<NotificationSettings> {
         self.put_setting(NOTIFICATIONS, &serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?)
+            .await?;
+        Ok(*settings)
+    }
+
+    /// How often discovery runs by itself (every five minutes until the operator saved otherwise).
+    pub async fn discovery_settings(&self) -> Result<DiscoverySettings> {
+        let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
+            .bind(DISCOVERY)
+            .fetch_optional(self.store().pool())
+            .await?;
+        match value {
+            None => Ok(DiscoverySettings::default()),
+            Some(v) => serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored discovery settings: {e}"))),
+        }
+    }
+
+    /// Stores how often discovery runs by itself: 0 (off), or at least every 30 s.
+    pub async fn save_discovery_settings(&self, settings: &DiscoverySettings) -> Result<DiscoverySettings> {
+        let s = settings.interval_secs;
+        if s != 0 && s < DiscoverySettings::MIN_INTERVAL {
+            return Err(Error::Invalid(format!(
+                "discovery runs at most every {} s (0 turns it off), not every {s} s",
+                DiscoverySettings::MIN_INTERVAL
+            )));
+        }
+        if s > 7 * 24 * 3600 {
+            return Err(Error::Invalid("discovery runs at least once a week (0 turns it off)".into()));
+        }
+        self.put_setting(DISCOVERY, &serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?)
             .await?;
         Ok(*settings)
     }

@@ -65,7 +65,12 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         | Event::RelationshipEnded(_)
         | Event::KnowledgeUpserted(_)
         | Event::InventoryImported(_)
-        | Event::HealthChanged(_) => Topics::of(&[Graph]),
+        | Event::HealthChanged(_)
+        | Event::EntityDiscovered(_)
+        | Event::EntityChanged(_)
+        | Event::EntityMoved(_)
+        | Event::EntityGone(_)
+        | Event::DiscoveryApplied(_) => Topics::of(&[Graph]),
         Event::TaskCreated(_)
         | Event::TaskDeleted(_)
         | Event::TaskUpdated(_)

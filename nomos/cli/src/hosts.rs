@@ -3,8 +3,7 @@
 
 use clap::Subcommand;
 use nomos::actuate::Actuator;
-use nomos::hosts::HostSpec;
-use serde::Serialize;
+use nomos::types::discovery::HostSpec;
 
 use crate::exit::Outcome;
 use crate::out::Out;
@@ -62,38 +61,11 @@ pub enum HostsCommand {
     },
 }
 
-#[derive(Serialize)]
-struct Added {
-    host: String,
-    endpoint: String,
-    /// The key it presents (None when it could not be reached).
-    fingerprint: Option<String>,
-    trusted: bool,
-    /// Why its key could not be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unreachable: Option<String>,
-    next: String,
-}
-
 pub async fn hosts(act: &Actuator, command: HostsCommand, out: Out) -> Outcome {
     match command {
         HostsCommand::Add { slug, address, port, user, key } => {
             let spec = HostSpec { slug, address: Some(address), port: Some(port), user: Some(user), key };
-            let host = act.engine().add_host(&spec).await?;
-            let endpoint =
-                format!("{}@{}:{port}", spec.user.as_deref().unwrap_or("root"), spec.address.as_deref().unwrap_or(""));
-            let (fingerprint, unreachable) = match act.present_key(&host.slug).await {
-                Ok(fp) => (Some(fp), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            let next = match &fingerprint {
-                Some(fp) => format!(
-                    "check it on the host (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub), then: nomos hosts trust {} --fingerprint {fp}",
-                    host.slug
-                ),
-                None => format!("fix the address or port, then: nomos hosts test {}", host.slug),
-            };
-            let added = Added { host: host.slug.clone(), endpoint, fingerprint, trusted: false, unreachable, next };
+            let added = act.add_host(&spec).await?;
             out.print(&added, |a| {
                 let key = match (&a.fingerprint, &a.unreachable) {
                     (Some(fp), _) => format!("it presents {fp} (not trusted yet)"),

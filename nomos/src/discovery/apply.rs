@@ -44,7 +44,17 @@ impl Engine {
         let mut tx = self.store().begin_write().await?;
         let host = require_entity(&mut tx, via_host).await?;
         let plan = plan(&mut tx, snap, &host).await?;
+        // The first apply an operator makes lets the background cycle follow this host from then on.
+        let first = matches!(by, ApplyBy::Operator(_)) && host.attributes.get("discovered_at").is_none();
+        if first {
+            let now = tx.now().to_string();
+            let patch = NewEntity::new("host", &host.name).slug(&host.slug).attributes(json!({"discovered_at": now}));
+            upsert_entity_in(&mut tx, self.ontology(), &patch, IfExists::Merge).await?;
+        }
         if plan.items.is_empty() {
+            if first {
+                tx.commit().await?;
+            }
             return Ok(plan);
         }
         let ontology = self.ontology();

@@ -23,7 +23,8 @@ mod run;
 use std::collections::BTreeMap;
 
 pub use apply::ApplyBy;
-pub use run::{DiscoverOptions, Discovery};
+pub(crate) use run::cycle;
+pub use run::{DiscoverOptions, Discovery, ACTOR};
 
 /// Why a discovery could not finish. Nothing is applied when it fails.
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use nomos_types::discovery::{HostCheck, HostTest};
+use nomos_types::discovery::{AddedHost, HostCheck, HostSpec, HostTest};
 use nomos_types::{DiscoveryDiff, Execution};
 
 use super::pve::{self, Kind};
@@ -252,6 +252,32 @@ impl Actuator {
         Ok(plan.diff(host, applied, commands, ms))
     }
 
+    /// Adds a host and looks at the key it presents (nothing is trusted): what *Add host* and
+    /// `nomos hosts add` show before the operator trusts it.
+    pub async fn add_host(&self, spec: &HostSpec) -> Result<AddedHost> {
+        let host = self.engine().add_host(spec).await?;
+        let a = &host.attributes;
+        let endpoint = format!(
+            "{}@{}:{}",
+            a.get("ssh_user").and_then(|v| v.as_str()).unwrap_or("root"),
+            a.get("address").and_then(|v| v.as_str()).unwrap_or("?"),
+            a.get("ssh_port").and_then(|v| v.as_u64()).unwrap_or(22)
+        );
+        let (fingerprint, unreachable) = match self.present_key(&host.slug).await {
+            Ok(fp) => (Some(fp), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let next = match &fingerprint {
+            Some(fp) => format!(
+                "compare {fp} with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the host, then trust it \
+                 (nomos hosts trust {} --fingerprint {fp})",
+                host.slug
+            ),
+            None => format!("check the address and port, then test it again (nomos hosts test {})", host.slug),
+        };
+        Ok(AddedHost { host: host.slug.clone(), endpoint, fingerprint, trusted: false, unreachable, next })
+    }
+
     /// Tests what discovery needs on `host`, one line each, with how to fix what is missing.
     /// A host without `pvesh` is a plain Linux host: fine as a host, nothing to discover.
     pub async fn test_host(&self, host: &str) -> Result<HostTest> {
@@ -425,5 +451,82 @@ mod tests {
             "echo; echo '@@oikos /nodes/pve1/network'; pvesh get /nodes/pve1/network --output-format json; \
              echo; echo '@@oikos /storage'; pvesh get /storage --output-format json"
         );
+    }
+}
+
+/// Discovery's background cycle: every interval (a setting; off at 0), each host whose first
+/// discovery an operator applied is discovered again and what changed is applied by itself — one
+/// cluster once, whichever of its hosts answers first. A failure is logged and recorded in the
+/// ledger once, when it starts and when it ends, not at every cycle.
+pub(crate) async fn cycle(act: Actuator) {
+    // How often the setting is looked at; the cycle itself runs at the set interval.
+    const LOOK: Duration = Duration::from_secs(15);
+    let mut last_run: Option<Instant> = None;
+    let mut failing: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    loop {
+        tokio::time::sleep(LOOK).await;
+        let interval = match act.engine().discovery_settings().await {
+            Ok(s) if s.interval_secs > 0 => Duration::from_secs(s.interval_secs),
+            Ok(_) => continue,
+            Err(e) => {
+                tracing::warn!("discovery settings unreadable: {e}");
+                continue;
+            }
+        };
+        if last_run.is_some_and(|t| t.elapsed() < interval) {
+            continue;
+        }
+        last_run = Some(Instant::now());
+        let hosts = match act.engine().followed_hosts().await {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!("discovery: cannot list hosts: {e}");
+                continue;
+            }
+        };
+        let mut clusters: Vec<String> = Vec::new();
+        for (host, cluster) in hosts {
+            if cluster.as_ref().is_some_and(|c| clusters.contains(c)) {
+                continue;
+            }
+            match act.discover(&host, DiscoverOptions { apply: Some(ApplyBy::Cycle) }).await {
+                Ok(d) => {
+                    clusters.push(d.cluster.clone());
+                    if failing.remove(&host).is_some() {
+                        act.note_discovery(&host, "discovery.recovered", "discovery reads the cluster again").await;
+                    }
+                    if !d.changes.is_empty() {
+                        tracing::info!(host = %host, changes = d.changes.len(), "discovery applied changes");
+                    }
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    if failing.get(&host) != Some(&message) {
+                        tracing::warn!(host = %host, "discovery failed: {message}");
+                        act.note_discovery(&host, "discovery.failed", &message).await;
+                        failing.insert(host, message);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Actuator {
+    /// A line in the ledger about discovery on `host` (its failures start and end).
+    async fn note_discovery(&self, host: &str, action: &str, message: &str) {
+        let recorded = async {
+            let mut tx = self.engine().store().begin_write().await?;
+            crate::actuate::db::audit::Audit::by(ACTOR, action, serde_json::json!({"message": message}))
+                .entity(host)
+                .record(&mut tx, None)
+                .await?;
+            tx.commit().await?;
+            Ok::<(), Error>(())
+        }
+        .await;
+        if let Err(e) = recorded {
+            tracing::error!(error = %e, "could not record discovery's {action}");
+        }
     }
 }

@@ -155,3 +155,64 @@ pub struct HostTest {
     pub trusted: bool,
     pub checks: Vec<HostCheck>,
 }
+
+/// A host to add, or the fields of one to change (`None` leaves a field as it is).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostSpec {
+    /// `pve1` or `host:pve1`.
+    pub slug: String,
+    #[serde(default)]
+    pub address: Option<String>,
+    #[serde(default)]
+    pub port: Option<u16>,
+    #[serde(default)]
+    pub user: Option<String>,
+    /// A private key file; `Some("")` switches back to the ssh-agent and the usual `~/.ssh` keys.
+    #[serde(default)]
+    pub key: Option<String>,
+}
+
+/// A host just added: how it is reached and the key it presents (shown before it is trusted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedHost {
+    pub host: String,
+    /// `user@address:port`.
+    pub endpoint: String,
+    /// The fingerprint of the key it presents; None when it could not be reached.
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    pub trusted: bool,
+    /// Why its key could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
+    /// What to do next, in a sentence.
+    pub next: String,
+}
+
+/// What removing a host did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRemoved {
+    pub host: String,
+    /// `deleted` (nothing ever ran on it or pointed at it) or `gone` (kept for its history).
+    pub outcome: String,
+}
+
+/// How often discovery runs by itself on hosts whose first discovery was applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscoverySettings {
+    /// Seconds between cycles; 0 turns the background cycle off.
+    pub interval_secs: u64,
+}
+
+impl DiscoverySettings {
+    /// Every five minutes.
+    pub const DEFAULT_INTERVAL: u64 = 300;
+    /// Faster than this would poll Proxmox for little gain.
+    pub const MIN_INTERVAL: u64 = 30;
+}
+
+impl Default for DiscoverySettings {
+    fn default() -> DiscoverySettings {
+        DiscoverySettings { interval_secs: DiscoverySettings::DEFAULT_INTERVAL }
+    }
+}

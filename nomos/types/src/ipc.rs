@@ -124,6 +124,24 @@ macro_rules! ipc_commands {
             /// The classifier's policy files in use.
             policy_files() -> $crate::PolicyFiles;
 
+            // ── Hosts and discovery (`commands/hosts.rs`) ──
+            /// Adds a host and shows the key it presents (nothing trusted yet).
+            add_host(spec: $crate::HostSpec) -> $crate::AddedHost;
+            /// Changes how a host is reached (fields left out stay).
+            edit_host(spec: $crate::HostSpec) -> $crate::HostEntry;
+            /// Removes a host (kept as gone when anything ran on it).
+            remove_host(slug: ::std::string::String) -> $crate::HostRemoved;
+            /// Connects to a host only to read the key it presents: its fingerprint, shown before trusting.
+            present_host_key(slug: ::std::string::String) -> ::std::string::String;
+            /// What discovery needs on the host, one check each, with how to fix what is missing.
+            test_host(slug: ::std::string::String) -> $crate::HostTest;
+            /// Reads the host's cluster and compares it with the graph; `apply` writes the difference.
+            discover(slug: ::std::string::String, apply: bool) -> $crate::DiscoveryDiff;
+            /// How often discovery runs by itself on hosts already discovered.
+            discovery_settings() -> $crate::DiscoverySettings;
+            /// Stores how often discovery runs by itself (0: off).
+            save_discovery_settings(settings: $crate::DiscoverySettings) -> $crate::DiscoverySettings;
+
             // ── Updates (`commands/updates.rs`) ──
             /// Whether a newer release is on offer and how the last check went.
             update_status() -> $crate::UpdateStatus;

@@ -19,7 +19,9 @@ pub mod operations;
 pub mod tasks;
 pub mod updates;
 pub use actions::Action;
-pub use discovery::{DiffKind, DiscoveryDiff, HostCheck, HostTest};
+pub use discovery::{
+    AddedHost, DiffKind, DiscoveryDiff, DiscoverySettings, HostCheck, HostRemoved, HostSpec, HostTest,
+};
 pub use events::{EngineEvent, Event, TransientEvent};
 pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
 pub use updates::{UpdateOffer, UpdateStatus, UPDATE_CHANNEL};

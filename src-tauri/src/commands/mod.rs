@@ -4,7 +4,7 @@
 //! signature, does not compile), and [`handler`], which registers them all. Each function is a thin
 //! call into the engine; errors cross as [`IpcError`] (a stable code and a one-line message).
 //!
-//! Areas: [`graph`] (entities, relations, blast radius, inventory), [`tasks`] (tasks and the
+//! Areas: [`graph`] (entities, relations, blast radius, inventory), [`hosts`] (hosts and discovery), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
 //! [`library`] (knowledge and settings), [`notify`] (which notifications are on), [`updates`] (the
 //! app's own updates), [`window`] (the window itself). A new area is a module here and a line in
@@ -12,6 +12,7 @@
 
 mod desktop;
 mod graph;
+mod hosts;
 mod library;
 mod notify;
 mod operations;
@@ -29,6 +30,7 @@ use crate::AppState;
 mod imp {
     pub(super) use super::desktop::*;
     pub(super) use super::graph::*;
+    pub(super) use super::hosts::*;
     pub(super) use super::library::*;
     pub(super) use super::notify::*;
     pub(super) use super::operations::*;
