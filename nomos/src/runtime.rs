@@ -318,7 +318,7 @@ mod tests {
         let mut rx = rt.subscribe();
         rt.start_background();
         rt.start_background();
-        assert_eq!(rt.inner.background.lock().unwrap().len(), 3, "started once");
+        assert_eq!(rt.inner.background.lock().unwrap().len(), 4, "started once");
         tokio::time::sleep(Duration::from_millis(60)).await;
 
         // Another process (here: another runtime on the same file) writes.

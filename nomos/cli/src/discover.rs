@@ -83,10 +83,11 @@ fn human(d: &DiscoveryDiff) -> String {
                 Some(r) => format!("renamed from {}", r.from),
                 None => "renamed".into(),
             },
-            k => k.to_string(),
+            _ => String::new(),
         };
         let vmid = i.vmid.map(|v| format!(" ({v})")).unwrap_or_default();
-        s.push_str(&format!("  {:<8} {}{vmid}  {what}\n", i.kind, i.slug));
+        s.push_str(format!("  {:<8} {}{vmid}  {what}", i.kind, i.slug).trim_end());
+        s.push('\n');
         if i.kind != DiffKind::New {
             for a in &i.attributes {
                 s.push_str(&format!("             {}: {} → {}\n", a.key, a.from, a.to));

@@ -31,6 +31,12 @@ impl ApplyBy {
 }
 
 impl Engine {
+    /// Applies a snapshot read elsewhere (fixtures, benchmarks; [`crate::actuate::Actuator::discover`]
+    /// reads and applies in one call): the diff that was written.
+    pub async fn apply_discovery(&self, snap: &Snapshot, via_host: &str, by: &ApplyBy) -> Result<DiscoveryDiff> {
+        Ok(self.discovery_apply(snap, via_host, by).await?.diff(via_host, true, 0, 0))
+    }
+
     /// Compares a snapshot with the graph: the diff, nothing written.
     pub(crate) async fn discovery_plan(&self, snap: &Snapshot, via_host: &str) -> Result<Plan> {
         let mut conn = self.store().pool().acquire().await?;

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 pub use apply::ApplyBy;
 pub(crate) use run::cycle;
-pub use run::{DiscoverOptions, Discovery, ACTOR};
+pub use run::{read_command, DiscoverOptions, Discovery, ACTOR};
 
 /// Why a discovery could not finish. Nothing is applied when it fails.
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,7 @@ use nomos_types::{DiscoveryDiff, Execution};
 use super::pve::{self, Kind};
 use super::{ApplyBy, DiscoveryError, Snapshot};
 use crate::actuate::{Actuator, RunOutcome, RunRequest};
-use crate::graph::require_entity;
+use crate::graph::{find_entity, require_entity};
 use crate::{Error, Result};
 
 /// The actor discovery's commands and writes are recorded under.
@@ -55,7 +55,7 @@ impl Answers {
 }
 
 /// The command that reads `paths` (each answer after a marker line naming it).
-fn read_command(paths: &[String]) -> String {
+pub fn read_command(paths: &[String]) -> String {
     paths
         .iter()
         .map(|p| format!("echo; echo '{MARK}{p}'; pvesh get {p} --output-format json"))
@@ -142,10 +142,7 @@ impl Actuator {
     /// graph, and with `apply` writes the difference in one transaction.
     pub async fn discover(&self, host: &str, options: DiscoverOptions) -> Result<Discovery> {
         let started = Instant::now();
-        let entity = {
-            let mut conn = self.engine().store().pool().acquire().await?;
-            require_entity(&mut conn, host).await?
-        };
+        let entity = self.host_entity(host).await?;
         if entity.entity_type != "host" {
             return Err(Error::Invalid(format!(
                 "`{}` is a {}: discovery runs on a host",
@@ -252,6 +249,18 @@ impl Actuator {
         Ok(plan.diff(host, applied, commands, ms))
     }
 
+    /// The entity `key` names: a slug or id, or a host's bare name (`pve1`).
+    async fn host_entity(&self, key: &str) -> Result<nomos_types::Entity> {
+        let mut conn = self.engine().store().pool().acquire().await?;
+        if let Some(e) = find_entity(&mut conn, key.trim()).await? {
+            return Ok(e);
+        }
+        match crate::hosts::host_slug(key) {
+            Ok(slug) => require_entity(&mut conn, &slug).await,
+            Err(_) => Err(Error::NotFound { what: "host", key: key.to_string() }),
+        }
+    }
+
     /// Adds a host and looks at the key it presents (nothing is trusted): what *Add host* and
     /// `nomos hosts add` show before the operator trusts it.
     pub async fn add_host(&self, spec: &HostSpec) -> Result<AddedHost> {
@@ -281,10 +290,7 @@ impl Actuator {
     /// Tests what discovery needs on `host`, one line each, with how to fix what is missing.
     /// A host without `pvesh` is a plain Linux host: fine as a host, nothing to discover.
     pub async fn test_host(&self, host: &str) -> Result<HostTest> {
-        let entity = {
-            let mut conn = self.engine().store().pool().acquire().await?;
-            require_entity(&mut conn, host).await?
-        };
+        let entity = self.host_entity(host).await?;
         let slug = entity.slug.clone();
         let mut test = HostTest {
             host: slug.clone(),
