@@ -70,6 +70,8 @@ pub(crate) struct Upsert {
     /// For a new entity, all its attributes; for an existing one, the patch (null removes).
     pub attrs: Map<String, Json>,
     pub state: Option<EntityState>,
+    /// Not in the graph yet (created, not patched).
+    pub new: bool,
 }
 
 /// What the graph must do to agree with the cluster, and the diff that says it.
@@ -716,6 +718,7 @@ pub(crate) async fn plan(conn: &mut SqliteConnection, snap: &Snapshot, via_host:
                     name: w.name.clone(),
                     attrs: attrs.clone(),
                     state: Some(w.state.unwrap_or(EntityState::Active)),
+                    new: true,
                 });
                 plan.items.push(DiffItem {
                     kind: DiffKind::New,
@@ -808,6 +811,7 @@ pub(crate) async fn plan(conn: &mut SqliteConnection, snap: &Snapshot, via_host:
                         name: w.name.clone(),
                         attrs: patch,
                         state: state_change,
+                        new: false,
                     });
                 }
                 plan.items.push(DiffItem {

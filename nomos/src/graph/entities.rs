@@ -188,7 +188,7 @@ async fn write_entity(
 }
 
 /// What the text filter matches: slug and name, case-folded (Unicode, not just ASCII).
-fn search_text(slug: &str, name: &str) -> String {
+pub(crate) fn search_text(slug: &str, name: &str) -> String {
     format!("{slug}\n{name}").to_lowercase()
 }
 
