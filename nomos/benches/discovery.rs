@@ -110,6 +110,7 @@ fn main() {
         )
         .await;
         println!("  events other than the reads' own execution events: {graph_events}");
+        println!("  graph version moved: {}", count(&engine, "SELECT version FROM graph_version").await != version);
         let stored: i64 = count(&engine, "SELECT ifnull(max(length(stdout)), 0) FROM executions WHERE requested_by = 'discovery'").await;
         println!("  largest stored read output: {stored} bytes (compact)");
         engine.store().close().await;

@@ -49,15 +49,18 @@ fn settings_message(message: &str) -> String {
 impl Engine {
     /// Which desktop notifications are on (all, until the operator saved otherwise).
     pub async fn notification_settings(&self) -> Result<NotificationSettings> {
+        self.setting_or_default(NOTIFICATIONS, "notification").await
+    }
+
+    /// One JSON value of the `settings` table, or the type's default when none was saved.
+    async fn setting_or_default<T: serde::de::DeserializeOwned + Default>(&self, key: &str, what: &str) -> Result<T> {
         let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
-            .bind(NOTIFICATIONS)
+            .bind(key)
             .fetch_optional(self.store().pool())
             .await?;
         match value {
-            None => Ok(NotificationSettings::default()),
-            Some(v) => {
-                serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored notification settings: {e}")))
-            }
+            None => Ok(T::default()),
+            Some(v) => serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored {what} settings: {e}"))),
         }
     }
 
@@ -70,14 +73,7 @@ impl Engine {
 
     /// How often discovery runs by itself (every five minutes until the operator saved otherwise).
     pub async fn discovery_settings(&self) -> Result<DiscoverySettings> {
-        let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
-            .bind(DISCOVERY)
-            .fetch_optional(self.store().pool())
-            .await?;
-        match value {
-            None => Ok(DiscoverySettings::default()),
-            Some(v) => serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored discovery settings: {e}"))),
-        }
+        self.setting_or_default(DISCOVERY, "discovery").await
     }
 
     /// Stores how often discovery runs by itself: 0 (off), or at least every 30 s.

@@ -521,16 +521,10 @@ pub(crate) async fn cycle(act: Actuator) {
 impl Actuator {
     /// A line in the ledger about discovery on `host` (its failures start and end).
     async fn note_discovery(&self, host: &str, action: &str, message: &str) {
-        let recorded = async {
-            let mut tx = self.engine().store().begin_write().await?;
-            crate::actuate::db::audit::Audit::by(ACTOR, action, serde_json::json!({"message": message}))
-                .entity(host)
-                .record(&mut tx, None)
-                .await?;
-            tx.commit().await?;
-            Ok::<(), Error>(())
-        }
-        .await;
+        let recorded = crate::actuate::db::audit::Audit::by(ACTOR, action, serde_json::json!({"message": message}))
+            .entity(host)
+            .record_alone(self.engine())
+            .await;
         if let Err(e) = recorded {
             tracing::error!(error = %e, "could not record discovery's {action}");
         }

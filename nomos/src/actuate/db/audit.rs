@@ -62,6 +62,14 @@ impl<'a> Audit<'a> {
         self
     }
 
+    /// Writes the line in a transaction of its own (a refusal, a failure: nothing else to write).
+    pub(crate) async fn record_alone(self, engine: &crate::Engine) -> Result<()> {
+        let mut tx = engine.store().begin_write().await?;
+        self.record(&mut tx, None).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Writes the line and, when given, the event that announces it, in the same transaction.
     pub(crate) async fn record(self, tx: &mut WriteTx, event: impl Into<Option<EventDraft>>) -> Result<()> {
         let at = tx.now().to_string();

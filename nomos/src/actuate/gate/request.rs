@@ -160,16 +160,10 @@ impl Actuator {
         tracing::warn!(target = %target.slug(), risk = %verdict.risk, requested_by = %req.requested_by, "refused a command that is not read-only");
         let detail = json!({"command": req.command, "risk": verdict.risk, "reasons": verdict.reasons,
                             "purpose": req.purpose, "refused": "not read-only"});
-        let recorded = async {
-            let mut tx = self.engine.store().begin_write().await?;
-            Audit::by(&req.requested_by, "execution.refused", detail)
-                .entity(target.slug())
-                .record(&mut tx, None)
-                .await?;
-            tx.commit().await?;
-            Ok::<(), Error>(())
-        }
-        .await;
+        let recorded = Audit::by(&req.requested_by, "execution.refused", detail)
+            .entity(target.slug())
+            .record_alone(&self.engine)
+            .await;
         if let Err(e) = recorded {
             tracing::error!(error = %e, "could not record a refused command in the ledger");
         }
