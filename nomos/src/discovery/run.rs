@@ -437,29 +437,6 @@ impl Actuator {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn answers_split_at_their_markers() {
-        let out = "\n@@oikos /a\n[1,2]\n\n@@oikos /b\n\n@@oikos /c\n{\"x\":\n1}";
-        let a = Answers { sections: split(out), stderr: "\n  boom: no such node\nmore".into() };
-        assert_eq!(a.get("/a").map(str::trim), Some("[1,2]"));
-        assert_eq!(a.get("/b"), None, "an empty answer is no answer");
-        assert_eq!(a.get("/c").map(str::trim), Some("{\"x\":\n1}"));
-        assert_eq!(a.get("/d"), None);
-        assert_eq!(a.reason(), "boom: no such node");
-        assert!(node_name_ok("pve-1.lan") && !node_name_ok("pve1; reboot") && !node_name_ok("-x") && !node_name_ok(""));
-        let cmd = read_command(&["/nodes/pve1/network".into(), "/storage".into()]);
-        assert_eq!(
-            cmd,
-            "echo; echo '@@oikos /nodes/pve1/network'; pvesh get /nodes/pve1/network --output-format json; \
-             echo; echo '@@oikos /storage'; pvesh get /storage --output-format json"
-        );
-    }
-}
-
 /// Discovery's background cycle: every interval (a setting; off at 0), each host whose first
 /// discovery an operator applied is discovered again and what changed is applied by itself — one
 /// cluster once, whichever of its hosts answers first. A failure is logged and recorded in the
@@ -528,5 +505,28 @@ impl Actuator {
         if let Err(e) = recorded {
             tracing::error!(error = %e, "could not record discovery's {action}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_split_at_their_markers() {
+        let out = "\n@@oikos /a\n[1,2]\n\n@@oikos /b\n\n@@oikos /c\n{\"x\":\n1}";
+        let a = Answers { sections: split(out), stderr: "\n  boom: no such node\nmore".into() };
+        assert_eq!(a.get("/a").map(str::trim), Some("[1,2]"));
+        assert_eq!(a.get("/b"), None, "an empty answer is no answer");
+        assert_eq!(a.get("/c").map(str::trim), Some("{\"x\":\n1}"));
+        assert_eq!(a.get("/d"), None);
+        assert_eq!(a.reason(), "boom: no such node");
+        assert!(node_name_ok("pve-1.lan") && !node_name_ok("pve1; reboot") && !node_name_ok("-x") && !node_name_ok(""));
+        let cmd = read_command(&["/nodes/pve1/network".into(), "/storage".into()]);
+        assert_eq!(
+            cmd,
+            "echo; echo '@@oikos /nodes/pve1/network'; pvesh get /nodes/pve1/network --output-format json; \
+             echo; echo '@@oikos /storage'; pvesh get /storage --output-format json"
+        );
     }
 }
