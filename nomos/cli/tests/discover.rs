@@ -107,6 +107,26 @@ fn a_host_added_by_hand_is_tested_discovered_and_followed() {
             .unwrap();
     assert_eq!(e["entity"]["state"], "gone", "{e}");
 
+    // A host nobody answers on: added (its key could not be read, and it says so), never discovered.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port().to_string();
+    drop(closed);
+    let away: Value = serde_json::from_slice(
+        &nomos(&db, &["hosts", "add", "away", "--address", "127.0.0.1", "--port", &closed_port, "--json"]).stdout,
+    )
+    .unwrap();
+    assert!(away["fingerprint"].is_null() && away["unreachable"].is_string(), "{away}");
+    let unreachable = nomos(&db, &["discover", "away"]);
+    assert_eq!(unreachable.status.code(), Some(1));
+    assert_eq!(text(&unreachable.stderr).trim().lines().count(), 1, "{}", text(&unreachable.stderr));
+    let removed = nomos(&db, &["hosts", "rm", "away", "--json"]);
+    let removed: Value = serde_json::from_slice(&removed.stdout).unwrap();
+    assert_eq!(removed["outcome"], "gone", "the failed read is history: kept");
+    let fresh = nomos(&db, &["hosts", "add", "spare", "--address", "127.0.0.1", "--port", &closed_port]);
+    assert!(fresh.status.success());
+    let removed: Value = serde_json::from_slice(&nomos(&db, &["hosts", "rm", "spare", "--json"]).stdout).unwrap();
+    assert_eq!(removed["outcome"], "deleted", "nothing ever ran on it");
+
     // Bad input: one line, exit 1.
     let nosuch = nomos(&db, &["discover", "host:nosuch"]);
     assert_eq!(nosuch.status.code(), Some(1));

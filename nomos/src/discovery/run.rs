@@ -521,6 +521,10 @@ mod tests {
         assert_eq!(a.get("/c").map(str::trim), Some("{\"x\":\n1}"));
         assert_eq!(a.get("/d"), None);
         assert_eq!(a.reason(), "boom: no such node");
+        assert!(no_pvesh("bash: line 1: pvesh: command not found\n") && no_pvesh("sh: 1: pvesh: not found"));
+        assert!(!no_pvesh("pvesh: 400 Parameter verification failed."));
+        assert!(denied("Permission check failed (/, Sys.Audit)") && denied("403 Permission check failed"));
+        assert!(!denied("No 'get' handler defined for '/nope'"));
         assert!(node_name_ok("pve-1.lan") && !node_name_ok("pve1; reboot") && !node_name_ok("-x") && !node_name_ok(""));
         let cmd = read_command(&["/nodes/pve1/network".into(), "/storage".into()]);
         assert_eq!(
