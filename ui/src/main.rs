@@ -9,6 +9,7 @@
 mod app;
 mod clock;
 mod components;
+mod discovery_view;
 mod events;
 mod exec_feed;
 mod graph_layout;
