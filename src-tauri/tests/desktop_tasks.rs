@@ -457,7 +457,8 @@ fn the_keyboard_moves_through_the_board_and_slash_searches_knowledge() {
     let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
     let Some(desktop) = Desktop::start(&app, &[]) else { return };
     let d = &desktop.d;
-    d.wait_until("[data-testid=no-tasks]", STARTUP, |_| true);
+    // A fresh database: the first run's walkthrough until there are tasks.
+    d.wait_until("[data-testid=first-run]", STARTUP, |_| true);
     // Three tasks, written by another process; the board shows them live.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let engine = rt.block_on(nomos::Engine::open(&desktop.db)).unwrap();

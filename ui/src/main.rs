@@ -12,6 +12,7 @@ mod components;
 mod discovery_view;
 mod events;
 mod exec_feed;
+mod first_run;
 mod graph_layout;
 mod ipc;
 mod keys;
