@@ -4,17 +4,20 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::Outcome;
 use crate::discovery_view::COMPARE_ON_HOST;
 use crate::ipc;
 
+/// `outcome` (kept by the caller, which shows it) says how trusting went; the button goes once
+/// the key is trusted.
 #[component]
-pub fn KeyToCompare(host: String, fingerprint: String) -> impl IntoView {
-    let outcome = RwSignal::new(None::<Result<String, String>>);
+pub fn KeyToCompare(host: String, fingerprint: String, outcome: Outcome) -> impl IntoView {
     let busy = RwSignal::new(false);
     let (h, fp) = (host.clone(), fingerprint.clone());
     let trust = move |_| {
         let (host, fingerprint) = (h.clone(), fp.clone());
         busy.set(true);
+        outcome.set(None);
         spawn_local(async move {
             let r = ipc::trust_host(host, Some(fingerprint)).await;
             outcome
@@ -37,12 +40,6 @@ pub fn KeyToCompare(host: String, fingerprint: String) -> impl IntoView {
                     "Trust this key"
                 </button>
             </Show>
-            {move || {
-                outcome.get().map(|o| match o {
-                    Ok(t) => view! { <p class="ok" role="status" data-testid="trust-outcome">{t}</p> }.into_any(),
-                    Err(t) => view! { <p class="error" role="alert" data-testid="trust-outcome">{t}</p> }.into_any(),
-                })
-            }}
         </div>
     }
 }

@@ -28,6 +28,8 @@ pub fn HostsSection() -> impl IntoView {
         async move { ((), ipc::host_entries().await) }
     }));
     let entries = Memo::new(move |_| hosts.get().and_then(Result::ok).unwrap_or_default());
+    // What happened to a host whose row is gone (removed).
+    let removed: Outcome = RwSignal::new(None);
     // Only when the state changes: the rows below live on across refreshes (keyed by host), so
     // a review or a test result stays while the graph changes under it.
     let status = Memo::new(move |_| match hosts.get() {
@@ -51,9 +53,10 @@ pub fn HostsSection() -> impl IntoView {
             }}
             <ul class="hosts" data-testid="hosts">
                 <For each=move || entries.get() key=|e| e.host.clone() let:entry>
-                    <HostRow slug=entry.host entries=entries version=version />
+                    <HostRow slug=entry.host entries=entries version=version removed=removed />
                 </For>
             </ul>
+            {outcome_view(removed, "hosts-outcome")}
             <DiscoveryInterval />
         </section>
     }
@@ -164,8 +167,13 @@ fn AddHost(version: RwSignal<u32>) -> impl IntoView {
 /// A host just added: the key it presents, to compare and trust, or why it could not be read.
 #[component]
 fn Added(added: AddedHost) -> impl IntoView {
+    let trust: Outcome = RwSignal::new(None);
     let body = match (added.fingerprint.clone(), added.unreachable.clone()) {
-        (Some(fp), _) => view! { <KeyToCompare host=added.host.clone() fingerprint=fp /> }.into_any(),
+        (Some(fp), _) => view! {
+            <KeyToCompare host=added.host.clone() fingerprint=fp outcome=trust />
+            {outcome_view(trust, "trust-outcome")}
+        }
+        .into_any(),
         (None, reason) => view! {
             <p class="error" role="alert" data-testid="added-unreachable">
                 "Its key could not be read: " {reason.unwrap_or_default()}
@@ -182,6 +190,16 @@ fn Added(added: AddedHost) -> impl IntoView {
     }
 }
 
+/// What a row shows of the host's key.
+#[derive(Clone, PartialEq)]
+enum KeyView {
+    Trusted(String),
+    /// A fingerprint shown, to compare and trust.
+    Compare(String),
+    /// Never seen: *Show its key* first.
+    Unseen,
+}
+
 /// What a row is busy with, if anything.
 #[derive(Clone, Copy, PartialEq)]
 enum Busy {
@@ -193,13 +211,15 @@ enum Busy {
 }
 
 #[component]
-fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>) -> impl IntoView {
+fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>, removed: Outcome) -> impl IntoView {
     let host = StoredValue::new(slug.clone());
     let entry = Memo::new(move |_| entries.with(|l| l.iter().find(|e| e.host == host.get_value()).cloned()));
     let busy = RwSignal::new(Busy::Idle);
     // The key just shown (present_host_key), until the host list has it.
     let shown = RwSignal::new(None::<String>);
     let line: Outcome = RwSignal::new(None);
+    // How trusting the key went: kept by the row, as the key part changes once it is trusted.
+    let trust: Outcome = RwSignal::new(None);
     let test = RwSignal::new(None::<HostTest>);
     let review = RwSignal::new(None::<DiscoveryDiff>);
     let applied = RwSignal::new(None::<DiscoveryDiff>);
@@ -209,6 +229,7 @@ fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>) 
     let show_key = move |_| {
         busy.set(Busy::Showing);
         line.set(None);
+        trust.set(None);
         spawn_local(async move {
             match ipc::present_host_key(host.get_value()).await {
                 Ok(fp) => {
@@ -275,7 +296,7 @@ fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>) 
             match ipc::remove_host(host.get_value()).await {
                 Ok(r) => {
                     let what = if r.outcome == "gone" { "kept as gone, for its history" } else { "deleted" };
-                    line.try_set(Some(Ok(format!("Removed {}: {what}.", r.host))));
+                    removed.try_set(Some(Ok(format!("Removed {}: {what}.", r.host))));
                     version.try_update(|v| *v += 1);
                 }
                 Err(e) => {
@@ -287,22 +308,31 @@ fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>) 
     };
     let idle = move || busy.get() == Busy::Idle;
 
-    let key_part = move || {
+    // What the key part shows; a Memo, so that a refresh of the host list that changes nothing
+    // here keeps the part (and a click on it) as it is.
+    let key_view = Memo::new(move |_| {
         let e = entry.get()?;
-        let view = match (&e.key, shown.get()) {
-            (Some(k), _) if k.trusted => view! {
+        Some(match (&e.key, shown.get()) {
+            (Some(k), _) if k.trusted => KeyView::Trusted(k.fingerprint.clone()),
+            // Shown just now, or seen before and not trusted: compare, then trust that one.
+            (_, Some(fp)) => KeyView::Compare(fp),
+            (Some(k), None) => KeyView::Compare(k.fingerprint.clone()),
+            (None, None) => KeyView::Unseen,
+        })
+    });
+    let key_part = move || {
+        let view = match key_view.get()? {
+            KeyView::Trusted(fp) => view! {
                 <div class="key-check">
                     <span class="muted">"Trusted key "</span>
-                    <code class="fingerprint" data-testid="fingerprint">{k.fingerprint.clone()}</code>
+                    <code class="fingerprint" data-testid="fingerprint">{fp}</code>
                 </div>
             }
             .into_any(),
-            // Shown just now, or seen before and not trusted: compare, then trust that one.
-            (_, Some(fp)) => view! { <KeyToCompare host=e.host.clone() fingerprint=fp /> }.into_any(),
-            (Some(k), None) => {
-                view! { <KeyToCompare host=e.host.clone() fingerprint=k.fingerprint.clone() /> }.into_any()
+            KeyView::Compare(fp) => {
+                view! { <KeyToCompare host=host.get_value() fingerprint=fp outcome=trust /> }.into_any()
             }
-            (None, None) => view! {
+            KeyView::Unseen => view! {
                 <p class="muted">
                     "Its key was never seen. Show it, compare it with " <code>{COMPARE_ON_HOST}</code>
                     " on the host, then trust it."
@@ -337,6 +367,7 @@ fn HostRow(slug: String, entries: Memo<Vec<HostEntry>>, version: RwSignal<u32>) 
                 }}
             </div>
             {key_part}
+            {outcome_view(trust, "trust-outcome")}
             <div class="host-actions">
                 <button class="small" data-testid="test-host" disabled=move || !idle() on:click=run_test>
                     {move || if busy.get() == Busy::Testing { "Testing…" } else { "Test connection" }}
