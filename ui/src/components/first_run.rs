@@ -77,6 +77,7 @@ pub fn FirstRun(
                     </span>
                     <button
                         class="step-title"
+                        data-testid="step-title"
                         aria-expanded=move || is_open(step).to_string()
                         on:click=move |_| opened.set(Some((!is_open(step)).then_some(step)))
                     >
