@@ -117,6 +117,8 @@ fn first_run_then_a_host_added_trusted_tested_discovered_and_followed() {
     assert_eq!(shown[0].1, expected);
     let added = d.wait_until("[data-testid=added-host]", STEP, |_| true);
     assert!(added[0].1.contains("ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub"), "{added:?}");
+    scroll_to(d, "[data-testid=hosts-section]");
+    d.screenshot(&shots.join("oikos-add-host.png"));
     let row = "[data-testid=host-row][data-host='host:pve1']";
     d.wait_until(&format!("{row} [data-testid=host-key-state]"), STEP, |t| t[0].starts_with("not trusted"));
     click(d, "[data-testid=added-host] [data-testid=trust-host]");
@@ -184,6 +186,24 @@ fn first_run_then_a_host_added_trusted_tested_discovered_and_followed() {
     d.wait_until(&format!("{row} [data-testid=discovery-applied]"), DISCOVERY, |t| {
         t[0].starts_with("Applied:") && t[0].contains("1 moved") && t[0].contains("1 gone")
     });
+
+    // A host that does not answer: why, in a line; then removed, after a confirmation.
+    click(d, "[data-testid=add-host]");
+    fill("[data-testid=host-name]", "nas");
+    fill("[data-testid=host-address]", "127.0.0.1");
+    fill("[data-testid=host-port]", &support::free_port().to_string());
+    click(d, "[data-testid=add-host-submit]");
+    d.wait_until("[data-testid=added-host][data-host='host:nas'] [data-testid=added-unreachable]", STEP, |t| {
+        t[0].starts_with("Its key could not be read:")
+    });
+    assert!(d.find_all("[data-testid=added-host] [data-testid=trust-host]").is_empty(), "nothing to trust");
+    let nas = "[data-testid=host-row][data-host='host:nas']";
+    d.wait_until(&format!("{nas} [data-testid=show-key]"), STEP, |_| true);
+    assert!(d.find_all(&format!("{nas} [data-testid=trust-host]")).is_empty(), "no trust before a key is shown");
+    click(d, &format!("{nas} [data-testid=remove-host]"));
+    click(d, &format!("{nas} [data-testid=confirm-remove]"));
+    d.wait_until("[data-testid=hosts-outcome]", STEP, |t| t[0] == "Removed host:nas: deleted.");
+    support::gone(d, nas, STEP);
 
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let engine = rt.block_on(Engine::open(&db)).unwrap();
