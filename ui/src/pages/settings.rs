@@ -250,6 +250,10 @@ fn InventorySection() -> impl IntoView {
             }
         });
     };
+    let import_demo = move |_| {
+        outcome.set(Some(Ok("Importing the demo homelab…".into())));
+        spawn_local(async move { import_result(ipc::import_demo_inventory().await) });
+    };
     let import_lab = move |_| {
         outcome.set(Some(Ok("Importing the lab…".into())));
         spawn_local(async move { import_result(ipc::import_lab_inventory().await) });
@@ -262,6 +266,10 @@ fn InventorySection() -> impl IntoView {
                 "Import a file "
                 <input type="file" accept=".yaml,.yml,text/yaml" data-testid="inventory-file" on:change=on_file />
             </label>
+            <p>
+                <button data-testid="import-demo-settings" on:click=import_demo>"Import the demo homelab"</button>
+                <span class="muted">" a made-up homelab to try Oikos with"</span>
+            </p>
             {move || {
                 lab.get()
                     .and_then(Result::ok)
