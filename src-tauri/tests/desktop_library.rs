@@ -59,9 +59,18 @@ fn graph_knowledge_and_settings_against_the_lab() {
     assert_eq!(hosts.len(), lab.hosts().len(), "{slugs:?}");
     assert!(!guests.is_empty(), "the lab seeds guests: {slugs:?}");
 
-    // Hosts with their keys: trusting the first pins the key it presents and shows its fingerprint.
+    // Hosts with their keys: a key never seen is shown first; trusting the first host pins
+    // exactly the fingerprint shown.
     let rows = d.wait_until("[data-testid=host-row]", STEP, |t| t.len() == hosts.len());
     assert!(rows[0].1.contains(hosts[0].as_str()), "{rows:?}");
+    assert!(
+        d.find_all("[data-testid=host-row] [data-testid=trust-host]").is_empty(),
+        "no trust before the key is shown"
+    );
+    let show = d.wait_until("[data-testid=host-row] [data-testid=show-key]", STEP, |_| true);
+    d.click(&show[0].0);
+    let shown =
+        d.wait_until("[data-testid=host-row] [data-testid=key-to-compare] [data-testid=fingerprint]", STEP, |_| true);
     let trust = d.wait_until("[data-testid=host-row] [data-testid=trust-host]", STEP, |_| true);
     d.click(&trust[0].0);
     d.wait_until("[data-testid=trust-outcome]", STEP, |t| {
@@ -75,6 +84,7 @@ fn graph_knowledge_and_settings_against_the_lab() {
         .unwrap();
     assert_eq!(trusted.len(), 1, "{trusted:?}");
     assert_eq!(&trusted[0].0, hosts[0]);
+    assert_eq!(trusted[0].1, shown[0].1, "what is trusted is what was shown");
     d.wait_until("[data-testid=host-key-state]", STEP, |t| t.iter().any(|s| s.starts_with("trusted")));
     d.wait_until("[data-testid=fingerprint]", STEP, |t| t.iter().any(|f| *f == trusted[0].1));
 

@@ -155,7 +155,10 @@ fn without_a_provider_a_new_task_points_to_settings() {
     // An empty base URL is no provider, whatever the environment running the tests holds.
     let Some(desktop) = Desktop::start(&app, &[("NOMOS_LLM_BASE_URL", ""), ("NOMOS_API_KEY", "")]) else { return };
     let d = &desktop.d;
-    let input = d.wait_until("[data-testid=new-task-input]", STARTUP, |_| true);
+    // A first run: the goal is the walkthrough's third step, opened directly.
+    let goal = d.wait_until("[data-testid=first-run-step][data-step=goal] [data-testid=step-title]", STARTUP, |_| true);
+    d.click(&goal[0].0);
+    let input = d.wait_until("[data-testid=new-task-input]", STEP, |_| true);
     d.type_into(&input[0].0, "check the backups");
     let start = d.wait_until("[data-testid=new-task-submit]", STEP, |t| t[0] == "New task");
     d.click(&start[0].0);
@@ -457,7 +460,8 @@ fn the_keyboard_moves_through_the_board_and_slash_searches_knowledge() {
     let app = PathBuf::from(env!("CARGO_BIN_EXE_oikos"));
     let Some(desktop) = Desktop::start(&app, &[]) else { return };
     let d = &desktop.d;
-    d.wait_until("[data-testid=no-tasks]", STARTUP, |_| true);
+    // A fresh database: the first run's walkthrough until there are tasks.
+    d.wait_until("[data-testid=first-run]", STARTUP, |_| true);
     // Three tasks, written by another process; the board shows them live.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let engine = rt.block_on(nomos::Engine::open(&desktop.db)).unwrap();

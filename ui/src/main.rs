@@ -9,8 +9,10 @@
 mod app;
 mod clock;
 mod components;
+mod discovery_view;
 mod events;
 mod exec_feed;
+mod first_run;
 mod graph_layout;
 mod ipc;
 mod keys;

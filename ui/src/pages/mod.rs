@@ -20,6 +20,7 @@ mod knowledge;
 mod notification_settings;
 mod settings;
 mod settings_desktop;
+mod settings_hosts;
 pub use graph::GraphPage;
 pub use knowledge::KnowledgePage;
 pub use settings::SettingsPage;

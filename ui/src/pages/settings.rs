@@ -5,16 +5,16 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use nomos_types::{HostEntry, ImportReport, IpcError, KeySource, ProviderStatus};
+use nomos_types::{ImportReport, IpcError, KeySource, ProviderStatus};
 use wasm_bindgen::JsCast;
 
 use super::settings_desktop::DesktopSection;
-use crate::components::{answer, UpdateSection};
+use super::settings_hosts::HostsSection;
+use crate::components::{answer, outcome_view, read_chosen_file, report_line, Outcome, UpdateSection};
 use crate::events::Topic;
 use crate::ipc;
 use crate::live::use_live;
 use crate::settings_form::check_provider_form;
-use crate::steady::steady;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -28,18 +28,6 @@ pub fn SettingsPage() -> impl IntoView {
             <super::notification_settings::NotificationsSection />
             <DesktopSection />
         </div>
-    }
-}
-
-/// A one-line outcome of an action: done (with what) or failed (with why).
-type Outcome = RwSignal<Option<Result<String, String>>>;
-
-fn outcome_view(outcome: Outcome, testid: &'static str) -> impl IntoView {
-    move || {
-        outcome.get().map(|o| match o {
-            Ok(text) => view! { <p class="ok" role="status" data-testid=testid>{text}</p> }.into_any(),
-            Err(text) => view! { <p class="error" role="alert" data-testid=testid>{text}</p> }.into_any(),
-        })
     }
 }
 
@@ -238,93 +226,6 @@ fn ProviderSection() -> impl IntoView {
 }
 
 #[component]
-fn HostsSection() -> impl IntoView {
-    let live = use_live();
-    let hosts = steady(LocalResource::new(move || {
-        live.track(Topic::HostKeys);
-        live.track(Topic::Graph);
-        async move { ((), ipc::host_entries().await) }
-    }));
-    // Kept here, not in a row: the rows are rebuilt when the trust is announced.
-    let outcome: Outcome = RwSignal::new(None);
-    view! {
-        <section class="card" aria-labelledby="hosts-title">
-            <h2 id="hosts-title">"Hosts and their SSH keys"</h2>
-            <p class="muted">
-                "A host's key is pinned once you trust it; a host presenting another key is refused. "
-                "Compare the fingerprint with " <code>"ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub"</code>
-                " on the host."
-            </p>
-            {move || {
-                answer(hosts.get(), "Loading the hosts…", |list| view! { <HostRows hosts=list outcome=outcome /> }.into_any())
-            }}
-            {outcome_view(outcome, "trust-outcome")}
-        </section>
-    }
-}
-
-#[component]
-fn HostRows(hosts: Vec<HostEntry>, outcome: Outcome) -> impl IntoView {
-    if hosts.is_empty() {
-        return view! { <p class="muted" data-testid="hosts-empty">"No hosts yet: import an inventory below."</p> }
-            .into_any();
-    }
-    let rows = hosts.into_iter().map(|h| view! { <HostRow entry=h outcome=outcome /> }).collect_view();
-    view! { <ul class="hosts" data-testid="hosts">{rows}</ul> }.into_any()
-}
-
-#[component]
-fn HostRow(entry: HostEntry, outcome: Outcome) -> impl IntoView {
-    let host = entry.host.clone();
-    let (state, fingerprint, trusted) = match &entry.key {
-        None => ("not contacted yet".to_string(), None, false),
-        Some(k) if k.trusted => (format!("trusted {}", k.algorithm), Some(k.fingerprint.clone()), true),
-        Some(k) => (format!("not trusted ({})", k.algorithm), Some(k.fingerprint.clone()), false),
-    };
-    let label = if fingerprint.is_some() { "Trust this key" } else { "Trust the key it presents" };
-    let expected = fingerprint.clone();
-    let trust = move |_| {
-        let (host, expected) = (host.clone(), expected.clone());
-        spawn_local(async move {
-            let r = ipc::trust_host(host, expected).await;
-            let r = r.map(|k| format!("Trusted {} for {}", k.fingerprint, k.host));
-            outcome.try_set(Some(r.map_err(|e| e.message)));
-        });
-    };
-    view! {
-        <li data-testid="host-row" data-host=entry.host.clone()>
-            <div class="host-line">
-                <span class="slug">{entry.host.clone()}</span>
-                <span class="muted">{entry.endpoint}</span>
-                <span class="badge" class:outline=!trusted data-testid="host-key-state">{state}</span>
-            </div>
-            {fingerprint.map(|f| view! { <code class="fingerprint" data-testid="fingerprint">{f}</code> })}
-            {(!trusted).then(|| view! {
-                <button class="small" data-testid="trust-host" on:click=trust>{label}</button>
-            })}
-        </li>
-    }
-}
-
-fn report_line(r: &ImportReport) -> String {
-    format!(
-        "Imported: {} entities created, {} updated, {} unchanged; {} relations created, {} ended.",
-        r.entities.created, r.entities.updated, r.entities.unchanged, r.relationships.created, r.relationships_ended
-    )
-}
-
-/// The text of the file chosen in a file input, and its name.
-async fn read_chosen_file(input: web_sys::HtmlInputElement) -> Result<(String, String), String> {
-    let file = input.files().and_then(|f| f.get(0)).ok_or("Choose a file first.")?;
-    let text = wasm_bindgen_futures::JsFuture::from(file.text())
-        .await
-        .map_err(|_| format!("{} could not be read.", file.name()))?
-        .as_string()
-        .ok_or("The file is not text.")?;
-    Ok((text, file.name()))
-}
-
-#[component]
 fn InventorySection() -> impl IntoView {
     let live = use_live();
     let lab = LocalResource::new(move || {
@@ -349,6 +250,10 @@ fn InventorySection() -> impl IntoView {
             }
         });
     };
+    let import_demo = move |_| {
+        outcome.set(Some(Ok("Importing the demo homelab…".into())));
+        spawn_local(async move { import_result(ipc::import_demo_inventory().await) });
+    };
     let import_lab = move |_| {
         outcome.set(Some(Ok("Importing the lab…".into())));
         spawn_local(async move { import_result(ipc::import_lab_inventory().await) });
@@ -361,6 +266,10 @@ fn InventorySection() -> impl IntoView {
                 "Import a file "
                 <input type="file" accept=".yaml,.yml,text/yaml" data-testid="inventory-file" on:change=on_file />
             </label>
+            <p>
+                <button data-testid="import-demo-settings" on:click=import_demo>"Import the demo homelab"</button>
+                <span class="muted">" a made-up homelab to try Oikos with"</span>
+            </p>
             {move || {
                 lab.get()
                     .and_then(Result::ok)

@@ -1,7 +1,8 @@
 //! The task board (`/tasks`): tasks by where they stand, with counted filters, each with its goal,
 //! summary and how long ago it was active; "New task" starts one from a message and opens it;
 //! delete asks for a second click. Live from task events. Keys, anywhere on the board but in a
-//! field: j/k or arrows move the selection, Enter opens the selected task.
+//! field: j/k or arrows move the selection, Enter opens the selected task. On a first run (no
+//! tasks, and no provider or an empty graph) a three-step walkthrough stands in for the board.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -9,8 +10,9 @@ use leptos_router::hooks::use_navigate;
 use nomos_types::tasks::{BoardColumn, TaskBoard};
 use nomos_types::{IpcError, Task};
 
-use crate::components::{answer, IpcErrorView};
+use crate::components::{answer, stored_skips, FirstRun, IpcErrorView};
 use crate::events::Topic;
+use crate::first_run::{shows_walkthrough, step_states, Facts, StepState};
 use crate::keys::{movement, step, KeyTarget};
 use crate::live::use_live;
 use crate::steady::steady;
@@ -19,6 +21,15 @@ use crate::tasks::board::{column_label, DeleteArm, Filter};
 use crate::tasks::time::ago;
 use crate::{ipc, routes};
 
+/// What the board shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Loading,
+    /// The first run's walkthrough, in place of an empty board.
+    Walkthrough,
+    Board,
+}
+
 #[component]
 pub fn TasksPage() -> impl IntoView {
     let live = use_live();
@@ -26,35 +37,92 @@ pub fn TasksPage() -> impl IntoView {
         live.track(Topic::Tasks);
         async move { ((), ipc::list_tasks().await) }
     }));
+    // What the first run needs to know: a provider in use, anything in the graph.
+    let provider_read = RwSignal::new(0u32);
+    let provider = LocalResource::new(move || {
+        provider_read.track();
+        ipc::provider_status()
+    });
+    let store = LocalResource::new(move || {
+        live.track(Topic::Graph);
+        ipc::store_info()
+    });
+    let skipped = RwSignal::new(stored_skips());
+    // `None` until all three are known (then kept while one is read again).
+    let facts = Memo::new(move |before: Option<&Option<Option<Facts>>>| {
+        let known = || {
+            let tasks = board.get()?.ok()?.tasks.len();
+            let provider = provider.get()?.map(|p| p.in_use.is_some());
+            let entities = store.get()?.map(|s| s.entities);
+            Some(match (provider, entities) {
+                (Ok(provider), Ok(entities)) => Some(Facts { tasks, provider, entities }),
+                // Not knowing is no reason to stand in the way: the plain board.
+                _ => None,
+            })
+        };
+        known().or_else(|| before.cloned().flatten())
+    });
+    let mode = Memo::new(move |_| match (board.get(), facts.get()) {
+        (None, _) => Mode::Loading,
+        (Some(Ok(b)), None) if b.tasks.is_empty() => Mode::Loading,
+        (_, Some(Some(f))) if shows_walkthrough(f) => {
+            let states = skipped.with(|s| step_states(f, s));
+            let open = states.iter().any(|(_, st)| matches!(st, StepState::Current | StepState::Todo));
+            if open {
+                Mode::Walkthrough
+            } else {
+                Mode::Board
+            }
+        }
+        _ => Mode::Board,
+    });
+    let facts_now = Signal::derive(move || facts.get().flatten().unwrap_or_default());
     let filter = RwSignal::new(Filter::All);
     view! {
         <div class="board" data-testid="task-board">
-            <NewTask />
-            <div class="tabs" role="tablist" aria-label="Filter tasks">
-                {Filter::ALL
-                    .into_iter()
-                    .map(|f| {
-                        let count = move || {
-                            board.get().and_then(Result::ok).map(|b| f.count(&b).to_string()).unwrap_or_default()
-                        };
-                        view! {
-                            <button
-                                role="tab"
-                                class="tab"
-                                aria-selected=move || (filter.get() == f).to_string()
-                                data-testid=format!("filter-{}", f.key())
-                                on:click=move |_| filter.set(f)
-                            >
-                                {f.label()}
-                                " "
-                                <span class="tab-count" data-testid=format!("count-{}", f.key())>{count}</span>
-                            </button>
-                        }
-                    })
-                    .collect_view()}
-            </div>
-            {move || answer(board.get(), "Loading tasks…", move |b| view! { <TaskRows board=b filter=filter /> }.into_any())}
+            {move || match mode.get() {
+                Mode::Loading => view! { <p class="muted pad" aria-busy="true">"Loading tasks…"</p> }.into_any(),
+                Mode::Walkthrough => view! {
+                    <FirstRun facts=facts_now skipped=skipped provider_read=provider_read>
+                        <NewTask />
+                    </FirstRun>
+                }
+                .into_any(),
+                Mode::Board => view! { <Board board=board filter=filter /> }.into_any(),
+            }}
         </div>
+    }
+}
+
+/// The board itself: the message box, the filters and the tasks.
+#[component]
+fn Board(board: Signal<Option<Result<TaskBoard, IpcError>>>, filter: RwSignal<Filter>) -> impl IntoView {
+    view! {
+        <NewTask />
+        <div class="tabs" role="tablist" aria-label="Filter tasks">
+            {Filter::ALL
+                .into_iter()
+                .map(|f| {
+                    let count = move || {
+                        board.get().and_then(Result::ok).map(|b| f.count(&b).to_string()).unwrap_or_default()
+                    };
+                    view! {
+                        <button
+                            role="tab"
+                            class="tab"
+                            aria-selected=move || (filter.get() == f).to_string()
+                            data-testid=format!("filter-{}", f.key())
+                            on:click=move |_| filter.set(f)
+                        >
+                            {f.label()}
+                            " "
+                            <span class="tab-count" data-testid=format!("count-{}", f.key())>{count}</span>
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
+        {move || answer(board.get(), "Loading tasks…", move |b| view! { <TaskRows board=b filter=filter /> }.into_any())}
     }
 }
 
