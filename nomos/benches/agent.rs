@@ -125,6 +125,7 @@ fn main() {
         let rt = Runtime::open(config).await.expect("runtime");
         rt.engine().import_inventory_file(&lab.inventory_path()).await.expect("inventory");
         let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
+        rt.actuator().present_key("host:pve1").await.expect("key");
         rt.actuator().trust_host("host:pve1", None, &me).await.expect("trust");
         let tools = GatedTools { registry: Registry::new(RegistryConfig::default()), actuator: rt.actuator().clone() };
         // A command that differs each time (a repeated read-only command is answered from memory);

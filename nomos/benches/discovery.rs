@@ -45,6 +45,7 @@ fn main() {
         let act = Actuator::new(engine.clone(), Arc::new(Policy::builtin().clone()), ActuateConfig::default());
         let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
         for h in lab.hosts() {
+            act.present_key(&format!("host:{}", h.name)).await.expect("key");
             act.trust_host(&format!("host:{}", h.name), None, &me).await.expect("trust");
         }
         let review = || act.discover("host:pve1", DiscoverOptions { apply: None });

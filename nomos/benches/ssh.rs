@@ -62,6 +62,7 @@ fn main() {
         let me = Decision { actor: "operator:bench".into(), channel: Channel::Cli, message: None };
         let names: Vec<String> = lab.hosts().iter().map(|h| h.name.clone()).collect();
         for n in &names {
+            act.present_key(&format!("host:{n}")).await.expect("key");
             act.trust_host(&format!("host:{n}"), None, &me).await.expect("trust");
         }
         // Warm every connection once.

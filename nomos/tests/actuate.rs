@@ -167,6 +167,11 @@ async fn host_keys_unknown_trusted_changed() {
     let other = runtime(&w.tmp.path().join("other.db"), ActuateConfig::default(), None).await;
     other.engine().import_inventory_file(&w.lab.inventory_path()).await.unwrap();
     let fresh = other.actuator();
+    // Nothing is trusted blind: a key never shown is refused, and shown.
+    let blind = fresh.trust_host("pve1", None, &operator()).await.unwrap_err().to_string();
+    let shown = w.lab.host_fingerprint("pve1").unwrap();
+    assert!(blind.contains("never shown before") && blind.contains(&format!("--fingerprint {shown}")), "{blind}");
+    sqlx::query("DELETE FROM host_keys").execute(other.engine().store().pool()).await.unwrap();
     let x = ran(fresh.run(request("host:pve1", "uptime", None)).await.unwrap());
     assert_eq!(x.status, ExecutionStatus::Failed);
     let err = x.error.unwrap();

@@ -152,6 +152,7 @@ async fn check(lab: &Lab, dir: &Path, case: usize, ops: &[Op]) -> Result<(), Tes
     let (engine, act) = (rt.engine().clone(), rt.actuator().clone());
     engine.import_inventory_file(&lab.inventory_path()).await.unwrap();
     for h in HOSTS {
+        act.present_key(&format!("host:{h}")).await.unwrap();
         act.trust_host(&format!("host:{h}"), None, &decision(None)).await.unwrap();
     }
     let mut tasks = Vec::new();

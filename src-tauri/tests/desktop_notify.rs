@@ -110,6 +110,7 @@ fn approvals_as_notifications_with_buttons_that_decide() {
     let nomos = rt.block_on(Runtime::open(config)).unwrap();
     rt.block_on(nomos.engine().import_inventory_file(&lab.inventory_path())).unwrap();
     for h in lab.hosts() {
+        rt.block_on(nomos.actuator().present_key(&format!("host:{}", h.name))).unwrap();
         rt.block_on(nomos.actuator().trust_host(&format!("host:{}", h.name), None, &operator_elsewhere(None))).unwrap();
     }
 

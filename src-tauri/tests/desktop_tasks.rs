@@ -72,6 +72,7 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     let ours = rt.block_on(Runtime::open(RuntimeConfig::new(&desktop.db))).unwrap();
     rt.block_on(ours.engine().import_inventory_file(&lab.inventory_path())).unwrap();
     let operator = Decision { actor: "operator:test".into(), channel: Channel::Ui, message: None };
+    rt.block_on(ours.actuator().present_key(&target)).unwrap();
     rt.block_on(ours.actuator().trust_host(&target, None, &operator)).unwrap();
 
     // The board is the home page; it starts empty.

@@ -337,7 +337,14 @@ fn started(lab: &Lab) -> String {
     let _ = writeln!(s, "next:");
     let _ = writeln!(s, "  nomos inventory import {}", shell_path(&inventory));
     for h in lab.hosts() {
-        let _ = writeln!(s, "  nomos hosts trust {}", h.name);
+        match lab.host_fingerprint(&h.name) {
+            Ok(fp) => {
+                let _ = writeln!(s, "  nomos hosts trust {} --fingerprint {fp}", h.name);
+            }
+            Err(_) => {
+                let _ = writeln!(s, "  nomos hosts trust {}", h.name);
+            }
+        }
     }
     if let Some(h) = lab.hosts().first() {
         let user = nomos_lab::current_user();

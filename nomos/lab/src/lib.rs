@@ -313,6 +313,13 @@ impl Lab {
         read_public_key(&host_dir(&self.dir, name).join("ssh_host_ed25519_key.pub"))
     }
 
+    /// The fingerprint of the host's key as `ssh-keygen -lf` prints it (`SHA256:…`): what an
+    /// operator compares before trusting it.
+    pub fn host_fingerprint(&self, name: &str) -> Result<String> {
+        self.host(name)?;
+        sshd::fingerprint(&host_dir(&self.dir, name).join("ssh_host_ed25519_key.pub"))
+    }
+
     /// Whether the host's sshd process is alive and its port accepts connections.
     pub fn is_serving(&self, name: &str) -> Result<bool> {
         let host = self.host(name)?;

@@ -24,6 +24,23 @@ pub(super) fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// A new ed25519 key pair without passphrase at `path` and `path.pub`.
+/// `SHA256:…` of a public key file, by `ssh-keygen -lf`.
+pub(super) fn fingerprint(public: &Path) -> Result<String> {
+    let program = on_path("ssh-keygen").unwrap_or_else(|| PathBuf::from("/usr/bin/ssh-keygen"));
+    let out =
+        Command::new(&program).arg("-lf").arg(public).stdin(Stdio::null()).output().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LabError::KeygenMissing,
+            _ => LabError::Command { what: "ssh-keygen -lf".into(), message: e.to_string() },
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    match text.split_whitespace().nth(1) {
+        Some(fp) if out.status.success() && fp.starts_with("SHA256:") => Ok(fp.to_string()),
+        _ => {
+            Err(LabError::Command { what: format!("ssh-keygen -lf {}", public.display()), message: failure_text(&out) })
+        }
+    }
+}
+
 pub(super) fn keygen(path: &Path, comment: &str) -> Result<()> {
     let program = on_path("ssh-keygen").unwrap_or_else(|| PathBuf::from("/usr/bin/ssh-keygen"));
     let out = Command::new(&program)

@@ -48,6 +48,7 @@ impl World {
         let (engine, act) = (rt.engine().clone(), rt.actuator().clone());
         let w = World { lab, rt, engine, act, clock, tmp };
         for h in w.lab.hosts() {
+            w.act.present_key(&format!("host:{}", h.name)).await.unwrap();
             w.act.trust_host(&format!("host:{}", h.name), None, &operator()).await.unwrap();
         }
         w

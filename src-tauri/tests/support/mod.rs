@@ -391,6 +391,7 @@ impl TaskLab {
             message: None,
         };
         for target in &targets {
+            rt.block_on(ours.actuator().present_key(target)).unwrap();
             rt.block_on(ours.actuator().trust_host(target, None, &operator)).unwrap();
         }
         Some(TaskLab { ours, desktop, server, rt, lab, tmp })

@@ -65,7 +65,8 @@ impl Actuator {
     /// Pins the key `host` presents as trusted. With `expected` (a fingerprint the operator checked
     /// out of band) the host must present exactly that key. Without it, only a first sighting is
     /// trusted: the key the host presents now, which must equal one it showed before (in the
-    /// "not trusted" error) if it showed one. A host whose trusted key changed needs `expected`.
+    /// "not trusted" error, by `present_key` or *Add host*); a key never shown is refused, and
+    /// shown. A host whose trusted key changed needs `expected`.
     pub async fn trust_host(&self, host: &str, expected: Option<&str>, decision: &Decision) -> Result<HostKey> {
         operator_only(decision, "trust a host key")?;
         let pool = self.engine.store().pool();
@@ -106,7 +107,17 @@ impl Actuator {
                     seen.fingerprint
                 )));
             }
-            (None, _) => {}
+            (None, Some(_)) => {}
+            // Never shown to anyone: nothing is trusted blind. It is recorded as seen, and shown.
+            (None, None) => {
+                self.record_seen_key(&slug, &seen, false).await?;
+                return Err(Error::Conflict(format!(
+                    "{slug} presents {fp}, which was never shown before; compare it with \
+                     `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the host, then trust it: \
+                     nomos hosts trust {slug} --fingerprint {fp}",
+                    fp = seen.fingerprint
+                )));
+            }
         }
         let changed = pinned.as_ref().is_some_and(|p| p.trusted && !same_as_pinned);
         let mut tx = self.engine.store().begin_write().await?;
