@@ -143,7 +143,7 @@ impl Engine {
                 .bind(&existing.id)
                 .fetch_one(&mut *tx)
                 .await?;
-        sqlx::query("DELETE FROM host_keys WHERE host_slug = ?").bind(&slug).execute(&mut *tx).await?;
+        crate::actuate::db::host_keys::forget(&mut tx, &slug).await?;
         let outcome = if ran == 0 && linked == 0 {
             sqlx::query("DELETE FROM entities WHERE id = ?").bind(&existing.id).execute(&mut *tx).await?;
             tx.emit(crate::events::EventDraft::new(nomos_types::events::EntityDeleted {}).entity(&slug)).await?;

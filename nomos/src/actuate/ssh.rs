@@ -194,7 +194,7 @@ impl client::Handler for Checker {
 }
 
 /// Compares OpenSSH public keys by type and key data, ignoring comments.
-fn same_key(a: &str, b: &str) -> bool {
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
     let parts = |s: &str| s.split_whitespace().take(2).map(str::to_string).collect::<Vec<_>>();
     parts(a) == parts(b) && !parts(a).is_empty()
 }

@@ -5,7 +5,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection, SqlitePool};
 
 use super::flag;
-use crate::actuate::ssh::{Pinned, SeenKey};
+use crate::actuate::ssh::{same_key, Pinned, SeenKey};
 use crate::{Error, Result};
 
 fn from_row(row: &SqliteRow) -> Result<HostKey> {
@@ -41,6 +41,17 @@ pub(crate) async fn pinned(pool: &SqlitePool, host: &str) -> Result<Option<Pinne
         .fetch_optional(pool)
         .await?;
     Ok(row.map(|(public_key, trusted)| Pinned { public_key, trusted: trusted != 0 }))
+}
+
+/// Whether `seen` is the key pinned (algorithm and key; the comment may differ).
+pub(crate) fn is_pinned(pinned: Option<&Pinned>, seen: &SeenKey) -> bool {
+    pinned.is_some_and(|p| same_key(&p.public_key, &seen.public_key))
+}
+
+/// Forgets the key of `host`, trusted or only seen (the host is removed).
+pub(crate) async fn forget(conn: &mut SqliteConnection, host: &str) -> Result<()> {
+    sqlx::query("DELETE FROM host_keys WHERE host_slug = ?").bind(host).execute(conn).await?;
+    Ok(())
 }
 
 /// Pins `seen` as the trusted key of `host`, replacing whatever was pinned.

@@ -52,9 +52,7 @@ impl Actuator {
         let slug = target.host.slug.clone();
         let seen = self.ssh.fetch_host_key(&target.endpoint).await.map_err(|e| Error::Invalid(e.to_string()))?;
         let pinned = host_keys::pinned(pool, &slug).await?;
-        let same = pinned
-            .as_ref()
-            .is_some_and(|p| p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2)));
+        let same = host_keys::is_pinned(pinned.as_ref(), &seen);
         let trusted = pinned.as_ref().is_some_and(|p| p.trusted);
         if !(trusted && same) {
             self.record_seen_key(&slug, &seen, trusted).await?;
@@ -77,9 +75,7 @@ impl Actuator {
         let slug = target.host.slug.clone();
         let seen = self.ssh.fetch_host_key(&target.endpoint).await.map_err(|e| Error::Invalid(e.to_string()))?;
         let pinned = host_keys::pinned(pool, &slug).await?;
-        let same_as_pinned = pinned
-            .as_ref()
-            .is_some_and(|p| p.public_key.split_whitespace().take(2).eq(seen.public_key.split_whitespace().take(2)));
+        let same_as_pinned = host_keys::is_pinned(pinned.as_ref(), &seen);
         match (expected, &pinned) {
             (Some(fp), _) => {
                 let fp = fp.trim();
