@@ -40,6 +40,31 @@ struct Want {
     adopt: Adopt,
 }
 
+impl Want {
+    /// A want with the usual defaults: active, adopted by its preferred slug, nothing to clear.
+    fn new(
+        key: impl Into<String>,
+        ty: &'static str,
+        name: impl Into<String>,
+        slugs: impl IntoIterator<Item = Option<String>>,
+        attrs: Map<String, Json>,
+    ) -> Want {
+        Want {
+            key: key.into(),
+            ty,
+            name: name.into(),
+            slugs: slugs.into_iter().flatten().collect(),
+            attrs,
+            clear: vec![],
+            if_absent: Map::new(),
+            state: Some(EntityState::Active),
+            vmid: None,
+            node: None,
+            adopt: Adopt::Slug,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Adopt {
     /// A guest from an inventory: the only lxc/vm/template with this vmid and no owner.
@@ -166,19 +191,7 @@ fn wants(
         put(&mut a, "pve_key", "cluster");
         put_opt(&mut a, "quorate", snap.status.quorate);
         put(&mut a, "nodes", snap.node_names().len());
-        wants.push(Want {
-            key: "cluster".into(),
-            ty: "cluster",
-            name: scope.to_string(),
-            slugs: slug_of("cluster", &[scope]).into_iter().collect(),
-            attrs: a,
-            clear: vec![],
-            if_absent: Map::new(),
-            state: Some(EntityState::Active),
-            vmid: None,
-            node: None,
-            adopt: Adopt::Slug,
-        });
+        wants.push(Want::new("cluster", "cluster", scope, [slug_of("cluster", &[scope])], a));
     }
 
     // Shared storages are one entity for the cluster; local ones one per node.
@@ -188,20 +201,14 @@ fn wants(
         let mut a = storage_attrs(scope, &storage_key(&s.storage, None), Some(s), None);
         put(&mut a, "shared", true);
         wants.push(Want {
-            key: storage_key(&s.storage, None),
-            ty: "storage",
-            name: s.storage.clone(),
-            slugs: [slug_of("storage", &[&s.storage]), slug_of("storage", &[scope, &s.storage])]
-                .into_iter()
-                .flatten()
-                .collect(),
-            attrs: a,
-            clear: vec![],
-            if_absent: Map::new(),
             state: Some(if s.disabled { EntityState::Stopped } else { EntityState::Active }),
-            vmid: None,
-            node: None,
-            adopt: Adopt::Slug,
+            ..Want::new(
+                storage_key(&s.storage, None),
+                "storage",
+                s.storage.clone(),
+                [slug_of("storage", &[&s.storage]), slug_of("storage", &[scope, &s.storage])],
+                a,
+            )
         });
     }
 
@@ -237,17 +244,17 @@ fn wants(
             }
         }
         wants.push(Want {
-            key: key.clone(),
-            ty: "host",
-            name: node.clone(),
-            slugs: [slug_of("host", &[&node]), slug_of("host", &[&node, scope])].into_iter().flatten().collect(),
-            attrs: a,
-            clear: vec![],
             if_absent,
             state: None,
-            vmid: None,
             node: Some(node.clone()),
             adopt: Adopt::Node { local },
+            ..Want::new(
+                key.clone(),
+                "host",
+                node.clone(),
+                [slug_of("host", &[&node]), slug_of("host", &[&node, scope])],
+                a,
+            )
         });
         if clustered {
             edges.push(edge("member-of", &key, "cluster", json!({"via": VIA}), &key, "member-of"));
@@ -265,20 +272,14 @@ fn wants(
             put(&mut sa, "node", node.clone());
             put(&mut sa, "shared", false);
             wants.push(Want {
-                key: skey.clone(),
-                ty: "storage",
-                name: format!("{} on {node}", r.storage),
-                slugs: [slug_of("storage", &[&node, &r.storage]), slug_of("storage", &[scope, &node, &r.storage])]
-                    .into_iter()
-                    .flatten()
-                    .collect(),
-                attrs: sa,
-                clear: vec![],
-                if_absent: Map::new(),
-                state: Some(EntityState::Active),
-                vmid: None,
                 node: Some(node.clone()),
-                adopt: Adopt::Slug,
+                ..Want::new(
+                    skey.clone(),
+                    "storage",
+                    format!("{} on {node}", r.storage),
+                    [slug_of("storage", &[&node, &r.storage]), slug_of("storage", &[scope, &node, &r.storage])],
+                    sa,
+                )
             });
             edges.push(edge("provides", &key, &skey, json!({"via": VIA}), &key, "provides-storage"));
         }
@@ -308,20 +309,15 @@ fn wants(
                     put(&mut ba, "vlans", vlans);
                 }
                 wants.push(Want {
-                    key: bkey.clone(),
-                    ty: "bridge",
-                    name: format!("{} on {node}", br.iface),
-                    slugs: [slug_of("bridge", &[&node, &br.iface]), slug_of("bridge", &[scope, &node, &br.iface])]
-                        .into_iter()
-                        .flatten()
-                        .collect(),
-                    attrs: ba,
                     clear: vec!["cidr", "gateway", "ports", "comments", "vlans"],
-                    if_absent: Map::new(),
-                    state: Some(EntityState::Active),
-                    vmid: None,
                     node: Some(node.clone()),
-                    adopt: Adopt::Slug,
+                    ..Want::new(
+                        bkey.clone(),
+                        "bridge",
+                        format!("{} on {node}", br.iface),
+                        [slug_of("bridge", &[&node, &br.iface]), slug_of("bridge", &[scope, &node, &br.iface])],
+                        ba,
+                    )
                 });
                 edges.push(edge("provides", &key, &bkey, json!({"via": VIA}), &key, "provides-bridge"));
                 known.insert((bkey.clone(), "member-of"));
@@ -332,22 +328,13 @@ fn wants(
                         put(&mut na, "cluster", scope);
                         put(&mut na, "pve_key", nkey.clone());
                         put(&mut na, "cidr", net.clone());
-                        wants.push(Want {
-                            key: nkey.clone(),
-                            ty: "network",
-                            name: net.clone(),
-                            slugs: [slug_of("network", &[&net]), slug_of("network", &[scope, &net])]
-                                .into_iter()
-                                .flatten()
-                                .collect(),
-                            attrs: na,
-                            clear: vec![],
-                            if_absent: Map::new(),
-                            state: Some(EntityState::Active),
-                            vmid: None,
-                            node: None,
-                            adopt: Adopt::Slug,
-                        });
+                        wants.push(Want::new(
+                            nkey.clone(),
+                            "network",
+                            net.clone(),
+                            [slug_of("network", &[&net]), slug_of("network", &[scope, &net])],
+                            na,
+                        ));
                     }
                     edges.push(edge("member-of", &bkey, &nkey, json!({"via": VIA}), &bkey, "member-of"));
                 }
@@ -427,25 +414,23 @@ fn wants(
             _ => None,
         };
         wants.push(Want {
-            key,
-            ty,
-            name: g.name.clone(),
-            slugs: [
-                slug_of(ty, &[&g.name]),
-                slug_of(ty, &[&g.name, &g.vmid.to_string()]),
-                slug_of(ty, &[&g.name, scope, &g.vmid.to_string()]),
-                slug_of(ty, &[scope, &g.vmid.to_string()]),
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
-            attrs: a,
             clear,
-            if_absent: Map::new(),
             state,
             vmid: Some(g.vmid),
             node: Some(g.node.clone()),
             adopt: Adopt::Guest(g.vmid),
+            ..Want::new(
+                key,
+                ty,
+                g.name.clone(),
+                [
+                    slug_of(ty, &[&g.name]),
+                    slug_of(ty, &[&g.name, &g.vmid.to_string()]),
+                    slug_of(ty, &[&g.name, scope, &g.vmid.to_string()]),
+                    slug_of(ty, &[scope, &g.vmid.to_string()]),
+                ],
+                a,
+            )
         });
     }
     (wants, edges, known)
