@@ -119,6 +119,17 @@ events! {
     EntityGone = "entity.gone",
     /// A discovery cycle was applied to the graph.
     DiscoveryApplied = "discovery.applied",
+    /// A signal opened (a new problem, or one that came back).
+    SignalRaised = "signal.raised",
+    /// An open signal changed: severity, flapping, value or occurrences.
+    SignalUpdated = "signal.updated",
+    /// An operator acknowledged a signal, with a reason.
+    SignalAcked = "signal.acked",
+    SignalMuted = "signal.muted",
+    /// Resolved by hand or on recovery.
+    SignalResolved = "signal.resolved",
+    /// A signal is explained by one of something it depends on: shown, not notified.
+    SignalSuppressed = "signal.suppressed",
 }
 
 /// An event of a kind this build does not know, kept as it was written.
@@ -574,3 +585,29 @@ mod tests {
         assert_eq!(serde_json::from_value::<TransientEvent>(v).unwrap(), t);
     }
 }
+
+/// Declares the signal events' payloads: the same fields for each kind, so a consumer reads any
+/// of them alike.
+macro_rules! signal_payloads {
+    ($($name:ident),+) => {$(
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        pub struct $name {
+            pub id: String,
+            pub entity: Option<String>,
+            pub kind: String,
+            pub severity: crate::observe::Severity,
+            pub state: crate::observe::SignalState,
+            pub message: String,
+            /// Shown but not notified: explained by this signal's entity (`host:pve1`).
+            #[serde(default)]
+            pub suppressed_by: Option<String>,
+            /// Shown but not notified: an approved plan of this task is changing the entity.
+            #[serde(default)]
+            pub maintenance: Option<String>,
+            #[serde(default)]
+            pub flapping: bool,
+        }
+    )+};
+}
+
+signal_payloads!(SignalRaised, SignalUpdated, SignalAcked, SignalMuted, SignalResolved, SignalSuppressed);

@@ -142,6 +142,30 @@ macro_rules! ipc_commands {
             /// Stores how often discovery runs by itself (0: off).
             save_discovery_settings(settings: $crate::DiscoverySettings) -> $crate::DiscoverySettings;
 
+            // ── Observe: signals, metrics, checks (`commands/observe.rs`) ──
+            /// What needs the operator now: approvals, open signals, running tasks, fleet health.
+            overview() -> $crate::Overview;
+            /// Signals matching the query (by default everything not resolved), with the counts.
+            list_signals(query: $crate::SignalQuery) -> $crate::SignalList;
+            /// Acknowledges a signal with a reason (kept if it fires again within 30 min).
+            ack_signal(id: ::std::string::String, reason: ::std::string::String) -> $crate::Signal;
+            /// Mutes a signal for a number of seconds.
+            mute_signal(id: ::std::string::String, seconds: u64) -> $crate::Signal;
+            /// Resolves a signal by hand.
+            resolve_signal(id: ::std::string::String) -> $crate::Signal;
+            /// An entity's metrics over a range (one series, or all of them without `metric`).
+            query_metrics(slug: ::std::string::String, metric: ::std::option::Option<::std::string::String>, range: $crate::MetricRange) -> ::std::vec::Vec<$crate::MetricSeries>;
+            /// Entities by type and health, with the open signal counts.
+            health_summary() -> $crate::HealthSummary;
+            /// The checks of an entity with how they last went.
+            entity_checks(slug: ::std::string::String) -> ::std::vec::Vec<$crate::Check>;
+            /// Adds (or replaces, by entity and name) a check.
+            add_check(spec: $crate::CheckSpec) -> $crate::Check;
+            /// Removes a check.
+            remove_check(id: ::std::string::String) -> ();
+            /// Runs a check now (read-only, through the gate).
+            run_check(id: ::std::string::String) -> $crate::CheckRun;
+
             // ── Updates (`commands/updates.rs`) ──
             /// Whether a newer release is on offer and how the last check went.
             update_status() -> $crate::UpdateStatus;

@@ -15,6 +15,7 @@ pub use serde_json::Value as Json;
 pub mod actions;
 pub mod discovery;
 pub mod events;
+pub mod observe;
 pub mod operations;
 pub mod tasks;
 pub mod updates;
@@ -23,6 +24,10 @@ pub use discovery::{
     AddedHost, DiffKind, DiscoveryDiff, DiscoverySettings, HostCheck, HostRemoved, HostSpec, HostTest,
 };
 pub use events::{EngineEvent, Event, TransientEvent};
+pub use observe::{
+    Check, CheckKind, CheckRun, CheckSpec, HealthSummary, MetricRange, MetricSeries, ObserveReport, ObserveSettings,
+    Overview, Signal, SignalCounts, SignalList, SignalQuery, SignalState,
+};
 pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
 pub use updates::{UpdateOffer, UpdateStatus, UPDATE_CHANNEL};
 
