@@ -71,6 +71,35 @@ pub fn format_ms(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// Parses `YYYY-MM-DDTHH:MM:SS[.mmm]Z` (the store's times) back to Unix milliseconds.
+pub fn parse_ms(t: &str) -> Option<i64> {
+    let t = t.strip_suffix('Z')?;
+    let (date, time) = t.split_once('T')?;
+    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut h = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
+    let (hh, mm, ss) = (h.next()??, h.next()??, h.next()??);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    let millis: i64 = frac.get(..frac.len().min(3))?.parse().ok()?;
+    let millis = millis * 10_i64.pow(3 - u32::try_from(frac.len().min(3)).ok()?);
+    let days = days_from_civil(y, m, day);
+    Some(((days * 86_400 + hh * 3600 + mm * 60 + ss) * 1000) + millis)
+}
+
+/// A proleptic Gregorian date to days since 1970-01-01 (the inverse of `civil_from_days`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
@@ -95,6 +124,13 @@ mod tests {
         assert_eq!(format_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(format_ms(1_798_761_599_999), "2026-12-31T23:59:59.999Z");
         assert_eq!(format_ms(-1), "1969-12-31T23:59:59.999Z");
+        for ms in [0, 951_782_400_123, 1_798_761_599_999, -1, 1_700_000_000_000] {
+            assert_eq!(parse_ms(&format_ms(ms)), Some(ms));
+        }
+        assert_eq!(parse_ms("2026-12-02T13:00:00Z"), Some(1_796_216_400_000));
+        assert_eq!(parse_ms("2026-13-02T13:00:00Z"), None);
+        assert_eq!(parse_ms("yesterday"), None);
+        assert_eq!(parse_ms("2026-12-02T13:00:00.5Z"), Some(1_796_216_400_500));
     }
 
     #[test]

@@ -173,7 +173,8 @@ impl Runtime {
     /// `follow_every`, and continuing tasks (see [`crate::agent::continuation`]) whenever an
     /// execution ends or an approval is decided — here or, through the follower, in another
     /// process — and every `continue_every` besides. Each continued task's turn runs in a task of
-    /// its own; and discovery's cycle on the hosts it follows ([`crate::discovery`]). Starting it again does nothing; [`Runtime::close`] stops it (and the turns it
+    /// its own; discovery's cycle on the hosts it follows ([`crate::discovery`]); and Observe's
+    /// collection cycle ([`crate::observe`]). Starting it again does nothing; [`Runtime::close`] stops it (and the turns it
     /// runs: call [`crate::agent::Agent::stop`] first to let them leave their tasks waiting).
     pub fn start_background(&self) {
         let mut tasks = self.inner.background.lock().unwrap_or_else(|e| e.into_inner());
@@ -199,6 +200,7 @@ impl Runtime {
         }));
         tasks.push(tokio::spawn(continue_tasks(self.clone(), self.inner.continue_every)));
         tasks.push(tokio::spawn(crate::discovery::cycle(self.inner.actuator.clone())));
+        tasks.push(tokio::spawn(crate::observe::cycle::run(self.inner.actuator.clone())));
     }
 
     /// Stops what this process runs on hosts (the operator pressed Ctrl-C): each command is killed
@@ -318,7 +320,7 @@ mod tests {
         let mut rx = rt.subscribe();
         rt.start_background();
         rt.start_background();
-        assert_eq!(rt.inner.background.lock().unwrap().len(), 4, "started once");
+        assert_eq!(rt.inner.background.lock().unwrap().len(), 5, "started once");
         tokio::time::sleep(Duration::from_millis(60)).await;
 
         // Another process (here: another runtime on the same file) writes.

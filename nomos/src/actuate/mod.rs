@@ -30,7 +30,7 @@ use crate::Engine;
 
 pub use curated::{ActionOutcome, ActionRequest};
 pub(crate) use gate::withdraw_task_requests;
-pub use gate::WITHHELD;
+pub use gate::{ProbeResult, WITHHELD};
 pub use ssh::{shell_quote, Cancel, SshConfig, SshError};
 
 /// The action recorded for a plain command (curated actions record their own name).

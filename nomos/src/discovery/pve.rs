@@ -27,6 +27,16 @@ impl<'a> Row<'a> {
         number(self.0.get(key)?)
     }
 
+    /// A finite number (fractions kept), from a number or a string of one.
+    pub fn f64(&self, key: &str) -> Option<f64> {
+        match self.0.get(key)? {
+            Json::Number(n) => n.as_f64(),
+            Json::String(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        }
+        .filter(|f| f.is_finite())
+    }
+
     /// `1`, `"1"`, `true` are true; `0`, `"0"`, `false` false; anything else absent.
     pub fn flag(&self, key: &str) -> Option<bool> {
         match self.0.get(key)? {

@@ -63,7 +63,7 @@ pub fn read_command(paths: &[String]) -> String {
         .join("; ")
 }
 
-fn split(stdout: &str) -> Vec<(String, String)> {
+pub(crate) fn split(stdout: &str) -> Vec<(String, String)> {
     let mut sections: Vec<(String, String)> = Vec::new();
     for line in stdout.split_inclusive('\n') {
         if let Some(path) = line.trim_end().strip_prefix(MARK) {

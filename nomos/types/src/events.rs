@@ -130,6 +130,8 @@ events! {
     SignalResolved = "signal.resolved",
     /// A signal is explained by one of something it depends on: shown, not notified.
     SignalSuppressed = "signal.suppressed",
+    /// A desktop notification is due for one signal, a reminder, or a summary of several.
+    SignalNotified = "signal.notified",
 }
 
 /// An event of a kind this build does not know, kept as it was written.
@@ -611,3 +613,16 @@ macro_rules! signal_payloads {
 }
 
 signal_payloads!(SignalRaised, SignalUpdated, SignalAcked, SignalMuted, SignalResolved, SignalSuppressed);
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignalNotified {
+    pub title: String,
+    pub body: String,
+    /// The signals it is about (one, or several for a summary).
+    pub signals: Vec<String>,
+    /// The entity of a single signal (for "Open").
+    pub entity: Option<String>,
+    /// A reminder of an unacknowledged critical signal.
+    #[serde(default)]
+    pub reminder: bool,
+}

@@ -33,7 +33,7 @@ pub(super) const CANCEL_POLL: Duration = Duration::from_secs(1);
 pub(super) const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// How much of a routine read's output the store keeps.
-const COMPACT_KEEP: usize = 2048;
+pub(super) const COMPACT_KEEP: usize = 2048;
 
 /// What of an execution's output the store keeps.
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +45,7 @@ struct Keep {
 }
 
 /// The largest index ≤ `at` that does not split a UTF-8 sequence.
-fn utf8_floor(bytes: &[u8], at: usize) -> usize {
+pub(super) fn utf8_floor(bytes: &[u8], at: usize) -> usize {
     let mut i = at.min(bytes.len());
     // Continuation bytes are 0b10xxxxxx; at most three precede a boundary.
     while i > 0 && i < bytes.len() && (bytes[i] & 0xC0) == 0x80 {
@@ -336,7 +336,7 @@ impl Actuator {
 }
 
 /// The record of a command's end: its status, output and an error that says what happened.
-fn finished(result: std::result::Result<Output, SshError>, timeout: Duration) -> Finished {
+pub(super) fn finished(result: std::result::Result<Output, SshError>, timeout: Duration) -> Finished {
     let out = match result {
         Ok(out) => out,
         Err(e) => {

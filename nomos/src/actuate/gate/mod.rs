@@ -7,6 +7,7 @@
 //!   decision message must say);
 //! - [`execute`]: running a granted execution and recording its end — the only caller of the SSH
 //!   executor — plus the heartbeat and the sweep of interrupted executions;
+//! - [`probe`]: routine read-only probes, keeping their last result instead of a row per poll;
 //! - [`stream`]: a running execution's output as transient events while it arrives;
 //! - [`cancel`]: stopping a waiting or running execution, here or in another process;
 //! - [`approvals`], [`windows`], [`host_keys`]: the operator's decisions;
@@ -21,6 +22,7 @@ mod cancel;
 mod decide;
 mod execute;
 mod host_keys;
+mod probe;
 mod queries;
 mod request;
 mod stream;
@@ -30,6 +32,7 @@ use std::time::Duration;
 
 pub(crate) use approvals::withdraw_task_requests;
 pub use execute::WITHHELD;
+pub use probe::ProbeResult;
 
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)

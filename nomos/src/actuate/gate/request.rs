@@ -148,7 +148,7 @@ impl Actuator {
     }
 
     /// A caller that may only read asked for more: recorded in the ledger, nothing run or queued.
-    async fn refuse_not_read_only(&self, req: &RunRequest, target: &Target, verdict: &Verdict) -> Error {
+    pub(super) async fn refuse_not_read_only(&self, req: &RunRequest, target: &Target, verdict: &Verdict) -> Error {
         let message = format!(
             "refused `{}` on {}: it is judged {} ({}), and {} runs only read-only commands",
             req.command,
@@ -220,7 +220,7 @@ impl Actuator {
 }
 
 /// Refuses what no host should be sent: bad time limits, NUL bytes, oversized commands.
-fn check(req: &RunRequest) -> Result<()> {
+pub(super) fn check(req: &RunRequest) -> Result<()> {
     if let Some(t) = req.timeout {
         if t.is_zero() || t > MAX_TIMEOUT {
             return Err(Error::Invalid(format!(
