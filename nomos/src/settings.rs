@@ -161,7 +161,7 @@ mod tests {
         let (_dir, eng) = engine().await;
         assert_eq!(eng.notification_settings().await.unwrap(), NotificationSettings::default());
         assert!(NotificationSettings::default().approvals && NotificationSettings::default().task_ends);
-        let off = NotificationSettings { approvals: true, questions: false, task_ends: false };
+        let off = NotificationSettings { approvals: true, questions: false, task_ends: false, signals: true };
         assert_eq!(eng.save_notification_settings(&off).await.unwrap(), off);
         assert_eq!(eng.notification_settings().await.unwrap(), off);
         // A kind added later reads as on in settings stored before it.
@@ -170,7 +170,7 @@ mod tests {
             .await
             .unwrap();
         let read = eng.notification_settings().await.unwrap();
-        assert_eq!(read, NotificationSettings { approvals: true, questions: false, task_ends: true });
+        assert_eq!(read, NotificationSettings { approvals: true, questions: false, task_ends: true, signals: true });
     }
 
     #[tokio::test]

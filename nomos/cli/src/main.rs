@@ -20,6 +20,7 @@ mod hosts;
 mod inventory;
 mod knowledge;
 mod lab;
+mod observe;
 mod out;
 mod report;
 mod run;
@@ -104,6 +105,14 @@ enum Command {
     /// Simulated Proxmox hosts on this machine (real sshd, stand-in Proxmox tools)
     #[command(subcommand)]
     Lab(lab::LabCommand),
+    /// Observe: collect metrics and signals now, or every cycle
+    #[command(subcommand)]
+    Observe(observe::ObserveCommand),
+    /// Signals: list, acknowledge, mute, resolve
+    #[command(subcommand)]
+    Signals(observe::SignalsCommand),
+    /// An entity's metrics over 1h, 24h or 30d
+    Metrics(observe::MetricsArgs),
     /// The model provider's API key (OS keychain) and settings
     #[command(subcommand)]
     Auth(auth::AuthCommand),
@@ -176,6 +185,9 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Agent(c) => agent::agent(swept(rt).await?, c, out).await,
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
         Command::Discover(a) => discover::discover(swept(rt).await?, a, out).await,
+        Command::Observe(c) => observe::observe(swept(rt).await?, c, out).await,
+        Command::Signals(c) => observe::signals(rt, c, out).await,
+        Command::Metrics(a) => observe::metrics(rt, a, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,

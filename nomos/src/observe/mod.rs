@@ -10,6 +10,7 @@
 
 pub mod collect;
 pub mod cycle;
+pub mod overview;
 pub mod rules;
 pub mod series;
 pub mod signals;

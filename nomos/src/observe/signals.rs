@@ -286,9 +286,23 @@ pub(crate) async fn mark(tx: &mut WriteTx) -> Result<()> {
     )
     .fetch_all(&mut **tx)
     .await?;
+    // Entities that are down: their other signals (unreachable, no metrics) follow from it.
+    let down: HashSet<String> = sqlx::query_scalar(
+        "SELECT entity_id FROM signals WHERE state <> 'resolved' AND entity_id IS NOT NULL AND kind = 'down'",
+    )
+    .fetch_all(&mut **tx)
+    .await?
+    .into_iter()
+    .collect();
     for (id, entity, kind, was_suppressed, was_maintenance) in open {
         let Some(entity) = entity else { continue };
-        let suppressed = if roots.is_empty() { None } else { explained_by(tx, &entity, &kind, &roots).await? };
+        let suppressed = if kind != "down" && down.contains(&entity) {
+            sqlx::query_scalar("SELECT slug FROM entities WHERE id = ?").bind(&entity).fetch_optional(&mut **tx).await?
+        } else if roots.is_empty() {
+            None
+        } else {
+            explained_by(tx, &entity, &roots).await?
+        };
         let maintenance = in_maintenance(tx, &entity, &now).await?;
         if suppressed == was_suppressed && maintenance == was_maintenance {
             continue;
@@ -335,13 +349,7 @@ async fn parents(conn: &mut SqliteConnection, entity_id: &str) -> Result<Vec<Str
 }
 
 /// The slug of the nearest thing `entity` runs on that has an open root signal.
-async fn explained_by(
-    conn: &mut SqliteConnection,
-    entity: &str,
-    kind: &str,
-    roots: &HashSet<String>,
-) -> Result<Option<String>> {
-    let _ = kind;
+async fn explained_by(conn: &mut SqliteConnection, entity: &str, roots: &HashSet<String>) -> Result<Option<String>> {
     for p in parents(conn, entity).await? {
         if roots.contains(&p) {
             let slug: Option<String> =

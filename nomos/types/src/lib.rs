@@ -765,6 +765,10 @@ pub enum Destination {
     Approval { id: String },
     /// A task's conversation.
     Task { id: String },
+    /// The signals page.
+    Signals,
+    /// An entity's page.
+    Entity { slug: String },
 }
 
 /// Which desktop notifications the operator wants. Every kind is on until turned off.
@@ -777,11 +781,13 @@ pub struct NotificationSettings {
     pub questions: bool,
     /// A task finished or failed.
     pub task_ends: bool,
+    /// A critical signal (Observe decides which are worth it: see its rules).
+    pub signals: bool,
 }
 
 impl Default for NotificationSettings {
     fn default() -> Self {
-        NotificationSettings { approvals: true, questions: true, task_ends: true }
+        NotificationSettings { approvals: true, questions: true, task_ends: true, signals: true }
     }
 }
 

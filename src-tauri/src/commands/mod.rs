@@ -15,6 +15,7 @@ mod graph;
 mod hosts;
 mod library;
 mod notify;
+mod observe;
 mod operations;
 mod tasks;
 mod updates;
@@ -33,6 +34,7 @@ mod imp {
     pub(super) use super::hosts::*;
     pub(super) use super::library::*;
     pub(super) use super::notify::*;
+    pub(super) use super::observe::*;
     pub(super) use super::operations::*;
     pub(super) use super::tasks::*;
     pub(super) use super::updates::*;

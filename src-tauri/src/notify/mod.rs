@@ -19,7 +19,7 @@ use tauri_plugin_notification::{Action, ActionType, NotificationExt};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use plan::{ApprovalFacts, Buttons, Command, Effect, Note, Planner, APPROVE, DENY, OPEN};
+use plan::{ApprovalFacts, Buttons, Command, Effect, Note, Planner, ACK, APPROVE, DENY, OPEN};
 
 /// Registers the buttons and starts following the engine's events. The action handler is in
 /// place before the first notification, as the plugin needs.
@@ -30,6 +30,9 @@ pub fn setup(app: &AppHandle, rt: &Runtime) {
             .actions(vec![Action::builder(APPROVE, "Approve").build(), Action::builder(DENY, "Deny").build()])
             .build(),
         ActionType::builder(Buttons::Open.type_id()).actions(vec![Action::builder(OPEN, "Open").build()]).build(),
+        ActionType::builder(Buttons::Signal.type_id())
+            .actions(vec![Action::builder(ACK, "Ack").build(), Action::builder(OPEN, "Open").build()])
+            .build(),
     ];
     if let Err(e) = notifications.register_action_types(types) {
         tracing::warn!("notification buttons unavailable: {e}");
@@ -125,6 +128,15 @@ async fn on_event(rt: &Runtime, planner: &mut Planner, event: &EngineEvent) -> V
             planner.question(&q.question_id, &task, &title, &q.prompt)
         }
         Event::QuestionAnswered(a) => planner.answered(&a.question_id),
+        // Observe decided it is worth a notification (critical, not suppressed, not in
+        // maintenance, not notified in the last 30 min); it follows the approvals switch's
+        // sibling for signals.
+        Event::SignalNotified(n) if wanted().await.signals => {
+            planner.signal(&n.title, &n.body, &n.signals, n.entity.as_deref())
+        }
+        Event::SignalAcked(s) => planner.signal_settled(&s.id),
+        Event::SignalMuted(s) => planner.signal_settled(&s.id),
+        Event::SignalResolved(s) => planner.signal_settled(&s.id),
         Event::TaskUpdated(u) if u.status.is_end() && wanted().await.task_ends => {
             let Some(task) = event.correlation_id.clone() else { return Vec::new() };
             let title = task_title(Some(task.clone())).await.unwrap_or_else(|| "a task".into());
@@ -220,6 +232,18 @@ fn run(app: &AppHandle, rt: &Runtime, command: Command) {
             });
         }
         Command::Open(destination) => crate::window::open(app, destination),
+        Command::Ack(ids) => {
+            let engine = rt.engine().clone();
+            tauri::async_runtime::spawn(async move {
+                let by = decision().actor;
+                for id in ids {
+                    match engine.ack_signal(&id, "seen (acknowledged from the notification)", &by).await {
+                        Ok(_) => tracing::info!("signal {id} acknowledged from a notification"),
+                        Err(e) => tracing::warn!("acknowledging signal {id} from a notification failed: {e}"),
+                    }
+                }
+            });
+        }
     }
 }
 

@@ -17,6 +17,8 @@ pub enum Buttons {
     /// Open: a destructive request (its confirmation is typed in the window), or anything else
     /// that is read in the window.
     Open,
+    /// Ack and Open: a signal.
+    Signal,
 }
 
 impl Buttons {
@@ -25,6 +27,7 @@ impl Buttons {
         match self {
             Buttons::Decide => "oikos-decide",
             Buttons::Open => "oikos-open",
+            Buttons::Signal => "oikos-signal",
         }
     }
 }
@@ -33,6 +36,7 @@ impl Buttons {
 pub const APPROVE: &str = "approve";
 pub const DENY: &str = "deny";
 pub const OPEN: &str = "open";
+pub const ACK: &str = "ack";
 pub const TAP: &str = "tap";
 
 /// One notification to show.
@@ -57,6 +61,8 @@ pub enum Command {
     Approve(String),
     Deny(String),
     Open(Destination),
+    /// Acknowledge these signals (the reason says it came from the notification).
+    Ack(Vec<String>),
 }
 
 /// What the notification of a waiting approval says.
@@ -81,6 +87,8 @@ enum About {
     Summary,
     Question { id: String, task: String },
     Task(String),
+    /// One signal (with its entity), or several in a summary.
+    Signal { ids: Vec<String>, entity: Option<String> },
 }
 
 /// The notifications shown now, and the next id. Owned by one task; every method answers with
@@ -205,6 +213,24 @@ impl Planner {
         notes.into_iter().map(|n| self.close(n)).collect()
     }
 
+    /// The engine says a signal (or a summary of several) is worth a notification: it decided
+    /// which, and how often (see the engine's Observe).
+    pub fn signal(&mut self, title: &str, body: &str, ids: &[String], entity: Option<&str>) -> Vec<Effect> {
+        let about = About::Signal { ids: ids.to_vec(), entity: entity.map(str::to_string) };
+        vec![self.show(about, title.to_string(), body.to_string(), Buttons::Signal)]
+    }
+
+    /// A signal was acknowledged, muted or resolved: a notification about it alone goes.
+    pub fn signal_settled(&mut self, signal: &str) -> Vec<Effect> {
+        let notes: Vec<i32> = self
+            .shown
+            .iter()
+            .filter(|(_, a)| matches!(a, About::Signal { ids, .. } if ids.len() == 1 && ids[0] == signal))
+            .map(|(n, _)| *n)
+            .collect();
+        notes.into_iter().map(|n| self.close(n)).collect()
+    }
+
     /// A task changed status: finished or failed is worth a notification.
     pub fn task_updated(&mut self, task: &str, title: &str, status: TaskStatus, summary: &str) -> Vec<Effect> {
         let head = match status {
@@ -229,6 +255,11 @@ impl Planner {
             About::Question { task, .. } | About::Task(task) if open => {
                 Some(Command::Open(Destination::Task { id: task.clone() }))
             }
+            About::Signal { ids, .. } if action == ACK => Some(Command::Ack(ids.clone())),
+            About::Signal { entity: Some(slug), ids } if open && ids.len() == 1 => {
+                Some(Command::Open(Destination::Entity { slug: slug.clone() }))
+            }
+            About::Signal { .. } if open => Some(Command::Open(Destination::Signals)),
             _ => None,
         }
     }

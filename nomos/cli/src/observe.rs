@@ -1,0 +1,214 @@
+//! `nomos observe run-once|serve`, `nomos signals list|ack|mute|resolve`, `nomos metrics SLUG`:
+//! Observe from the command line, with the same contracts as the desktop's pages (`--json`: the
+//! wire types `ObserveReport`, `SignalList`, `Signal`, `MetricSeries`).
+
+use clap::{Args, Subcommand};
+use nomos::observe::rules::parse_secs;
+use nomos::observe::Observer;
+use nomos::types::observe::Severity;
+use nomos::types::{MetricRange, MetricSeries, ObserveReport, Signal, SignalList, SignalQuery, SignalState};
+use nomos::Runtime;
+
+use crate::exit::{Exit, Outcome};
+use crate::out::{line, parse_enum, Out};
+use crate::report::operator;
+
+#[derive(Subcommand, Debug)]
+pub enum ObserveCommand {
+    /// Run one collection cycle now (read-only probes through the gate) and report it
+    RunOnce,
+    /// Collect every cycle until Ctrl-C (without the window, like `nomos agent serve`)
+    Serve,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SignalsCommand {
+    /// Signals (by default everything not resolved), worst and newest first
+    List {
+        /// open, acked, muted or resolved
+        #[arg(long, value_parser = parse_enum::<SignalState>)]
+        state: Option<SignalState>,
+        /// info, warning or critical
+        #[arg(long, value_parser = parse_enum::<Severity>)]
+        severity: Option<Severity>,
+        /// Only the signals of this entity
+        #[arg(long)]
+        entity: Option<String>,
+    },
+    /// Acknowledge a signal: someone is on it (kept if it fires again within 30 min)
+    Ack {
+        id: String,
+        /// What is being done about it (required)
+        #[arg(long)]
+        reason: String,
+    },
+    /// Mute a signal for a while: shown, never notified
+    Mute {
+        id: String,
+        /// How long: 30m, 1h, 8h, 1d … (at most 30d)
+        #[arg(long = "for", value_name = "DURATION")]
+        duration: String,
+    },
+    /// Resolve a signal by hand (it opens again if its condition still holds)
+    Resolve { id: String },
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// The entity (host:pve1, lxc:caddy …)
+    slug: String,
+    /// One metric (cpu_percent, memory_percent, disk_percent, up …) [default: all]
+    #[arg(long)]
+    metric: Option<String>,
+    /// 1h (raw samples), 24h (1-minute), 30d (1-hour)
+    #[arg(long, default_value = "1h", value_parser = parse_enum::<MetricRange>)]
+    range: MetricRange,
+}
+
+pub async fn observe(rt: &Runtime, command: ObserveCommand, out: Out) -> Outcome {
+    let observer = Observer::new()?;
+    match command {
+        ObserveCommand::RunOnce => {
+            let report = rt.actuator().observe_once(&observer).await?;
+            out.print(&report, human_report)?;
+            Ok(Exit::Ok)
+        }
+        ObserveCommand::Serve => {
+            let settings = rt.engine().observe_settings().await?;
+            let every = std::time::Duration::from_secs(u64::from(settings.interval_s.max(10)));
+            eprintln!(
+                "nomos observe serve: collecting every {} s into {}; Ctrl-C to stop",
+                every.as_secs(),
+                rt.engine().store().path().display()
+            );
+            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .map_err(|e| format!("cannot listen for SIGTERM: {e}"))?;
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => match rt.actuator().observe_once(&observer).await {
+                        Ok(r) if out.json => line(&serde_json::to_string(&r)?),
+                        Ok(r) => line(human_report(&r).trim_end()),
+                        Err(e) => eprintln!("nomos: observe cycle failed: {e}"),
+                    },
+                    _ = tokio::signal::ctrl_c() => break,
+                    _ = term.recv() => break,
+                }
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+fn human_report(r: &ObserveReport) -> String {
+    let mut s = format!(
+        "{} cluster(s), {} host(s): {} command(s), {} sample(s) in {} ms — {} raised, {} updated, {} resolved\n",
+        r.clusters,
+        r.hosts,
+        r.commands,
+        r.samples,
+        r.duration_ms,
+        r.raised.len(),
+        r.updated.len(),
+        r.resolved.len()
+    );
+    for w in &r.warnings {
+        s.push_str(&format!("warning: {w}\n"));
+    }
+    s
+}
+
+pub async fn signals(rt: &Runtime, command: SignalsCommand, out: Out) -> Outcome {
+    let engine = rt.engine();
+    let by = operator(None).actor;
+    let one = |s: &Signal| human_signal(s);
+    match command {
+        SignalsCommand::List { state, severity, entity } => {
+            let list = engine.list_signals(&SignalQuery { state, severity, entity, limit: None }).await?;
+            out.print(&list, human_list)
+        }
+        SignalsCommand::Ack { id, reason } => out.print(&engine.ack_signal(&id, &reason, &by).await?, one),
+        SignalsCommand::Mute { id, duration } => {
+            let secs = parse_secs(&duration)
+                .filter(|s| *s > 0)
+                .ok_or_else(|| format!("`{duration}` is not a duration (like 30m, 1h, 8h, 1d)"))?;
+            out.print(&engine.mute_signal(&id, secs, &by).await?, one)
+        }
+        SignalsCommand::Resolve { id } => out.print(&engine.resolve_signal(&id, &by).await?, one),
+    }
+}
+
+fn human_signal(s: &Signal) -> String {
+    let mut marks = Vec::new();
+    if s.flapping {
+        marks.push("flapping".to_string());
+    }
+    if let Some(by) = &s.suppressed_by {
+        marks.push(format!("suppressed by {by}"));
+    }
+    if let Some(t) = &s.maintenance {
+        marks.push(format!("maintenance (task {t})"));
+    }
+    if let Some(r) = &s.ack_reason {
+        marks.push(format!("acked: {r}"));
+    }
+    if let Some(m) = &s.muted_until {
+        marks.push(format!("muted until {m}"));
+    }
+    if let Some(d) = s.down_secs {
+        marks.push(format!("lasted {d} s"));
+    }
+    if s.affects > 0 {
+        marks.push(format!("affects {}: {}", s.affects, s.affects_names.join(", ")));
+    }
+    format!(
+        "{}  {:<8} {:<8} {}{}  ×{}  since {}{}",
+        s.id,
+        s.severity,
+        s.state,
+        s.entity.as_deref().map(|e| format!("{e}: ")).unwrap_or_default(),
+        s.message,
+        s.occurrences,
+        s.raised_at,
+        if marks.is_empty() { String::new() } else { format!("  [{}]", marks.join("; ")) }
+    )
+}
+
+fn human_list(l: &SignalList) -> String {
+    let c = &l.counts;
+    let mut s = format!(
+        "{} critical, {} warning open; {} acked, {} muted, {} suppressed or in maintenance\n",
+        c.critical, c.warning, c.acked, c.muted, c.suppressed
+    );
+    for sig in &l.signals {
+        s.push_str(&human_signal(sig));
+        s.push('\n');
+    }
+    s
+}
+
+pub async fn metrics(rt: &Runtime, args: MetricsArgs, out: Out) -> Outcome {
+    let series = rt.engine().query_metrics(&args.slug, args.metric.as_deref(), args.range).await?;
+    out.print(&series, |all: &Vec<MetricSeries>| {
+        if all.is_empty() {
+            return format!("{}: no metrics yet (Observe has not read it)", args.slug);
+        }
+        let mut s = String::new();
+        for m in all {
+            let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            s.push_str(&format!(
+                "{:<16} {:>4} points ({})  last {} {}  min {}  avg {}  max {}\n",
+                m.metric,
+                m.points.len(),
+                m.tier,
+                f(m.last),
+                m.unit,
+                f(m.min),
+                f(m.avg),
+                f(m.max)
+            ));
+        }
+        s
+    })
+}

@@ -1,0 +1,65 @@
+//! Observe: the overview, signals (ack, mute, resolve), metrics, health and checks.
+
+use nomos::actuate::Decision;
+use nomos::types::{
+    Check, CheckRun, CheckSpec, HealthSummary, IpcError, MetricRange, MetricSeries, Overview, Signal, SignalList,
+    SignalQuery,
+};
+use nomos_types::{Channel, IpcErrorCode};
+
+use super::ipc_error;
+use crate::AppState;
+
+fn operator() -> String {
+    Decision::by_operator(Channel::Ui, None).actor
+}
+
+pub async fn overview(state: &AppState) -> Result<Overview, IpcError> {
+    state.engine()?.overview().await.map_err(ipc_error)
+}
+
+pub async fn list_signals(state: &AppState, query: SignalQuery) -> Result<SignalList, IpcError> {
+    state.engine()?.list_signals(&query).await.map_err(ipc_error)
+}
+
+pub async fn ack_signal(state: &AppState, id: String, reason: String) -> Result<Signal, IpcError> {
+    state.engine()?.ack_signal(&id, &reason, &operator()).await.map_err(ipc_error)
+}
+
+pub async fn mute_signal(state: &AppState, id: String, seconds: u64) -> Result<Signal, IpcError> {
+    state.engine()?.mute_signal(&id, seconds, &operator()).await.map_err(ipc_error)
+}
+
+pub async fn resolve_signal(state: &AppState, id: String) -> Result<Signal, IpcError> {
+    state.engine()?.resolve_signal(&id, &operator()).await.map_err(ipc_error)
+}
+
+pub async fn query_metrics(
+    state: &AppState,
+    slug: String,
+    metric: Option<String>,
+    range: MetricRange,
+) -> Result<Vec<MetricSeries>, IpcError> {
+    state.engine()?.query_metrics(&slug, metric.as_deref(), range).await.map_err(ipc_error)
+}
+
+pub async fn health_summary(state: &AppState) -> Result<HealthSummary, IpcError> {
+    state.engine()?.health_summary().await.map_err(ipc_error)
+}
+
+/// Checks are not collected yet: an entity has none, and adding one says so.
+pub async fn entity_checks(_state: &AppState, _slug: String) -> Result<Vec<Check>, IpcError> {
+    Ok(Vec::new())
+}
+
+pub async fn add_check(_state: &AppState, _spec: CheckSpec) -> Result<Check, IpcError> {
+    Err(IpcError::new(IpcErrorCode::Invalid, "checks are not available in this version yet"))
+}
+
+pub async fn remove_check(_state: &AppState, id: String) -> Result<(), IpcError> {
+    Err(IpcError::new(IpcErrorCode::NotFound, format!("no check {id}")))
+}
+
+pub async fn run_check(_state: &AppState, id: String) -> Result<CheckRun, IpcError> {
+    Err(IpcError::new(IpcErrorCode::NotFound, format!("no check {id}")))
+}
