@@ -253,7 +253,7 @@ impl Actuator {
         for &i in &observed {
             let e = &entities[i].0;
             for rule in &observer.rules.rules {
-                if !rule.applies_to.iter().any(|t| *t == e.entity_type) {
+                if !rule.applies_to.contains(&e.entity_type) {
                     continue;
                 }
                 let Some(points) = recent.get(&(e.id.clone(), rule.metric.clone())) else { continue };
@@ -335,7 +335,8 @@ impl Actuator {
 
     /// Entities Observe can read, with their cluster and Proxmox key.
     async fn observed_entities(&self) -> Result<Vec<(Entity, Option<String>, Option<String>)>> {
-        let rows: Vec<(String, String, String, String, String, Option<String>, Option<String>)> = sqlx::query_as(
+        type Row = (String, String, String, String, String, Option<String>, Option<String>);
+        let rows: Vec<Row> = sqlx::query_as(
             "SELECT id, slug, name, type, state, json_extract(attributes, '$.cluster'), json_extract(attributes, '$.pve_key')
                FROM entities WHERE state NOT IN ('destroyed') AND type IN ('host', 'lxc', 'vm', 'storage', 'cluster')",
         )

@@ -281,7 +281,8 @@ pub(crate) async fn mark(tx: &mut WriteTx) -> Result<()> {
     .await?
     .into_iter()
     .collect();
-    let open: Vec<(String, Option<String>, String, Option<String>, Option<String>)> = sqlx::query_as(
+    type Open = (String, Option<String>, String, Option<String>, Option<String>);
+    let open: Vec<Open> = sqlx::query_as(
         "SELECT id, entity_id, kind, suppressed_by, maintenance FROM signals WHERE state <> 'resolved'",
     )
     .fetch_all(&mut **tx)

@@ -38,6 +38,14 @@ string_enum!(
     }
 );
 
+// `string_enum!` writes the variants, so `#[default]` cannot be put on one.
+#[allow(clippy::derivable_impls)]
+impl Default for MetricRange {
+    fn default() -> Self {
+        MetricRange::Hour
+    }
+}
+
 impl MetricRange {
     pub fn seconds(self) -> i64 {
         match self {
@@ -176,6 +184,12 @@ pub struct CheckSpec {
     pub kind: CheckKind,
     /// Seconds between runs (at least 30; the default is 60).
     pub interval_s: Option<u32>,
+}
+
+impl Default for CheckSpec {
+    fn default() -> Self {
+        CheckSpec { entity: String::new(), name: String::new(), kind: CheckKind::Service { unit: String::new() }, interval_s: None }
+    }
 }
 
 /// A check with how it last went.
