@@ -105,6 +105,8 @@ CREATE TABLE checks (
     last_status     TEXT,
     last_detail     TEXT,
     last_latency_ms REAL,
+    -- Failed runs in a row (0 after a success).
+    failures        INTEGER NOT NULL DEFAULT 0,
     created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     UNIQUE (entity_id, name)
 );

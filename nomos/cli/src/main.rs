@@ -113,6 +113,9 @@ enum Command {
     Signals(observe::SignalsCommand),
     /// An entity's metrics over 1h, 24h or 30d
     Metrics(observe::MetricsArgs),
+    /// Checks per entity: a service, a port, a URL, a DNS name, a certificate
+    #[command(subcommand)]
+    Checks(observe::ChecksCommand),
     /// The model provider's API key (OS keychain) and settings
     #[command(subcommand)]
     Auth(auth::AuthCommand),
@@ -188,6 +191,7 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Observe(c) => observe::observe(swept(rt).await?, c, out).await,
         Command::Signals(c) => observe::signals(rt, c, out).await,
         Command::Metrics(a) => observe::metrics(rt, a, out).await,
+        Command::Checks(c) => observe::checks(swept(rt).await?, c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,

@@ -6,7 +6,9 @@ use clap::{Args, Subcommand};
 use nomos::observe::rules::parse_secs;
 use nomos::observe::Observer;
 use nomos::types::observe::Severity;
-use nomos::types::{MetricRange, MetricSeries, ObserveReport, Signal, SignalList, SignalQuery, SignalState};
+use nomos::types::{
+    Check, CheckKind, CheckSpec, MetricRange, MetricSeries, ObserveReport, Signal, SignalList, SignalQuery, SignalState,
+};
 use nomos::Runtime;
 
 use crate::exit::{Exit, Outcome};
@@ -51,6 +53,46 @@ pub enum SignalsCommand {
     },
     /// Resolve a signal by hand (it opens again if its condition still holds)
     Resolve { id: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ChecksCommand {
+    /// Add a check to an entity (or replace the one of that name); give exactly one of
+    /// --service, --tcp, --http, --dns, --certificate
+    #[command(group(clap::ArgGroup::new("kind").required(true).args(["service", "tcp", "http", "dns", "certificate"])))]
+    Add {
+        /// The entity (lxc:caddy, host:pve1 …)
+        slug: String,
+        /// The check's name on that entity
+        name: String,
+        /// A systemd unit that must be active (on a host, or inside a container)
+        #[arg(long, value_name = "UNIT")]
+        service: Option<String>,
+        /// ADDRESS:PORT that must accept connections, seen from the host
+        #[arg(long, value_name = "ADDRESS:PORT")]
+        tcp: Option<String>,
+        /// A URL that must answer with --expect (200), seen from the host
+        #[arg(long, value_name = "URL")]
+        http: Option<String>,
+        /// A name that must resolve (to --expect, when given)
+        #[arg(long, value_name = "NAME")]
+        dns: Option<String>,
+        /// An https URL whose certificate must be valid for 14 more days
+        #[arg(long, value_name = "URL")]
+        certificate: Option<String>,
+        /// The HTTP status (for --http) or the address (for --dns) expected
+        #[arg(long)]
+        expect: Option<String>,
+        /// How often it runs: 30s … 1d [default: 60s]
+        #[arg(long, value_name = "DURATION")]
+        every: Option<String>,
+    },
+    /// The checks of an entity (or all) with how they last went
+    List { slug: Option<String> },
+    /// Remove a check (its open signal is resolved)
+    Rm { id: String },
+    /// Run a check now (exit 0 when it passes, 1 when it fails)
+    Run { id: String },
 }
 
 #[derive(Args, Debug)]
@@ -211,4 +253,75 @@ pub async fn metrics(rt: &Runtime, args: MetricsArgs, out: Out) -> Outcome {
         }
         s
     })
+}
+
+fn human_check(c: &Check) -> String {
+    format!(
+        "{}  {:<16} {:<20} {:<11} every {} s  {}{}",
+        c.id,
+        c.entity,
+        c.name,
+        c.kind.label(),
+        c.interval_s,
+        c.last_status.as_deref().unwrap_or("never run"),
+        c.last_detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )
+}
+
+pub async fn checks(rt: &Runtime, command: ChecksCommand, out: Out) -> Outcome {
+    let engine = rt.engine();
+    match command {
+        ChecksCommand::Add { slug, name, service, tcp, http, dns, certificate, expect, every } => {
+            let kind = if let Some(unit) = service {
+                CheckKind::Service { unit }
+            } else if let Some(t) = tcp {
+                let (address, port) = t
+                    .rsplit_once(':')
+                    .and_then(|(a, p)| Some((a.trim_matches(['[', ']']).to_string(), p.parse::<u16>().ok()?)))
+                    .ok_or_else(|| format!("`{t}` is not ADDRESS:PORT"))?;
+                CheckKind::Tcp { address, port }
+            } else if let Some(url) = http {
+                let expect_status = match expect.as_deref() {
+                    None => 200,
+                    Some(e) => e.parse().map_err(|_| format!("--expect `{e}` is not an HTTP status"))?,
+                };
+                CheckKind::Http { url, expect_status }
+            } else if let Some(name) = dns {
+                CheckKind::Dns { name, expect }
+            } else if let Some(url) = certificate {
+                CheckKind::Certificate { url }
+            } else {
+                return Err("give one of --service, --tcp, --http, --dns, --certificate".to_string().into());
+            };
+            let interval_s = match every.as_deref() {
+                None => None,
+                Some(e) => Some(
+                    parse_secs(e)
+                        .and_then(|s| u32::try_from(s).ok())
+                        .ok_or_else(|| format!("`{e}` is not a duration (like 30s, 5m, 1h)"))?,
+                ),
+            };
+            let check = engine.add_check(&CheckSpec { entity: slug, name, kind, interval_s }).await?;
+            out.print(&check, human_check)
+        }
+        ChecksCommand::List { slug } => {
+            let all = engine.entity_checks(slug.as_deref().unwrap_or("")).await?;
+            out.print(&all, |all: &Vec<Check>| {
+                if all.is_empty() {
+                    "no checks".to_string()
+                } else {
+                    all.iter().map(human_check).collect::<Vec<_>>().join("\n")
+                }
+            })
+        }
+        ChecksCommand::Rm { id } => {
+            engine.remove_check(&id, &operator(None).actor).await?;
+            out.print(&serde_json::json!({"removed": id}), |_| format!("removed check {id}"))
+        }
+        ChecksCommand::Run { id } => {
+            let run = rt.actuator().run_check(&id).await?;
+            out.print(&run, |r| format!("{}: {}", if r.ok { "ok" } else { "failing" }, r.detail))?;
+            Ok(if run.ok { Exit::Ok } else { Exit::Failed })
+        }
+    }
 }

@@ -29,6 +29,8 @@ pub const COMPACT_AT_PERCENT: usize = 70;
 /// A fold brings the request down to about this share: the newest messages fill what the system
 /// prompt, the state and the summary leave. Close to [`COMPACT_AT_PERCENT`], so that a request is
 /// about the same size however long the task runs; folds are cheap (a digest, see [`Summary`]).
+/// Open signals shown in every request's task state.
+const OPEN_SIGNALS_SHOWN: u32 = 5;
 const FOLD_TO_PERCENT: usize = 63;
 /// After a provider said the request was too long: much less.
 const FOLD_TO_AFTER_OVERFLOW_PERCENT: usize = 30;
@@ -603,7 +605,8 @@ impl<'a> Context<'a> {
         Ok(summary)
     }
 
-    /// The task's state as the model must always see it, from the database.
+    /// The task's state as the model must always see it, from the database (with the homelab's
+    /// worst open signals, at most [`OPEN_SIGNALS_SHOWN`]).
     async fn state_block(&self, with_operator_message: bool) -> Result<String> {
         let task = self.engine.task(self.task).await?;
         let mut s = String::from("\n\n# State of this task (kept current by Oikos)\n");
@@ -634,6 +637,22 @@ impl<'a> Context<'a> {
                 a.execution_id,
                 a.risk.as_str()
             ));
+        }
+        // What is wrong in the homelab now, bounded: the worst few open signals.
+        let open = self
+            .engine
+            .list_signals(&nomos_types::SignalQuery { limit: Some(OPEN_SIGNALS_SHOWN), ..Default::default() })
+            .await?;
+        if !open.signals.is_empty() {
+            let c = open.counts;
+            s.push_str(&format!(
+                "Open signals ({} critical, {} warning; list_signals for all):\n",
+                c.critical, c.warning
+            ));
+            for sig in &open.signals {
+                let entity = sig.entity.as_deref().map(|e| format!("{e}: ")).unwrap_or_default();
+                s.push_str(&format!("- {} {} {entity}{} (signal {})\n", sig.severity, sig.state, sig.message, sig.id));
+            }
         }
         if with_operator_message {
             let last: Option<String> = sqlx::query_scalar(

@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 
 pub use apply::ApplyBy;
 pub(crate) use run::cycle;
-pub use run::{read_command, DiscoverOptions, Discovery, ACTOR};
 pub(crate) use run::split as split_answers;
+pub use run::{read_command, DiscoverOptions, Discovery, ACTOR};
 
 /// Why a discovery could not finish. Nothing is applied when it fails.
 #[derive(Debug, thiserror::Error)]

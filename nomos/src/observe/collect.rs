@@ -8,7 +8,8 @@ use crate::discovery::pve::{array, Row};
 
 /// The combined per-host probe: one command, four answers separated by marker lines. Every part
 /// only reads (the gate judges it so, or it is not run).
-pub const HOST_PROBE: &str = "cat /proc/loadavg; echo '@@oikos mem'; grep -E '^(MemTotal|MemAvailable):' /proc/meminfo; \
+pub const HOST_PROBE: &str =
+    "cat /proc/loadavg; echo '@@oikos mem'; grep -E '^(MemTotal|MemAvailable):' /proc/meminfo; \
      echo '@@oikos units'; systemctl list-units --state=failed --no-legend --plain; echo '@@oikos clock'; date +%s";
 
 /// One value read for something Proxmox names by its key (`node/pve1`, `guest/101`,
@@ -61,7 +62,12 @@ pub fn cluster(status: Option<&str>, resources: &str) -> Result<ClusterReading, 
         }
     }
     if let Some(q) = out.quorate {
-        out.readings.push(Reading { pve_key: "cluster".into(), metric: "quorate", unit: "", value: f64::from(u8::from(q)) });
+        out.readings.push(Reading {
+            pve_key: "cluster".into(),
+            metric: "quorate",
+            unit: "",
+            value: f64::from(u8::from(q)),
+        });
     }
     let mut seen_storage: Vec<String> = Vec::new();
     for m in array(resources, "/cluster/resources")? {
@@ -175,10 +181,8 @@ pub fn host(stdout: &str, local_now_s: i64) -> HostReading {
         .filter(|u| u.contains('.'))
         .map(str::to_string)
         .collect();
-    let clock_offset = get("clock")
-        .first()
-        .and_then(|l| l.trim().parse::<i64>().ok())
-        .map(|remote| (remote - local_now_s) as f64);
+    let clock_offset =
+        get("clock").first().and_then(|l| l.trim().parse::<i64>().ok()).map(|remote| (remote - local_now_s) as f64);
     HostReading { load1: load1.filter(|v| v.is_finite()), memory_percent, failed_units, clock_offset }
 }
 

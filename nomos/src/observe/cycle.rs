@@ -101,7 +101,9 @@ impl Actuator {
         let by_key: HashMap<(String, String), usize> = entities
             .iter()
             .enumerate()
-            .filter_map(|(i, (e, cluster, key))| Some(((cluster.clone()?, key.clone()?), i)).filter(|_| e.state != "gone"))
+            .filter_map(|(i, (e, cluster, key))| {
+                Some(((cluster.clone()?, key.clone()?), i)).filter(|_| e.state != "gone")
+            })
             .collect();
         let mut samples: Vec<Sample> = Vec::new();
         let mut observed: Vec<usize> = Vec::new();
@@ -172,14 +174,10 @@ impl Actuator {
                 if let Some((at, before)) = previous {
                     let dt = (now - at) as f64;
                     if dt > 0.0 && g.running {
-                        for (k, (metric, unit)) in [
-                            ("net_in", "B/s"),
-                            ("net_out", "B/s"),
-                            ("disk_read", "B/s"),
-                            ("disk_write", "B/s"),
-                        ]
-                        .iter()
-                        .enumerate()
+                        for (k, (metric, unit)) in
+                            [("net_in", "B/s"), ("net_out", "B/s"), ("disk_read", "B/s"), ("disk_write", "B/s")]
+                                .iter()
+                                .enumerate()
                         {
                             if let Some(d) = g.counters[k].checked_sub(before[k]) {
                                 sample(&mut samples, e, metric, unit, d as f64 / dt);
@@ -215,9 +213,11 @@ impl Actuator {
             observed.push(i);
             if result.unreachable() {
                 sample(&mut samples, e, "reachable", "", 0.0);
-                report
-                    .warnings
-                    .push(format!("{}: {}", e.slug, result.error.clone().unwrap_or_else(|| "no answer".into())));
+                report.warnings.push(format!(
+                    "{}: {}",
+                    e.slug,
+                    result.error.clone().unwrap_or_else(|| "no answer".into())
+                ));
                 continue;
             }
             sample(&mut samples, e, "reachable", "", 1.0);
@@ -225,7 +225,10 @@ impl Actuator {
             if let Some(v) = h.load1 {
                 sample(&mut samples, e, "load1", "", v);
             }
-            if let Some(v) = h.memory_percent.filter(|_| !samples.iter().any(|s| s.entity_id == e.id && s.metric == "memory_percent")) {
+            if let Some(v) = h
+                .memory_percent
+                .filter(|_| !samples.iter().any(|s| s.entity_id == e.id && s.metric == "memory_percent"))
+            {
                 sample(&mut samples, e, "memory_percent", "%", v);
             }
             sample(&mut samples, e, "failed_units", "", h.failed_units.len() as f64);
@@ -234,6 +237,35 @@ impl Actuator {
             }
         }
         report.samples = u32::try_from(samples.len()).unwrap_or(u32::MAX);
+
+        // Checks whose time has come: each a read-only probe; failing is a signal on its entity.
+        let mut check_firing = Vec::new();
+        let mut check_clear = Vec::new();
+        for check in self.engine().due_checks(now).await? {
+            let fp = signals::fingerprint(&format!("check:{}", check.name), &check.entity);
+            match self.run_check_inner(&check.id).await {
+                Ok(outcome) => {
+                    report.checks += 1;
+                    report.commands += 1;
+                    let Some(i) = entities.iter().position(|(e, _, _)| e.slug == check.entity) else { continue };
+                    observed.push(i);
+                    if outcome.run.ok {
+                        check_clear.push(fp);
+                    } else {
+                        check_firing.push(Firing {
+                            entity_id: entities[i].0.id.clone(),
+                            slug: check.entity.clone(),
+                            kind: format!("check:{}", check.name),
+                            severity: outcome.severity,
+                            flapping: false,
+                            value: None,
+                            message: outcome.run.detail.clone(),
+                        });
+                    }
+                }
+                Err(e) => report.warnings.push(format!("check {} of {}: {e}", check.name, check.entity)),
+            }
+        }
 
         // Store, replay the rules, and change signals: one transaction.
         let mut tx = self.engine().store().begin_write().await?;
@@ -297,6 +329,8 @@ impl Actuator {
                 }
             }
         }
+        firing.extend(check_firing);
+        clear.extend(check_clear);
         let changes = signals::apply(&mut tx, &firing, &clear).await?;
         signals::mark(&mut tx).await?;
         let notices: Vec<SignalNotified> = signals::notices(self.engine(), &mut tx, settings.notify_warnings).await?;
@@ -338,7 +372,8 @@ impl Actuator {
         type Row = (String, String, String, String, String, Option<String>, Option<String>);
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT id, slug, name, type, state, json_extract(attributes, '$.cluster'), json_extract(attributes, '$.pve_key')
-               FROM entities WHERE state NOT IN ('destroyed') AND type IN ('host', 'lxc', 'vm', 'storage', 'cluster')",
+               FROM entities WHERE state NOT IN ('destroyed')
+                AND (type IN ('host', 'lxc', 'vm', 'storage', 'cluster') OR id IN (SELECT entity_id FROM checks))",
         )
         .fetch_all(self.engine().store().pool())
         .await?;
@@ -454,7 +489,16 @@ pub(crate) async fn run(act: Actuator) {
         }
         // Up to a tenth of the interval either way, from the clock's low bits (no RNG needed).
         let spread = interval.as_millis() as u64 / 10;
-        let jitter = if spread == 0 { 0 } else { u64::from(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)) % (2 * spread) };
+        let jitter = if spread == 0 {
+            0
+        } else {
+            u64::from(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.subsec_nanos())
+                    .unwrap_or(0),
+            ) % (2 * spread)
+        };
         next = Instant::now() + interval + Duration::from_millis(jitter) - Duration::from_millis(spread);
     }
 }

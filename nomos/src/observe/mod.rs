@@ -8,6 +8,7 @@
 //! - [`signals`]: the signal lifecycle in the store, suppression, maintenance and notifications;
 //! - [`cycle`]: one collection cycle, and the background loop.
 
+pub mod checks;
 pub mod collect;
 pub mod cycle;
 pub mod overview;

@@ -52,7 +52,8 @@ impl Engine {
             sqlx::query_scalar("SELECT count(*) FROM tasks WHERE status = 'working'").fetch_one(pool).await?;
         let mut signals = Vec::new();
         for severity in [Severity::Critical, Severity::Warning] {
-            let q = SignalQuery { state: Some(SignalState::Open), severity: Some(severity), entity: None, limit: Some(20) };
+            let q =
+                SignalQuery { state: Some(SignalState::Open), severity: Some(severity), entity: None, limit: Some(20) };
             signals.extend(self.list_signals(&q).await?.signals);
         }
         let hosts: Vec<(String, String, String, Option<String>)> = sqlx::query_as(

@@ -139,25 +139,35 @@ pub(crate) async fn rollup(conn: &mut SqliteConnection, now: i64) -> Result<(u64
 impl Engine {
     /// An entity's metrics over `range`, from the tier that covers it (all of its series when
     /// `metric` is absent).
-    pub async fn query_metrics(&self, slug: &str, metric: Option<&str>, range: MetricRange) -> Result<Vec<MetricSeries>> {
+    pub async fn query_metrics(
+        &self,
+        slug: &str,
+        metric: Option<&str>,
+        range: MetricRange,
+    ) -> Result<Vec<MetricSeries>> {
         let entity = {
             let mut conn = self.store().pool().acquire().await?;
             crate::graph::require_entity(&mut conn, slug).await?
         };
         let now = self.clock().now_ms() / 1000;
         let since = now - range.seconds();
-        let series: Vec<(i64, String, String)> =
-            sqlx::query_as("SELECT id, name, unit FROM series WHERE entity_id = ? AND (?2 IS NULL OR name = ?2) ORDER BY name")
-                .bind(&entity.id)
-                .bind(metric)
-                .fetch_all(self.store().pool())
-                .await?;
+        let series: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, name, unit FROM series WHERE entity_id = ? AND (?2 IS NULL OR name = ?2) ORDER BY name",
+        )
+        .bind(&entity.id)
+        .bind(metric)
+        .fetch_all(self.store().pool())
+        .await?;
         if let (Some(m), true) = (metric, series.is_empty()) {
             return Err(Error::NotFound { what: "metric", key: format!("{slug} {m}") });
         }
         let (tier, sql) = match range {
-            MetricRange::Hour => ("raw", "SELECT at, v, v, v FROM samples_raw WHERE series_id = ? AND at >= ? ORDER BY at"),
-            MetricRange::Day => ("1m", "SELECT at, avg, avg, max FROM samples_1m WHERE series_id = ? AND at >= ? ORDER BY at"),
+            MetricRange::Hour => {
+                ("raw", "SELECT at, v, v, v FROM samples_raw WHERE series_id = ? AND at >= ? ORDER BY at")
+            }
+            MetricRange::Day => {
+                ("1m", "SELECT at, avg, avg, max FROM samples_1m WHERE series_id = ? AND at >= ? ORDER BY at")
+            }
             MetricRange::Month => {
                 ("1h", "SELECT at, avg, min, max FROM samples_1h WHERE series_id = ? AND at >= ? ORDER BY at")
             }

@@ -53,7 +53,8 @@ pub(crate) struct Changes {
     pub resolved: Vec<String>,
 }
 
-const SIGNAL_COLUMNS: &str = "s.id, e.slug AS entity, e.name AS entity_name, e.type AS entity_type, s.kind, s.severity, \
+const SIGNAL_COLUMNS: &str =
+    "s.id, e.slug AS entity, e.name AS entity_name, e.type AS entity_type, s.kind, s.severity, \
      s.state, s.flapping, s.message, s.fingerprint, s.occurrences, s.value, s.raised_at, s.last_seen_at, s.acked_at, \
      s.ack_reason, s.acked_by, s.muted_until, s.resolved_at, s.resolved_by, s.suppressed_by, s.maintenance";
 
@@ -146,12 +147,11 @@ pub(crate) async fn apply(tx: &mut WriteTx, firing: &[Firing], clear: &[String])
     let mut changes = Changes::default();
     for f in firing {
         let fp = fingerprint(&f.kind, &f.slug);
-        let open: Option<(String, String, i64)> = sqlx::query_as(
-            "SELECT id, severity, flapping FROM signals WHERE fingerprint = ? AND state <> 'resolved'",
-        )
-        .bind(&fp)
-        .fetch_optional(&mut **tx)
-        .await?;
+        let open: Option<(String, String, i64)> =
+            sqlx::query_as("SELECT id, severity, flapping FROM signals WHERE fingerprint = ? AND state <> 'resolved'")
+                .bind(&fp)
+                .fetch_optional(&mut **tx)
+                .await?;
         if let Some((id, severity, flapping)) = open {
             let changed = severity != f.severity.as_str() || (flapping == 1) != f.flapping;
             sqlx::query(
@@ -249,12 +249,14 @@ pub(crate) async fn apply(tx: &mut WriteTx, firing: &[Firing], clear: &[String])
 
 async fn resolve_in(tx: &mut WriteTx, id: &str, by: &str) -> Result<Signal> {
     let now = tx.now().to_string();
-    sqlx::query("UPDATE signals SET state = 'resolved', resolved_at = ?, resolved_by = ? WHERE id = ? AND state <> 'resolved'")
-        .bind(&now)
-        .bind(by)
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(
+        "UPDATE signals SET state = 'resolved', resolved_at = ?, resolved_by = ? WHERE id = ? AND state <> 'resolved'",
+    )
+    .bind(&now)
+    .bind(by)
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
     let s = get(tx, id).await?;
     emit(tx, &s, Event::SignalResolved(payload!(SignalResolved, s))).await?;
     Ok(s)
@@ -282,11 +284,10 @@ pub(crate) async fn mark(tx: &mut WriteTx) -> Result<()> {
     .into_iter()
     .collect();
     type Open = (String, Option<String>, String, Option<String>, Option<String>);
-    let open: Vec<Open> = sqlx::query_as(
-        "SELECT id, entity_id, kind, suppressed_by, maintenance FROM signals WHERE state <> 'resolved'",
-    )
-    .fetch_all(&mut **tx)
-    .await?;
+    let open: Vec<Open> =
+        sqlx::query_as("SELECT id, entity_id, kind, suppressed_by, maintenance FROM signals WHERE state <> 'resolved'")
+            .fetch_all(&mut **tx)
+            .await?;
     // Entities that are down: their other signals (unreachable, no metrics) follow from it.
     let down: HashSet<String> = sqlx::query_scalar(
         "SELECT entity_id FROM signals WHERE state <> 'resolved' AND entity_id IS NOT NULL AND kind = 'down'",
@@ -353,8 +354,10 @@ async fn parents(conn: &mut SqliteConnection, entity_id: &str) -> Result<Vec<Str
 async fn explained_by(conn: &mut SqliteConnection, entity: &str, roots: &HashSet<String>) -> Result<Option<String>> {
     for p in parents(conn, entity).await? {
         if roots.contains(&p) {
-            let slug: Option<String> =
-                sqlx::query_scalar("SELECT slug FROM entities WHERE id = ?").bind(&p).fetch_optional(&mut *conn).await?;
+            let slug: Option<String> = sqlx::query_scalar("SELECT slug FROM entities WHERE id = ?")
+                .bind(&p)
+                .fetch_optional(&mut *conn)
+                .await?;
             return Ok(slug);
         }
     }
@@ -410,7 +413,11 @@ pub(crate) async fn notices(engine: &Engine, tx: &mut WriteTx, warnings: bool) -
         return Ok(Vec::new());
     }
     for (s, _) in &due {
-        sqlx::query("UPDATE signals SET notified_at = ? WHERE id = ?").bind(&now).bind(&s.id).execute(&mut **tx).await?;
+        sqlx::query("UPDATE signals SET notified_at = ? WHERE id = ?")
+            .bind(&now)
+            .bind(&s.id)
+            .execute(&mut **tx)
+            .await?;
     }
     let mut out = Vec::new();
     if due.len() > SUMMARY_OVER {
@@ -432,7 +439,12 @@ pub(crate) async fn notices(engine: &Engine, tx: &mut WriteTx, warnings: bool) -
                         if b.hits.is_empty() {
                             String::new()
                         } else {
-                            format!(" → affects {}: {}{}", b.hits.len(), names.join(", "), if b.hits.len() > 5 { ", …" } else { "" })
+                            format!(
+                                " → affects {}: {}{}",
+                                b.hits.len(),
+                                names.join(", "),
+                                if b.hits.len() > 5 { ", …" } else { "" }
+                            )
                         }
                     }
                     Err(_) => String::new(),

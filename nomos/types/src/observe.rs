@@ -10,6 +10,7 @@ use crate::{string_enum, Health, UnknownValue};
 
 string_enum!(
     /// How bad a signal is.
+    #[derive(schemars::JsonSchema)]
     Severity {
         Info => "info",
         Warning => "warning",
@@ -20,6 +21,7 @@ string_enum!(
 string_enum!(
     /// Where a signal stands: open (raised, nobody has looked), acked (someone is on it, with a
     /// reason), muted (until a time), resolved (by hand or on recovery).
+    #[derive(schemars::JsonSchema)]
     SignalState {
         Open => "open",
         Acked => "acked",
@@ -31,6 +33,7 @@ string_enum!(
 string_enum!(
     /// The span of a metric query, and which tier answers it: raw samples for 1 h, 1-minute
     /// rollups for 24 h, 1-hour rollups for 30 d.
+    #[derive(schemars::JsonSchema)]
     MetricRange {
         Hour => "1h",
         Day => "24h",
@@ -148,7 +151,7 @@ pub struct MetricSeries {
 }
 
 /// What a check looks at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CheckKind {
     /// A systemd unit active (inside the guest, through `pct exec`, for a container).
@@ -188,7 +191,12 @@ pub struct CheckSpec {
 
 impl Default for CheckSpec {
     fn default() -> Self {
-        CheckSpec { entity: String::new(), name: String::new(), kind: CheckKind::Service { unit: String::new() }, interval_s: None }
+        CheckSpec {
+            entity: String::new(),
+            name: String::new(),
+            kind: CheckKind::Service { unit: String::new() },
+            interval_s: None,
+        }
     }
 }
 

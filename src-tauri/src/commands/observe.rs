@@ -5,7 +5,7 @@ use nomos::types::{
     Check, CheckRun, CheckSpec, HealthSummary, IpcError, MetricRange, MetricSeries, Overview, Signal, SignalList,
     SignalQuery,
 };
-use nomos_types::{Channel, IpcErrorCode};
+use nomos_types::Channel;
 
 use super::ipc_error;
 use crate::AppState;
@@ -47,19 +47,18 @@ pub async fn health_summary(state: &AppState) -> Result<HealthSummary, IpcError>
     state.engine()?.health_summary().await.map_err(ipc_error)
 }
 
-/// Checks are not collected yet: an entity has none, and adding one says so.
-pub async fn entity_checks(_state: &AppState, _slug: String) -> Result<Vec<Check>, IpcError> {
-    Ok(Vec::new())
+pub async fn entity_checks(state: &AppState, slug: String) -> Result<Vec<Check>, IpcError> {
+    state.engine()?.entity_checks(&slug).await.map_err(ipc_error)
 }
 
-pub async fn add_check(_state: &AppState, _spec: CheckSpec) -> Result<Check, IpcError> {
-    Err(IpcError::new(IpcErrorCode::Invalid, "checks are not available in this version yet"))
+pub async fn add_check(state: &AppState, spec: CheckSpec) -> Result<Check, IpcError> {
+    state.engine()?.add_check(&spec).await.map_err(ipc_error)
 }
 
-pub async fn remove_check(_state: &AppState, id: String) -> Result<(), IpcError> {
-    Err(IpcError::new(IpcErrorCode::NotFound, format!("no check {id}")))
+pub async fn remove_check(state: &AppState, id: String) -> Result<(), IpcError> {
+    state.engine()?.remove_check(&id, &operator()).await.map_err(ipc_error)
 }
 
-pub async fn run_check(_state: &AppState, id: String) -> Result<CheckRun, IpcError> {
-    Err(IpcError::new(IpcErrorCode::NotFound, format!("no check {id}")))
+pub async fn run_check(state: &AppState, id: String) -> Result<CheckRun, IpcError> {
+    state.runtime()?.actuator().run_check(&id).await.map_err(ipc_error)
 }

@@ -83,12 +83,21 @@ pub struct ApprovalFacts {
 /// What a shown notification is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum About {
-    Approval { id: String, destructive: bool },
+    Approval {
+        id: String,
+        destructive: bool,
+    },
     Summary,
-    Question { id: String, task: String },
+    Question {
+        id: String,
+        task: String,
+    },
     Task(String),
     /// One signal (with its entity), or several in a summary.
-    Signal { ids: Vec<String>, entity: Option<String> },
+    Signal {
+        ids: Vec<String>,
+        entity: Option<String>,
+    },
 }
 
 /// The notifications shown now, and the next id. Owned by one task; every method answers with

@@ -10,7 +10,8 @@
 //!   `parsed!` and `engine!` below end a tool's call early with its error;
 //! - `cap`: head-and-tail capping of what the model sees;
 //! - `activity`: the `agent_activity` rows and `entity.touched` events of each call;
-//! - the groups of tools: `graph`, `knowledge`, `gate`, [`web`], and `task` (the task lifecycle).
+//! - the groups of tools: `graph`, `knowledge`, `gate`, `observe` (signals, metrics, health, checks),
+//!   [`web`], and `task` (the task lifecycle).
 
 /// In a tool's `call`: the checked arguments as their struct, or return the tool error.
 macro_rules! parsed {
@@ -38,6 +39,7 @@ mod cap;
 mod gate;
 mod graph;
 mod knowledge;
+mod observe;
 pub mod task;
 #[cfg(test)]
 mod tests;
@@ -193,6 +195,7 @@ impl Registry {
         tools.extend(graph::tools());
         tools.extend(knowledge::tools());
         tools.extend(gate::tools());
+        tools.extend(observe::tools());
         let fetcher = web::Fetcher::new(std::sync::Arc::new(web::SystemResolver), config.web.clone());
         tools.push(Box::new(web::HttpGet::new(fetcher)));
         tools.extend(task::tools());
