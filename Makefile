@@ -32,7 +32,7 @@ help:
 	@echo "make run    build and open the desktop app (database: \$$OIKOS_DB or the OS data dir)"
 	@echo "make test   fmt check, clippy -D warnings, all tests incl. the desktop end to end"
 	@echo "make eval   the agent's golden conversations (EVAL=name for some; NOMOS_EVAL_REAL=1 against a real model)"
-	@echo "make bench  blast-radius, classifier, SSH executor, discovery, bounded-context and agent-overhead benchmarks"
+	@echo "make bench  blast-radius, classifier, SSH executor, discovery, bounded-context, agent-overhead and Observe benchmarks"
 	@echo "make bench-desktop  start-up, memory (next to a hello-world Tauri app) and idle CPU of the desktop app"
 	@echo "make fmt    format the code"
 	@echo "make bundle  release build and this platform's package (Linux: .deb; macOS: .app and .dmg)"
@@ -64,7 +64,7 @@ eval:
 	EVAL='$(EVAL)' $(CARGO) test -p nomos-cli --test evals -- --nocapture
 
 bench: setup setup-test
-	$(CARGO) bench -p nomos --bench blast_radius --bench ssh --bench discovery --bench context --bench agent
+	$(CARGO) bench -p nomos --bench blast_radius --bench ssh --bench discovery --bench context --bench agent --bench observe
 	$(CARGO) bench -p nomos-policy --bench classify
 
 # Release builds of Oikos and of a hello-world Tauri app, measured on a virtual display.

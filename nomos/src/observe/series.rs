@@ -137,6 +137,22 @@ pub(crate) async fn rollup(conn: &mut SqliteConnection, now: i64) -> Result<(u64
 }
 
 impl Engine {
+    /// Stores samples taken at `at` (seconds since the epoch) in one transaction, as a cycle does.
+    pub async fn record_samples(&self, at: i64, samples: &[Sample]) -> Result<()> {
+        let mut tx = self.store().begin_write().await?;
+        record(&mut tx, at, samples).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Rolls ended buckets up and prunes each tier past its keep, as of `now` (seconds).
+    pub async fn rollup_metrics(&self, now: i64) -> Result<(u64, u64)> {
+        let mut tx = self.store().begin_write().await?;
+        let r = rollup(&mut tx, now).await?;
+        tx.commit().await?;
+        Ok(r)
+    }
+
     /// An entity's metrics over `range`, from the tier that covers it (all of its series when
     /// `metric` is absent).
     pub async fn query_metrics(

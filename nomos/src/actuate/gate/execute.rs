@@ -177,13 +177,29 @@ impl Actuator {
             }
             Err(e) => Err(SshError::Protocol { host: target.host.slug.clone(), message: format!("not started: {e}") }),
         };
-        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
+        self.note_key(target, &result).await;
+        self.finish(id, target, result, timeout, Keep { withhold, compact }).await
+    }
+
+    /// A key the host presented that is not the pinned one is recorded (shown to the operator).
+    async fn note_key(&self, target: &Target, result: &std::result::Result<Output, SshError>) {
+        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = result {
             let changed = matches!(result, Err(SshError::HostKeyChanged { .. }));
             if let Err(e) = self.record_seen_key(&target.host.slug, seen, changed).await {
                 tracing::error!(host = %target.host.slug, error = %e, "could not record the host key seen");
             }
         }
-        self.finish(id, target, result, timeout, Keep { withhold, compact }).await
+    }
+
+    /// Runs a probe's command — judged read-only by the gate already — to its end, without an
+    /// execution row: the probe keeps its own last result (see `probe`). Host keys are checked and
+    /// seen keys recorded as for any command.
+    pub(super) async fn execute_probe(&self, target: &Target, command: &str, timeout: Duration) -> Result<Finished> {
+        let pinned = host_keys::pinned(self.engine.store().pool(), &target.host.slug).await?;
+        let job = target.job(command, timeout, self.config.ssh.kill_grace);
+        let result = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &Cancel::new(), None).await;
+        self.note_key(target, &result).await;
+        Ok(finished(result, timeout))
     }
 
     /// The job to run, the pinned key, and whether the output must be withheld (the command
@@ -336,7 +352,7 @@ impl Actuator {
 }
 
 /// The record of a command's end: its status, output and an error that says what happened.
-pub(super) fn finished(result: std::result::Result<Output, SshError>, timeout: Duration) -> Finished {
+fn finished(result: std::result::Result<Output, SshError>, timeout: Duration) -> Finished {
     let out = match result {
         Ok(out) => out,
         Err(e) => {

@@ -12,11 +12,9 @@ use nomos_types::events::{ExecutionCreated, ExecutionFinished};
 use nomos_types::ExecutionStatus;
 use serde_json::json;
 
-use super::execute::{finished, utf8_floor, COMPACT_KEEP};
+use super::execute::{utf8_floor, COMPACT_KEEP};
 use crate::actuate::db::audit::Audit;
 use crate::actuate::db::executions::{self, Finished, NewExecution};
-use crate::actuate::db::host_keys;
-use crate::actuate::ssh::{Cancel, SshError};
 use crate::actuate::target::resolve;
 use crate::actuate::{Actuator, RunRequest};
 use crate::events::EventDraft;
@@ -69,17 +67,7 @@ impl Actuator {
         }
         let timeout = req.timeout.unwrap_or(Duration::from_secs(30));
         let secret = self.policy.classify(&req.command, None).secret;
-        let pool = self.engine.store().pool();
-        let pinned = host_keys::pinned(pool, &target.host.slug).await?;
-        let job = target.job(&req.command, timeout, self.config.ssh.kill_grace);
-        let result = self.ssh.exec(&target.endpoint, pinned, &job, timeout, &Cancel::new(), None).await;
-        if let Err(SshError::UntrustedHostKey { seen, .. } | SshError::HostKeyChanged { seen, .. }) = &result {
-            let changed = matches!(result, Err(SshError::HostKeyChanged { .. }));
-            if let Err(e) = self.record_seen_key(&target.host.slug, seen, changed).await {
-                tracing::error!(host = %target.host.slug, error = %e, "could not record the host key seen");
-            }
-        }
-        let f = finished(result, timeout);
+        let f = self.execute_probe(&target, &req.command, timeout).await?;
         let full_stdout = String::from_utf8_lossy(&f.stdout).into_owned();
         let full_stderr = String::from_utf8_lossy(&f.stderr).into_owned();
         let kept = if secret {
