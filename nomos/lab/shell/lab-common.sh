@@ -1,14 +1,19 @@
-# Oikos lab: functions shared by the lab's stand-ins (pct, pvesh, pveam, qm, apt-get/apt).
+# Oikos lab: functions shared by the lab's stand-ins (pct, pvesh, pveam, qm, apt-get/apt, systemctl).
 # This is NOT Proxmox. It is sourced by the stand-ins, never run on its own.
 #
 # The simulated cluster's state, all under $OIKOS_LAB_DIR:
 #   hosts/<node>/pve/lxc/<vmid>/config    Proxmox-style "key: value" lines
 #   hosts/<node>/pve/lxc/<vmid>/state     running | stopped
 #   hosts/<node>/pve/lxc/<vmid>/rootfs/   the container's own directory
+#   hosts/<node>/pve/lxc/<vmid>/systemd/<unit>.service   a container's unit (systemctl stand-in)
 #   hosts/<node>/pve/qemu/<vmid>/{config,state}
 #   hosts/<node>/pve/template/cache/      downloaded container templates (empty files)
-#   hosts/<node>/pve.lock                 flock: one change at a time to a node's guests
+#   hosts/<node>/systemd/<unit>.service   a host's unit that is not in its default state
+#   hosts/<node>/pve.lock                 flock: one change at a time to a node's guests and units
 #   cluster.lock                          flock: VMIDs are allocated one at a time across the lab
+#
+# A unit file holds "ActiveState=", "UnitFileState=", "Description=" and, flapping,
+# "FlapPeriod=" (seconds) and "FlapSince=" (epoch) lines.
 #
 # Errors go to stderr with the real tools' wording and exit status (255, or 2 for a missing guest).
 

@@ -2,18 +2,20 @@
 //! trying Oikos without a cluster.
 //!
 //! Every host is an `sshd` of its own on 127.0.0.1 (own port, own host key) whose forced command
-//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools and apt are stand-ins:
-//! `pct`, `pvesh`, `pveam`, `qm` and `apt-get`/`apt` are bash scripts that keep their state in files
-//! under the lab directory. They say so in their headers and messages.
+//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools, apt and systemctl are
+//! stand-ins: `pct`, `pvesh`, `pveam`, `qm`, `apt-get`/`apt` and `systemctl` are bash scripts that
+//! keep their state in files under the lab directory. They say so in their headers and messages.
 //!
 //! ```text
 //! <dir>/bin/lab-shell, lab-common.sh     the forced command and the stand-ins' shared functions
-//! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt}
+//! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt,systemctl}
+//! <dir>/guest-standins/systemctl         what `pct exec` finds inside a container
 //! <dir>/client_ed25519[.pub]             the one key every host accepts (authorized_keys)
 //! <dir>/inventory.yaml                   for `nomos inventory import`
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
 //! <dir>/lab.lock                         held while the lab starts, stops or is removed
-//! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state
+//! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state,
+//!                                        systemd/ units
 //! ```
 //!
 //! This crate is the only code that starts processes (sshd, ssh-keygen); the desktop app does not link it.
@@ -42,14 +44,17 @@ const BIN_FILES: [(&str, &str); 2] =
     [("lab-shell", include_str!("../shell/lab-shell")), ("lab-common.sh", include_str!("../shell/lab-common.sh"))];
 /// `apt-get` and `apt` are one script (it looks at the name it was called by); it is on the lab
 /// hosts' PATH so that an upgrade in the lab never reaches this machine's real apt.
-const STANDINS: [(&str, &str); 6] = [
+const STANDINS: [(&str, &str); 7] = [
     ("pct", include_str!("../shell/standins/pct")),
     ("pvesh", include_str!("../shell/standins/pvesh")),
     ("pveam", include_str!("../shell/standins/pveam")),
     ("qm", include_str!("../shell/standins/qm")),
     ("apt-get", include_str!("../shell/standins/apt-get")),
     ("apt", include_str!("../shell/standins/apt-get")),
+    ("systemctl", include_str!("../shell/standins/systemctl")),
 ];
+/// What a container has of its own, on the PATH `pct exec` gives it (which has no Proxmox tools).
+const GUEST_STANDINS: [(&str, &str); 1] = [("systemctl", include_str!("../shell/standins/systemctl"))];
 
 /// Templates every host's cache holds from the start.
 pub const TEMPLATES: [&str; 4] = [
@@ -582,7 +587,8 @@ fn write_file(path: &Path, text: &str, mode: u32) -> Result<()> {
 
 /// (Re)writes the forced command and the stand-ins, so a lab always runs this binary's version.
 fn write_files(dir: &Path) -> Result<()> {
-    for (sub, files) in [("bin", &BIN_FILES[..]), ("standins", &STANDINS[..])] {
+    for (sub, files) in [("bin", &BIN_FILES[..]), ("standins", &STANDINS[..]), ("guest-standins", &GUEST_STANDINS[..])]
+    {
         let d = dir.join(sub);
         fs::create_dir_all(&d).map_err(LabError::io(&d))?;
         for (name, text) in files {
