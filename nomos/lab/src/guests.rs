@@ -76,6 +76,8 @@ pub(super) const LAN_GATEWAY: &str = "127.0.0.1";
 const SEED_TEMPLATE: &str = "debian-12-standard_12.7-1_amd64.tar.zst";
 /// The lowest VMID Proxmox hands out.
 const FIRST_VMID: u32 = 100;
+/// The cluster's backup job, as the pvesh stand-in reads it: `<id> <vmid>,<vmid>,...`.
+const BACKUP_JOBS: &str = "backup-jobs";
 
 impl GuestSpec {
     /// A guest as `nomos lab guest create` makes it: small, DHCP, running.
@@ -540,6 +542,36 @@ pub fn rename_guest(dir: &Path, vmid: u32, name: &str) -> Result<Guest> {
     }
     tracing::info!(vmid, node, name, "lab guest renamed");
     read_guest(&node, kind, &gdir, vmid)
+}
+
+/// The VMIDs of every guest in the lab, ascending.
+pub(super) fn all_vmids(dir: &Path) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for node in nodes(dir) {
+        for kind in [GuestKind::Lxc, GuestKind::Qemu] {
+            let Ok(entries) = fs::read_dir(host_dir(dir, &node).join("pve").join(kind.as_str())) else { continue };
+            ids.extend(
+                entries
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().join("config").is_file())
+                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok())),
+            );
+        }
+    }
+    ids.sort_unstable();
+    ids
+}
+
+/// The cluster's backup job (`<dir>/backup-jobs`), written once when the lab is first seeded: it
+/// covers the guests that exist then, so a guest made later is in no job, as one someone forgot
+/// to add.
+pub(super) fn write_backup_job(dir: &Path) -> Result<()> {
+    let path = dir.join(BACKUP_JOBS);
+    if path.exists() {
+        return Ok(());
+    }
+    let ids: Vec<String> = all_vmids(dir).iter().map(u32::to_string).collect();
+    write_file(&path, &format!("backup-daily {}\n", ids.join(",")), 0o644)
 }
 
 fn no_guest(vmid: u32) -> LabError {

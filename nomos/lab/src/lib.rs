@@ -10,6 +10,7 @@
 //! <dir>/bin/lab-shell, lab-common.sh     the forced command and the stand-ins' shared functions
 //! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt,systemctl}
 //! <dir>/guest-standins/systemctl         what `pct exec` finds inside a container
+//! <dir>/backup-jobs                      the cluster's backup job (the guests seeded first)
 //! <dir>/client_ed25519[.pub]             the one key every host accepts (authorized_keys)
 //! <dir>/inventory.yaml                   for `nomos inventory import`
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
@@ -221,6 +222,7 @@ impl Lab {
         for name in &names {
             prepare_host(&dir, name, &seeds)?;
         }
+        guests::write_backup_job(&dir)?;
         let penalties_option = sshd::supports_penalties_option(&sshd, &dir, &names[0]);
         let mut lab = Lab {
             dir: dir.clone(),
