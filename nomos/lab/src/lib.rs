@@ -5,6 +5,7 @@
 //! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools, apt and systemctl are
 //! stand-ins: `pct`, `pvesh`, `pveam`, `qm`, `apt-get`/`apt` and `systemctl` are bash scripts that
 //! keep their state in files under the lab directory. They say so in their headers and messages.
+//! Faults (a failed unit, a full disk, ...) are made on demand with [`fault`].
 //!
 //! ```text
 //! <dir>/bin/lab-shell, lab-common.sh     the forced command and the stand-ins' shared functions
@@ -16,11 +17,13 @@
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
 //! <dir>/lab.lock                         held while the lab starts, stops or is removed
 //! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state,
-//!                                        systemd/ units
+//!                                        systemd/ units, faults (see the faults module)
 //! ```
 //!
 //! This crate is the only code that starts processes (sshd, ssh-keygen); the desktop app does not link it.
 
+mod faults;
+pub use faults::{fault, Fault};
 mod guests;
 pub use guests::{create_guest, destroy_guest, migrate_guest, rename_guest, Guest, GuestKind};
 mod inventory;
@@ -98,6 +101,9 @@ pub enum LabError {
     UnknownHost(String),
     #[error("{0}")]
     Guest(String),
+    /// A fault that cannot be made as asked (a bad percentage, a VM where a container is needed).
+    #[error("{0}")]
+    Fault(String),
     #[error("no free port for {host}: {reason}")]
     Port { host: String, reason: String },
     #[error("sshd of {host} did not start: {reason}; log tail:\n{log}")]
@@ -438,6 +444,7 @@ impl Lab {
         };
         for i in 0..self.hosts.len() {
             self.stop_host(i);
+            faults::forget_offline(&self.dir, &self.hosts[i].name);
         }
         tracing::info!(dir = %self.dir.display(), "lab stopped");
     }
@@ -563,6 +570,7 @@ fn stop_dir_locked(dir: &Path) -> Result<usize> {
         running += usize::from(ours);
         sshd::stop_host(&dir, &h.name, ours.then_some(h.pid), None);
         let _ = fs::remove_file(hdir.join("sshd.pid"));
+        faults::forget_offline(&dir, &h.name);
     }
     tracing::info!(dir = %dir.display(), running, "lab stopped");
     Ok(running)
