@@ -1,4 +1,5 @@
-//! `nomos lab up|down|status`: a lab that outlives the command, for trying Oikos without a cluster.
+//! `nomos lab up|down|status`: a lab that outlives the command, for trying Oikos without a cluster;
+//! `nomos lab guest|node|fault`: changes and faults behind Oikos's back.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -7,14 +8,14 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde::Serialize;
 
-use nomos_lab::{GuestKind, Lab, LabConfig, LabError};
+use nomos_lab::{Fault, GuestKind, Lab, LabConfig, LabError};
 
 use crate::exit::{Exit, Failure, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum LabCommand {
-    /// Start simulated Proxmox hosts (real sshd on 127.0.0.1, stand-in pct/pvesh/pveam/qm/apt); they
-    /// keep running after this command
+    /// Start simulated Proxmox hosts (real sshd on 127.0.0.1, stand-in pct/pvesh/pveam/qm/apt/
+    /// systemctl); they keep running after this command
     Up {
         /// Lab directory [default: the OS data directory's oikos/lab]
         #[arg(long, value_name = "DIR")]
@@ -49,6 +50,65 @@ pub enum LabCommand {
     /// Take a lab host off line (its sshd stops; the cluster reports it offline) or back on line
     #[command(subcommand)]
     Node(NodeCommand),
+    /// Make a fault on a lab host, as the engine's Observe will see it over ssh (systemctl, pvesh,
+    /// pct); `clear` undoes them all
+    Fault {
+        /// Lab directory [default: the OS data directory's oikos/lab]
+        #[arg(long, value_name = "DIR", global = true)]
+        dir: Option<PathBuf>,
+        /// The lab host (pve1, pve2, ...)
+        host: String,
+        #[command(subcommand)]
+        fault: FaultCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FaultCommand {
+    /// A unit goes `failed`, as if it crashed (on the host, or in a container)
+    StopService {
+        /// The unit, with or without `.service`
+        name: String,
+        /// In this container instead of on the host
+        #[arg(long, value_name = "VMID")]
+        guest: Option<u32>,
+    },
+    /// The node's root file system (or a container's disk) reports PCT % used
+    FillDisk {
+        /// 0 to 100
+        pct: u32,
+        /// This container's disk instead of the node's
+        #[arg(long, value_name = "VMID")]
+        guest: Option<u32>,
+    },
+    /// A guest stops
+    StopGuest {
+        vmid: u32,
+        /// Also lock it (backup), as a stop-mode vzdump at work does
+        #[arg(long)]
+        backup: bool,
+    },
+    /// The node goes off line (its sshd stops)
+    NodeOffline,
+    /// A unit alternates failed/active every SECS seconds (computed when read; nothing runs)
+    Flap {
+        name: String,
+        /// At least 1
+        secs: u64,
+        /// In this container instead of on the host
+        #[arg(long, value_name = "VMID")]
+        guest: Option<u32>,
+    },
+    /// The node certificate (pve-ssl.pem) expires in DAYS days (negative: expired that long ago)
+    CertExpire {
+        #[arg(allow_negative_numbers = true)]
+        days: i64,
+    },
+    /// A guest has no recent backup (its newest is 5 days old)
+    NoBackup { vmid: u32 },
+    /// Undo every fault of the host: units active, disks normal, node online, guests a fault
+    /// stopped started and unlocked, certificate and backups normal
+    Clear,
 }
 
 #[derive(Debug, Subcommand)]
@@ -222,7 +282,31 @@ pub fn lab(command: LabCommand, json: bool) -> Outcome {
         LabCommand::Guest(command) => guest(command, json),
         LabCommand::Node(NodeCommand::Offline { dir, name }) => node(dir, &name, false, json),
         LabCommand::Node(NodeCommand::Online { dir, name }) => node(dir, &name, true, json),
+        LabCommand::Fault { dir, host, fault } => make_fault(dir, &host, fault, json),
     }
+}
+
+/// Makes a fault on a lab host and says what it did in one line.
+fn make_fault(dir: Option<PathBuf>, host: &str, command: FaultCommand, json: bool) -> Outcome {
+    let dir = dir_or_default(dir)?;
+    let (name, fault) = match command {
+        FaultCommand::StopService { name, guest } => ("stop-service", Fault::StopService { unit: name, guest }),
+        FaultCommand::FillDisk { pct, guest } => ("fill-disk", Fault::FillDisk { percent: pct, guest }),
+        FaultCommand::StopGuest { vmid, backup } => ("stop-guest", Fault::StopGuest { vmid, backup }),
+        FaultCommand::NodeOffline => ("node-offline", Fault::NodeOffline),
+        FaultCommand::Flap { name, secs, guest } => ("flap", Fault::Flap { unit: name, period_secs: secs, guest }),
+        FaultCommand::CertExpire { days } => ("cert-expire", Fault::CertExpire { days }),
+        FaultCommand::NoBackup { vmid } => ("no-backup", Fault::NoBackup { vmid }),
+        FaultCommand::Clear => ("clear", Fault::Clear),
+    };
+    let done = nomos_lab::fault(&dir, host, &fault).map_err(failure)?;
+    if json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "host": host, "fault": name, "done": done }))?;
+        say(format_args!("{text}"));
+    } else {
+        say(format_args!("{done}"));
+    }
+    Ok(Exit::Ok)
 }
 
 /// Runs a `lab guest` subcommand and reports the guest as it is now (or was, when destroyed).
@@ -323,7 +407,7 @@ fn started(lab: &Lab) -> String {
         if default.as_deref() == Some(lab.dir()) { String::new() } else { format!(" --dir {}", shell_path(lab.dir())) };
     let _ = writeln!(
         s,
-        "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam, qm and apt are stand-ins):",
+        "lab started in {} with {} hosts (real sshd; pct, pvesh, pveam, qm, apt and systemctl are stand-ins):",
         lab.dir().display(),
         lab.hosts().len()
     );

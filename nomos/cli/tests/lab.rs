@@ -144,3 +144,80 @@ fn concurrent_starts_leave_one_lab_and_stopping_ends_its_sessions() {
     let _ = session.kill();
     let _ = session.wait();
 }
+
+#[test]
+fn cli_lab_fault_makes_and_clears_faults_with_one_line_each() {
+    let help = nomos_cli(&["lab", "fault", "--help"]);
+    assert!(help.status.success());
+    let help = String::from_utf8_lossy(&help.stdout);
+    for fault in
+        ["stop-service", "fill-disk", "stop-guest", "node-offline", "flap", "cert-expire", "no-backup", "clear"]
+    {
+        assert!(help.contains(fault), "{fault} in {help}");
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("lab");
+    let d = dir.to_str().unwrap();
+    let none = nomos_cli(&["lab", "fault", "--dir", d, "pve1", "clear"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(stderr(&none).contains("no lab in"), "{}", stderr(&none));
+
+    let _down = Down(&dir);
+    let up = nomos_cli(&["lab", "up", "--dir", d, "--hosts", "1"]);
+    assert!(up.status.success(), "{}", stderr(&up));
+
+    let made = nomos_cli(&["lab", "fault", "pve1", "stop-service", "pveproxy.service", "--dir", d]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.contains("pveproxy.service on pve1 failed"), "{said}");
+    let port = serde_json::from_slice::<Value>(&nomos_cli(&["--json", "lab", "status", "--dir", d]).stdout).unwrap()
+        ["hosts"][0]["port"]
+        .as_u64()
+        .unwrap()
+        .to_string();
+    let is_active = || {
+        Command::new("ssh")
+            .arg("-i")
+            .arg(dir.join("client_ed25519"))
+            .args(["-p", &port, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"])
+            .args(["-o", "BatchMode=yes", "-o", "LogLevel=ERROR"])
+            .arg(format!("{}@127.0.0.1", nomos_lab::current_user()))
+            .arg("systemctl is-active pveproxy")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = is_active();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(3), "failed"));
+
+    for args in [&["fill-disk", "90"][..], &["flap", "cron", "5"], &["cert-expire", "-3"], &["node-offline"]] {
+        let out = nomos_cli(&[&["lab", "fault", "--dir", d, "pve1"][..], args].concat());
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1, "{args:?}");
+    }
+
+    // Bad input: exit 1 and one line, as the other lab commands.
+    for (args, message) in [
+        (&["pve9", "clear"][..], "no lab host named `pve9`"),
+        (&["pve1", "fill-disk", "101"], "101 is not a percentage"),
+        (&["pve1", "flap", "cron", "0"], "at least 1 second"),
+        (&["pve1", "stop-guest", "999"], "no guest with VMID 999"),
+        (&["pve1", "no-backup", "999"], "no guest with VMID 999"),
+    ] {
+        let out = nomos_cli(&[&["lab", "fault", "--dir", d][..], args].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("nomos: ") && err.contains(message), "{args:?}: {err}");
+    }
+
+    let cleared = nomos_cli(&["--json", "lab", "fault", "--dir", d, "pve1", "clear"]);
+    assert!(cleared.status.success(), "{}", stderr(&cleared));
+    let cleared: Value = serde_json::from_slice(&cleared.stdout).unwrap();
+    assert_eq!((cleared["host"].as_str(), cleared["fault"].as_str()), (Some("pve1"), Some("clear")));
+    assert!(cleared["done"].as_str().unwrap().contains("back online"), "{cleared}");
+    let out = is_active();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(0), "active"));
+}

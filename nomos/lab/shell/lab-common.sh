@@ -1,14 +1,24 @@
-# Oikos lab: functions shared by the lab's stand-ins (pct, pvesh, pveam, qm, apt-get/apt).
+# Oikos lab: functions shared by the lab's stand-ins (pct, pvesh, pveam, qm, apt-get/apt, systemctl).
 # This is NOT Proxmox. It is sourced by the stand-ins, never run on its own.
 #
 # The simulated cluster's state, all under $OIKOS_LAB_DIR:
 #   hosts/<node>/pve/lxc/<vmid>/config    Proxmox-style "key: value" lines
 #   hosts/<node>/pve/lxc/<vmid>/state     running | stopped
 #   hosts/<node>/pve/lxc/<vmid>/rootfs/   the container's own directory
+#   hosts/<node>/pve/lxc/<vmid>/systemd/<unit>.service   a container's unit (systemctl stand-in)
+#   hosts/<node>/pve/<lxc|qemu>/<vmid>/faults            a guest's faults (`nomos lab fault`)
 #   hosts/<node>/pve/qemu/<vmid>/{config,state}
 #   hosts/<node>/pve/template/cache/      downloaded container templates (empty files)
-#   hosts/<node>/pve.lock                 flock: one change at a time to a node's guests
+#   hosts/<node>/systemd/<unit>.service   a host's unit that is not in its default state
+#   hosts/<node>/faults                   the host's faults, "key=value" lines
+#   hosts/<node>/pve.lock                 flock: one change at a time to a node's guests and units
 #   cluster.lock                          flock: VMIDs are allocated one at a time across the lab
+#   backup-jobs                           the cluster's backup job: "<id> <vmid>,<vmid>,..."
+#
+# A unit file holds "ActiveState=", "UnitFileState=", "Description=" and, flapping,
+# "FlapPeriod=" (seconds) and "FlapSince=" (epoch) lines.
+# Fault keys: host rootfs_pct, cert_notafter (epoch), offline; guest disk_pct, no_backup,
+# stopped (the fault stopped it), locked (the fault locked it).
 #
 # Errors go to stderr with the real tools' wording and exit status (255, or 2 for a missing guest).
 
@@ -61,6 +71,17 @@ lock_cluster_shared() {
 # A command run by `pct exec` must not inherit (and so hold) the locks.
 unlock_all() {
 	exec 7>&- 8>&-
+}
+
+# Loads a faults file ("key=value" lines, written by `nomos lab fault`) into FAULT; none is no fault.
+declare -A FAULT=()
+load_faults() { # FILE
+	local line
+	FAULT=()
+	[ -f "$1" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in *=*) FAULT[${line%%=*}]=${line#*=} ;; esac
+	done <"$1"
 }
 
 check_vmid() {

@@ -76,6 +76,8 @@ pub(super) const LAN_GATEWAY: &str = "127.0.0.1";
 const SEED_TEMPLATE: &str = "debian-12-standard_12.7-1_amd64.tar.zst";
 /// The lowest VMID Proxmox hands out.
 const FIRST_VMID: u32 = 100;
+/// The cluster's backup job, as the pvesh stand-in reads it: `<id> <vmid>,<vmid>,...`.
+const BACKUP_JOBS: &str = "backup-jobs";
 
 impl GuestSpec {
     /// A guest as `nomos lab guest create` makes it: small, DHCP, running.
@@ -369,7 +371,7 @@ fn read_guest(node: &str, kind: GuestKind, gdir: &Path, vmid: u32) -> Result<Gue
     Ok(Guest { vmid, kind, node: node.into(), name, status })
 }
 
-fn config_value(config: &str, key: &str) -> Option<String> {
+pub(super) fn config_value(config: &str, key: &str) -> Option<String> {
     config.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(": ").map(str::to_string))
 }
 
@@ -385,7 +387,7 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
-fn check_node(dir: &Path, node: &str) -> Result<()> {
+pub(super) fn check_node(dir: &Path, node: &str) -> Result<()> {
     if host_dir(dir, node).join("pve").is_dir() {
         Ok(())
     } else {
@@ -421,7 +423,7 @@ fn flock(path: &Path) -> Result<File> {
 
 /// The cluster lock and then the given nodes' locks (sorted, so two changes cannot wait on each
 /// other), in the stand-ins' order.
-fn lock(dir: &Path, nodes: &[&str]) -> Result<Vec<File>> {
+pub(super) fn lock(dir: &Path, nodes: &[&str]) -> Result<Vec<File>> {
     let mut held = vec![flock(&dir.join("cluster.lock"))?];
     let mut sorted: Vec<&str> = nodes.to_vec();
     sorted.sort_unstable();
@@ -432,7 +434,7 @@ fn lock(dir: &Path, nodes: &[&str]) -> Result<Vec<File>> {
     Ok(held)
 }
 
-fn canonical(dir: &Path) -> Result<PathBuf> {
+pub(super) fn canonical(dir: &Path) -> Result<PathBuf> {
     if !dir.join("hosts").is_dir() {
         return Err(LabError::NotFound(dir.to_path_buf()));
     }
@@ -508,30 +510,8 @@ pub fn rename_guest(dir: &Path, vmid: u32, name: &str) -> Result<Guest> {
     let (node, _, _) = find(&dir, vmid).ok_or_else(|| no_guest(vmid))?;
     let _locks = lock(&dir, &[&node])?;
     let (node, kind, gdir) = find(&dir, vmid).ok_or_else(|| no_guest(vmid))?;
-    let path = gdir.join("config");
-    let config = fs::read_to_string(&path).map_err(LabError::io(&path))?;
     let key = if kind == GuestKind::Lxc { "hostname" } else { "name" };
-    let mut replaced = false;
-    let mut text = String::new();
-    for line in config.lines() {
-        if !replaced && line.strip_prefix(key).is_some_and(|rest| rest.starts_with(": ")) {
-            let _ = writeln!(text, "{key}: {name}");
-            replaced = true;
-        } else {
-            let _ = writeln!(text, "{line}");
-        }
-    }
-    if !replaced {
-        // Keys stay sorted, as Proxmox writes them.
-        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let at = lines.iter().position(|l| !l.starts_with('#') && l.as_str() > key).unwrap_or(lines.len());
-        lines.insert(at, format!("{key}: {name}"));
-        text = lines.join("\n") + "\n";
-    }
-    // Replaced in one step: a reader sees the old file or the new one.
-    let staging = gdir.join("config.rename");
-    write_file(&staging, &text, 0o644)?;
-    fs::rename(&staging, &path).map_err(LabError::io(&path))?;
+    set_config_key(&gdir.join("config"), key, Some(name))?;
     if kind == GuestKind::Lxc {
         let hostname = gdir.join("rootfs").join("etc").join("hostname");
         if hostname.parent().is_some_and(Path::is_dir) {
@@ -542,7 +522,66 @@ pub fn rename_guest(dir: &Path, vmid: u32, name: &str) -> Result<Guest> {
     read_guest(&node, kind, &gdir, vmid)
 }
 
-fn no_guest(vmid: u32) -> LabError {
+/// Sets a key of a guest's config (or removes it, given None), as Proxmox writes the file: the
+/// description's `#` lines first, keys sorted. Replaced in one step: a reader sees the old file or
+/// the new one.
+pub(super) fn set_config_key(path: &Path, key: &str, value: Option<&str>) -> Result<()> {
+    let config = fs::read_to_string(path).map_err(LabError::io(path))?;
+    let is_key = |line: &str| line.strip_prefix(key).is_some_and(|rest| rest.starts_with(": "));
+    let mut lines: Vec<String> = Vec::new();
+    let mut replaced = false;
+    for line in config.lines() {
+        if !replaced && is_key(line) {
+            replaced = true;
+            if let Some(v) = value {
+                lines.push(format!("{key}: {v}"));
+            }
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    if let (false, Some(v)) = (replaced, value) {
+        let at = lines.iter().position(|l| !l.starts_with('#') && l.as_str() > key).unwrap_or(lines.len());
+        lines.insert(at, format!("{key}: {v}"));
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let staging = path.with_extension("edit");
+    write_file(&staging, &text, 0o644)?;
+    fs::rename(&staging, path).map_err(LabError::io(path))
+}
+
+/// The VMIDs of every guest in the lab, ascending.
+pub(super) fn all_vmids(dir: &Path) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for node in nodes(dir) {
+        for kind in [GuestKind::Lxc, GuestKind::Qemu] {
+            let Ok(entries) = fs::read_dir(host_dir(dir, &node).join("pve").join(kind.as_str())) else { continue };
+            ids.extend(
+                entries
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().join("config").is_file())
+                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok())),
+            );
+        }
+    }
+    ids.sort_unstable();
+    ids
+}
+
+/// The cluster's backup job (`<dir>/backup-jobs`), written once when the lab is first seeded: it
+/// covers the guests that exist then, so a guest made later is in no job, as one someone forgot
+/// to add.
+pub(super) fn write_backup_job(dir: &Path) -> Result<()> {
+    let path = dir.join(BACKUP_JOBS);
+    if path.exists() {
+        return Ok(());
+    }
+    let ids: Vec<String> = all_vmids(dir).iter().map(u32::to_string).collect();
+    write_file(&path, &format!("backup-daily {}\n", ids.join(",")), 0o644)
+}
+
+pub(super) fn no_guest(vmid: u32) -> LabError {
     LabError::Guest(format!("no guest with VMID {vmid} in the lab"))
 }
 

@@ -2,22 +2,28 @@
 //! trying Oikos without a cluster.
 //!
 //! Every host is an `sshd` of its own on 127.0.0.1 (own port, own host key) whose forced command
-//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools and apt are stand-ins:
-//! `pct`, `pvesh`, `pveam`, `qm` and `apt-get`/`apt` are bash scripts that keep their state in files
-//! under the lab directory. They say so in their headers and messages.
+//! (`lab-shell`) runs the client's command with bash. Only the Proxmox tools, apt and systemctl are
+//! stand-ins: `pct`, `pvesh`, `pveam`, `qm`, `apt-get`/`apt` and `systemctl` are bash scripts that
+//! keep their state in files under the lab directory. They say so in their headers and messages.
+//! Faults (a failed unit, a full disk, ...) are made on demand with [`fault`].
 //!
 //! ```text
 //! <dir>/bin/lab-shell, lab-common.sh     the forced command and the stand-ins' shared functions
-//! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt}
+//! <dir>/standins/{pct,pvesh,pveam,qm,apt-get,apt,systemctl}
+//! <dir>/guest-standins/systemctl         what `pct exec` finds inside a container
+//! <dir>/backup-jobs                      the cluster's backup job (the guests seeded first)
 //! <dir>/client_ed25519[.pub]             the one key every host accepts (authorized_keys)
 //! <dir>/inventory.yaml                   for `nomos inventory import`
 //! <dir>/lab.json                         which sshd runs where (for `nomos lab status|down`)
 //! <dir>/lab.lock                         held while the lab starts, stops or is removed
-//! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state
+//! <dir>/hosts/<name>/                    host key, sshd_config, sshd.log, sshd.pid, pve/ state,
+//!                                        systemd/ units, faults (see the faults module)
 //! ```
 //!
 //! This crate is the only code that starts processes (sshd, ssh-keygen); the desktop app does not link it.
 
+mod faults;
+pub use faults::{fault, Fault};
 mod guests;
 pub use guests::{create_guest, destroy_guest, migrate_guest, rename_guest, Guest, GuestKind};
 mod inventory;
@@ -42,14 +48,17 @@ const BIN_FILES: [(&str, &str); 2] =
     [("lab-shell", include_str!("../shell/lab-shell")), ("lab-common.sh", include_str!("../shell/lab-common.sh"))];
 /// `apt-get` and `apt` are one script (it looks at the name it was called by); it is on the lab
 /// hosts' PATH so that an upgrade in the lab never reaches this machine's real apt.
-const STANDINS: [(&str, &str); 6] = [
+const STANDINS: [(&str, &str); 7] = [
     ("pct", include_str!("../shell/standins/pct")),
     ("pvesh", include_str!("../shell/standins/pvesh")),
     ("pveam", include_str!("../shell/standins/pveam")),
     ("qm", include_str!("../shell/standins/qm")),
     ("apt-get", include_str!("../shell/standins/apt-get")),
     ("apt", include_str!("../shell/standins/apt-get")),
+    ("systemctl", include_str!("../shell/standins/systemctl")),
 ];
+/// What a container has of its own, on the PATH `pct exec` gives it (which has no Proxmox tools).
+const GUEST_STANDINS: [(&str, &str); 1] = [("systemctl", include_str!("../shell/standins/systemctl"))];
 
 /// Templates every host's cache holds from the start.
 pub const TEMPLATES: [&str; 4] = [
@@ -92,6 +101,9 @@ pub enum LabError {
     UnknownHost(String),
     #[error("{0}")]
     Guest(String),
+    /// A fault that cannot be made as asked (a bad percentage, a VM where a container is needed).
+    #[error("{0}")]
+    Fault(String),
     #[error("no free port for {host}: {reason}")]
     Port { host: String, reason: String },
     #[error("sshd of {host} did not start: {reason}; log tail:\n{log}")]
@@ -216,6 +228,7 @@ impl Lab {
         for name in &names {
             prepare_host(&dir, name, &seeds)?;
         }
+        guests::write_backup_job(&dir)?;
         let penalties_option = sshd::supports_penalties_option(&sshd, &dir, &names[0]);
         let mut lab = Lab {
             dir: dir.clone(),
@@ -431,6 +444,7 @@ impl Lab {
         };
         for i in 0..self.hosts.len() {
             self.stop_host(i);
+            faults::forget_offline(&self.dir, &self.hosts[i].name);
         }
         tracing::info!(dir = %self.dir.display(), "lab stopped");
     }
@@ -556,6 +570,7 @@ fn stop_dir_locked(dir: &Path) -> Result<usize> {
         running += usize::from(ours);
         sshd::stop_host(&dir, &h.name, ours.then_some(h.pid), None);
         let _ = fs::remove_file(hdir.join("sshd.pid"));
+        faults::forget_offline(&dir, &h.name);
     }
     tracing::info!(dir = %dir.display(), running, "lab stopped");
     Ok(running)
@@ -582,7 +597,8 @@ fn write_file(path: &Path, text: &str, mode: u32) -> Result<()> {
 
 /// (Re)writes the forced command and the stand-ins, so a lab always runs this binary's version.
 fn write_files(dir: &Path) -> Result<()> {
-    for (sub, files) in [("bin", &BIN_FILES[..]), ("standins", &STANDINS[..])] {
+    for (sub, files) in [("bin", &BIN_FILES[..]), ("standins", &STANDINS[..]), ("guest-standins", &GUEST_STANDINS[..])]
+    {
         let d = dir.join(sub);
         fs::create_dir_all(&d).map_err(LabError::io(&d))?;
         for (name, text) in files {
