@@ -22,7 +22,6 @@ use nomos::observe::Observer;
 use nomos::{Engine, PolicySource, Runtime, RuntimeConfig};
 use nomos_lab::{Fault, Lab, LabConfig};
 
-
 const GUESTS: usize = 60;
 const METRICS: [&str; 8] =
     ["up", "cpu_percent", "memory_percent", "disk_percent", "net_in", "net_out", "disk_read", "disk_write"];
@@ -58,10 +57,7 @@ async fn size_after_30_days() {
     let engine = Engine::open(&tmp.path().join("size.db")).await.expect("db");
     let mut ids = Vec::new();
     for i in 0..GUESTS {
-        let e = engine
-            .create_entity(NewEntity::new("lxc", &format!("guest{i}")))
-            .await
-            .expect("entity");
+        let e = engine.create_entity(NewEntity::new("lxc", &format!("guest{i}"))).await.expect("entity");
         ids.push(e.id);
     }
     let day = 86_400_i64;
@@ -147,8 +143,15 @@ async fn size_after_30_days() {
     let (raw, minute, hour) = (count("samples_raw").await, count("samples_1m").await, count("samples_1h").await);
     let total = db_bytes(&engine).await;
     println!("database after 30 simulated days of {GUESTS} guests × {} metrics (30 s cycle):", METRICS.len());
-    println!("  rows: raw {raw}, 1-minute {minute}, 1-hour {hour}  (last 50 h simulated in {:.1} s)", simulated.as_secs_f64());
-    println!("  whole database: {:.2} MB → {:.1} KB per guest at steady state (goal ≤ 3 MB)", total as f64 / 1e6, total as f64 / GUESTS as f64 / 1e3);
+    println!(
+        "  rows: raw {raw}, 1-minute {minute}, 1-hour {hour}  (last 50 h simulated in {:.1} s)",
+        simulated.as_secs_f64()
+    );
+    println!(
+        "  whole database: {:.2} MB → {:.1} KB per guest at steady state (goal ≤ 3 MB)",
+        total as f64 / 1e6,
+        total as f64 / GUESTS as f64 / 1e3
+    );
     match table_bytes(&engine, "samples_1h").await {
         Some(b) => {
             let per_day = b as f64 / GUESTS as f64 / 30.0;
@@ -165,7 +168,8 @@ async fn lab_runtime(lab: &Lab, db: &std::path::Path, clock: Option<std::sync::A
     }
     let rt = Runtime::open(rc).await.expect("runtime");
     rt.engine().import_inventory_file(&lab.inventory_path()).await.expect("inventory");
-    let me = nomos::actuate::Decision { actor: "operator:bench".into(), channel: nomos::types::Channel::Cli, message: None };
+    let me =
+        nomos::actuate::Decision { actor: "operator:bench".into(), channel: nomos::types::Channel::Cli, message: None };
     for h in lab.hosts() {
         rt.actuator().present_key(&format!("host:{}", h.name)).await.expect("key");
         rt.actuator().trust_host(&format!("host:{}", h.name), None, &me).await.expect("trust");
@@ -219,7 +223,8 @@ async fn latency(lab: &Lab, dir: &std::path::Path) {
     rt.actuator().observe_once(&observer).await.expect("warm");
     let mut cycles = Vec::new();
     for trial in 0..20 {
-        nomos_lab::fault(lab.dir(), "pve2", &Fault::StopService { name: "pvedaemon".into(), guest: None }).expect("fault");
+        nomos_lab::fault(lab.dir(), "pve2", &Fault::StopService { unit: "pvedaemon".into(), guest: None })
+            .expect("fault");
         let mut n = 0;
         loop {
             clock.advance_ms(30_000);

@@ -9,8 +9,8 @@ mod support;
 use nomos::actuate::{ActuateConfig, RunRequest};
 use nomos::discovery::{ApplyBy, DiscoverOptions};
 use nomos::observe::Observer;
-use nomos::types::{MetricRange, SignalQuery, SignalState};
-use nomos_lab::Lab;
+use nomos::types::{CheckKind, CheckSpec, MetricRange, SignalQuery, SignalState, WindowKind};
+use nomos_lab::{Fault, Lab};
 use support::World;
 
 async fn count(w: &World, sql: &str) -> i64 {
@@ -116,4 +116,99 @@ async fn a_probe_that_is_not_read_only_is_refused_and_recorded_never_run() {
     assert_eq!(count(&w, "SELECT count(*) FROM approvals").await, 0);
     assert_eq!(count(&w, "SELECT count(*) FROM probe_results").await, 0);
     assert_eq!(count(&w, "SELECT count(*) FROM audit_log WHERE action = 'execution.refused'").await, 1);
+}
+
+/// Runs `n` cycles, the clock `secs` apart; returns what they raised.
+async fn cycles(w: &World, observer: &Observer, n: usize, secs: i64) -> Vec<String> {
+    let mut raised = Vec::new();
+    for _ in 0..n {
+        tick(w, secs);
+        raised.extend(w.act.observe_once(observer).await.unwrap().raised);
+    }
+    raised
+}
+
+async fn notified(w: &World) -> i64 {
+    count(w, "SELECT count(*) FROM events WHERE type = 'signal.notified'").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_in_the_lab_become_signals_and_only_the_ones_worth_it_notify() {
+    let w = World::start(2, true, ActuateConfig::default()).await;
+    let lab = w.lab.dir().to_path_buf();
+    let apply = Some(ApplyBy::Operator("operator:test".into()));
+    w.act.discover("host:pve1", DiscoverOptions { apply }).await.unwrap();
+    let observer = Observer::new().unwrap();
+    // A service check inside a container and one on a node.
+    let spec = |entity: &str, name: &str, unit: &str| CheckSpec {
+        entity: entity.into(),
+        name: name.into(),
+        kind: CheckKind::Service { unit: unit.into() },
+        interval_s: Some(30),
+    };
+    let cron = w.engine.add_check(&spec("lxc:caddy", "cron", "cron")).await.unwrap();
+    w.engine.add_check(&spec("host:pve2", "pvedaemon", "pvedaemon")).await.unwrap();
+    let ran = w.act.run_check(&cron.id).await.unwrap();
+    assert!(ran.ok, "{ran:?}");
+    cycles(&w, &observer, 2, 30).await;
+    assert!(w.engine.list_signals(&SignalQuery::default()).await.unwrap().signals.is_empty());
+
+    // A service stopped in a guest: its signal within two cycles, one notification.
+    nomos_lab::fault(&lab, "pve1", &Fault::StopService { unit: "cron".into(), guest: Some(101) }).unwrap();
+    let raised = cycles(&w, &observer, 2, 30).await;
+    assert_eq!(raised.len(), 1, "{raised:?}");
+    let s = w.engine.signal(&raised[0]).await.unwrap();
+    assert_eq!((s.kind.as_str(), s.entity.as_deref()), ("check:cron", Some("lxc:caddy")));
+    assert!(s.message.contains("cron is failed"), "{s:?}");
+    assert_eq!(notified(&w).await, 1);
+    nomos_lab::fault(&lab, "pve1", &Fault::Clear).unwrap();
+    cycles(&w, &observer, 2, 30).await;
+    assert_eq!(w.engine.signal(&s.id).await.unwrap().state, SignalState::Resolved);
+
+    // A unit flapping for ten minutes: at most one notification.
+    tick(&w, 3600);
+    let before = notified(&w).await;
+    nomos_lab::fault(&lab, "pve2", &Fault::Flap { unit: "pvedaemon".into(), period_secs: 90, guest: None }).unwrap();
+    for _ in 0..20 {
+        // The stand-in flaps by the real clock; the signals follow the engine's.
+        std::thread::sleep(std::time::Duration::from_millis(4500));
+        cycles(&w, &observer, 1, 30).await;
+    }
+    assert!(notified(&w).await - before <= 1, "{}", notified(&w).await - before);
+    nomos_lab::fault(&lab, "pve2", &Fault::Clear).unwrap();
+    cycles(&w, &observer, 2, 30).await;
+
+    // A guest stopped by a backup (`lock: backup`): no signal, no notification.
+    tick(&w, 3600);
+    let before = notified(&w).await;
+    nomos_lab::fault(&lab, "pve1", &Fault::StopGuest { vmid: 101, backup: true }).unwrap();
+    let raised = cycles(&w, &observer, 4, 30).await;
+    assert!(raised.is_empty(), "{raised:?}");
+    assert_eq!(notified(&w).await, before);
+    nomos_lab::fault(&lab, "pve1", &Fault::Clear).unwrap();
+    cycles(&w, &observer, 2, 30).await;
+
+    // An approved plan stopping a service: its signal is shown as maintenance, never notified.
+    tick(&w, 3600);
+    let before = notified(&w).await;
+    w.engine.add_check(&spec("host:pve2", "cron", "cron")).await.unwrap();
+    let task = w.task("Move the cron jobs").await;
+    // The plan approved, its destructive step on pve2 confirmed.
+    w.act.open_window(&task, WindowKind::Assent, None, &support::operator()).await.unwrap();
+    w.act.open_window(&task, WindowKind::Destructive, Some("host:pve2"), &support::operator()).await.unwrap();
+    let stop = RunRequest {
+        target: "host:pve2".into(),
+        command: "systemctl stop cron".into(),
+        purpose: "stop it for the upgrade".into(),
+        task_id: Some(task.clone()),
+        requested_by: "agent:nomos".into(),
+        ..RunRequest::default()
+    };
+    let x = w.act.run(stop).await.unwrap();
+    assert_eq!(x.execution().status, nomos::types::ExecutionStatus::Completed, "{:?}", x.execution());
+    let raised = cycles(&w, &observer, 2, 30).await;
+    assert!(!raised.is_empty());
+    let s = w.engine.signal(&raised[0]).await.unwrap();
+    assert_eq!(s.maintenance.as_deref(), Some(task.as_str()), "{s:?}");
+    assert_eq!(notified(&w).await, before);
 }

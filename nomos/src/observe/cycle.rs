@@ -107,6 +107,8 @@ impl Actuator {
             .collect();
         let mut samples: Vec<Sample> = Vec::new();
         let mut observed: Vec<usize> = Vec::new();
+        // Guests Proxmox is working on (a backup, a migration): their checks wait.
+        let mut locked: std::collections::HashSet<String> = std::collections::HashSet::new();
         let sample = |samples: &mut Vec<Sample>, e: &Entity, metric: &'static str, unit: &'static str, value: f64| {
             samples.push(Sample { entity_id: e.id.clone(), metric, unit, value });
         };
@@ -160,6 +162,9 @@ impl Actuator {
                 let Some(&i) = by_key.get(&(cluster.clone(), format!("guest/{}", g.vmid))) else { continue };
                 let e = &entities[i].0;
                 observed.push(i);
+                if g.lock.is_some() {
+                    locked.insert(e.slug.clone());
+                }
                 // Up or down only when that means something: not while Proxmox works on the guest
                 // (a backup stops it), not when its node's state is unknown, not for a guest that
                 // was stopped on purpose (by an action, or before Oikos watched it).
@@ -242,6 +247,9 @@ impl Actuator {
         let mut check_firing = Vec::new();
         let mut check_clear = Vec::new();
         for check in self.engine().due_checks(now).await? {
+            if locked.contains(&check.entity) {
+                continue;
+            }
             let fp = signals::fingerprint(&format!("check:{}", check.name), &check.entity);
             match self.run_check_inner(&check.id).await {
                 Ok(outcome) => {
