@@ -15,11 +15,20 @@ pub enum Topic {
     /// Autonomy windows (assent and destructive).
     Windows,
     HostKeys,
+    /// Observe's signals (open problems) and what counts them.
+    Signals,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 6] =
-        [Topic::Graph, Topic::Tasks, Topic::Executions, Topic::Approvals, Topic::Windows, Topic::HostKeys];
+    pub const ALL: [Topic; 7] = [
+        Topic::Graph,
+        Topic::Tasks,
+        Topic::Executions,
+        Topic::Approvals,
+        Topic::Windows,
+        Topic::HostKeys,
+        Topic::Signals,
+    ];
 
     fn bit(self) -> u8 {
         1 << (self as u8)
@@ -91,6 +100,12 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         Event::ApprovalRequested(_) | Event::ApprovalDecided(_) => Topics::of(&[Approvals, Executions]),
         Event::WindowOpened(_) | Event::WindowRevoked(_) | Event::AutonomyChanged(_) => Topics::of(&[Windows]),
         Event::HostKeySeen(_) | Event::HostKeyTrusted(_) | Event::HostKeyMismatch(_) => Topics::of(&[HostKeys]),
+        Event::SignalRaised(_)
+        | Event::SignalUpdated(_)
+        | Event::SignalAcked(_)
+        | Event::SignalMuted(_)
+        | Event::SignalResolved(_)
+        | Event::SignalSuppressed(_) => Topics::of(&[Signals]),
         // A highlight only: nothing read before is stale.
         Event::EntityTouched(_) => Topics::of(&[]),
         // Written by a newer version, or a payload this build cannot read: it may concern
@@ -240,6 +255,20 @@ mod tests {
             ),
             (envelope(AutonomyChanged { paused: true }), Topics::of(&[Topic::Windows])),
             (envelope(HostKeyMismatch { fingerprint: "SHA256:x".into() }), Topics::of(&[Topic::HostKeys])),
+            (
+                envelope(SignalAcked {
+                    id: "s".into(),
+                    entity: Some("lxc:caddy".into()),
+                    kind: "down".into(),
+                    severity: nomos_types::observe::Severity::Critical,
+                    state: nomos_types::SignalState::Acked,
+                    message: "caddy is down".into(),
+                    suppressed_by: None,
+                    maintenance: None,
+                    flapping: false,
+                }),
+                Topics::of(&[Topic::Signals]),
+            ),
         ];
         for (event, expected) in cases {
             assert_eq!(stale_after(&event), expected, "{}", event.kind());
@@ -249,7 +278,7 @@ mod tests {
 
     #[test]
     fn an_event_this_build_cannot_read_makes_everything_stale() {
-        let unknown = envelope(Event::Other(OtherEvent { kind: "signal.raised".into(), payload: Json::Null }));
+        let unknown = envelope(Event::Other(OtherEvent { kind: "someday.happened".into(), payload: Json::Null }));
         assert_eq!(stale_after(&unknown).iter().collect::<Vec<_>>(), Topic::ALL);
     }
 
