@@ -2,6 +2,7 @@
 
 mod approval_card;
 mod blast_radius;
+mod chart;
 mod context_panel;
 mod countdown;
 mod discovery_review;
@@ -19,6 +20,7 @@ mod update;
 
 pub use approval_card::ApprovalCard;
 pub use blast_radius::BlastRadiusView;
+pub use chart::{MetricChart, Sparkline};
 pub use context_panel::{ContextPanel, OperatorInput};
 pub use countdown::Countdown;
 pub use discovery_review::DiscoveryReview;
