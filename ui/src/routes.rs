@@ -3,6 +3,9 @@
 
 use leptos_router::{ParamSegment, StaticSegment};
 
+/// Observe's signals: open problems and past ones, with ack, mute and resolve.
+pub const SIGNALS: &str = "/signals";
+
 /// The task board (the home page).
 pub const TASKS: &str = "/tasks";
 
@@ -64,6 +67,7 @@ pub type Fixed = (StaticSegment<&'static str>,);
 pub mod pattern {
     use super::*;
 
+    pub const SIGNALS: Fixed = (StaticSegment(super::SIGNALS),);
     pub const TASKS: Fixed = (StaticSegment(super::TASKS),);
     pub const TASK: (StaticSegment<&'static str>, ParamSegment) = (StaticSegment(super::TASKS), ParamSegment(TASK_ID));
     pub const APPROVALS: Fixed = (StaticSegment(super::APPROVALS),);
@@ -114,6 +118,7 @@ mod tests {
     fn every_link_is_matched_by_its_page_s_pattern() {
         let none = Some(Vec::new());
         for (p, link) in [
+            (pattern::SIGNALS, SIGNALS),
             (pattern::TASKS, TASKS),
             (pattern::APPROVALS, APPROVALS),
             (pattern::OPERATIONS, OPERATIONS),

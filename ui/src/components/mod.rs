@@ -15,6 +15,7 @@ mod host_key;
 mod ipc_error;
 mod markdown;
 mod outcome;
+mod signal_row;
 mod status;
 mod update;
 
@@ -33,5 +34,6 @@ pub use host_key::KeyToCompare;
 pub use ipc_error::IpcErrorView;
 pub use markdown::Markdown;
 pub use outcome::{outcome_view, read_chosen_file, report_line, Outcome};
+pub use signal_row::SignalRow;
 pub use status::{answer, Unavailable};
 pub use update::{provide_updates, UpdateBanner, UpdateSection};

@@ -4,6 +4,9 @@
 mod entities;
 mod entity;
 mod not_found;
+// ── observe ──
+mod signals;
+pub use signals::{CriticalCount, SignalsPage};
 // ── tasks ──
 mod task;
 mod tasks;
