@@ -13,7 +13,7 @@ use crate::live::{provide_live, use_live};
 use crate::navigation::FollowShell;
 use crate::pages::{
     ApprovalsPage, CriticalCount, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound,
-    OperationsPage, PendingCount, SettingsPage, SignalsPage, TaskPage, TasksPage,
+    OperationsPage, OverviewPage, PendingCount, SettingsPage, SignalsPage, TaskPage, TasksPage,
 };
 use crate::routes::pattern;
 use crate::steady::steady;
@@ -62,6 +62,7 @@ pub fn App() -> impl IntoView {
                     </div>
                     <nav class="nav" aria-label="Pages">
                         // ── observe ──
+                        <A href=routes::OVERVIEW attr:data-testid="nav-overview">"Overview"</A>
                         <A href=routes::SIGNALS attr:data-testid="nav-signals">"Signals" <CriticalCount /></A>
                         // ── tasks ──
                         <A href=routes::TASKS attr:data-testid="nav-tasks">"Tasks"</A>
@@ -109,6 +110,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
         <Routes fallback=|| view! { <NotFound /> }>
             <Route path=path!("/") view=move || view! { <Redirect path=routes::TASKS options=home() /> } />
             // ── observe ──
+            <Route path=pattern::OVERVIEW view=OverviewPage />
             <Route path=pattern::SIGNALS view=SignalsPage />
             // ── tasks ──
             <Route path=pattern::TASKS view=TasksPage />

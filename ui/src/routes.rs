@@ -3,6 +3,9 @@
 
 use leptos_router::{ParamSegment, StaticSegment};
 
+/// What needs the operator now: approvals, open signals, running tasks, fleet health.
+pub const OVERVIEW: &str = "/overview";
+
 /// Observe's signals: open problems and past ones, with ack, mute and resolve.
 pub const SIGNALS: &str = "/signals";
 
@@ -77,6 +80,7 @@ pub type Fixed = (StaticSegment<&'static str>,);
 pub mod pattern {
     use super::*;
 
+    pub const OVERVIEW: Fixed = (StaticSegment(super::OVERVIEW),);
     pub const SIGNALS: Fixed = (StaticSegment(super::SIGNALS),);
     pub const TASKS: Fixed = (StaticSegment(super::TASKS),);
     pub const TASK: (StaticSegment<&'static str>, ParamSegment) = (StaticSegment(super::TASKS), ParamSegment(TASK_ID));
@@ -128,6 +132,7 @@ mod tests {
     fn every_link_is_matched_by_its_page_s_pattern() {
         let none = Some(Vec::new());
         for (p, link) in [
+            (pattern::OVERVIEW, OVERVIEW),
             (pattern::SIGNALS, SIGNALS),
             (pattern::TASKS, TASKS),
             (pattern::APPROVALS, APPROVALS),

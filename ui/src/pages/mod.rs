@@ -5,7 +5,9 @@ mod entities;
 mod entity;
 mod not_found;
 // ── observe ──
+mod overview;
 mod signals;
+pub use overview::OverviewPage;
 pub use signals::{CriticalCount, SignalsPage};
 // ── tasks ──
 mod task;
