@@ -8,9 +8,10 @@ use leptos::task::spawn_local;
 use leptos_router::components::A;
 use nomos_types::{Signal as SignalItem, SignalState};
 
+use crate::clock::format_left;
 use crate::observe_view::{ack_reason, affects_line, mute_seconds, CUSTOM, MUTE_SPANS};
 use crate::task_feed::use_task_feed;
-use crate::tasks::time::ago;
+use crate::tasks::time::{ago, parse_ms};
 use crate::{ipc, routes};
 
 /// Which action's form is open.
@@ -76,10 +77,14 @@ pub fn SignalRow(signal: SignalItem, #[prop(optional)] actions: bool) -> impl In
         let by = acked_by.map(|b| format!(" by {b}")).unwrap_or_default();
         view! { <p class="muted signal-note">{format!("Acked{by}: {reason}")}</p> }
     });
-    let muted = (state == SignalState::Muted)
-        .then_some(muted_until)
-        .flatten()
-        .map(|until| view! { <p class="muted signal-note">{format!("Muted until {until}")}</p> });
+    let muted = (state == SignalState::Muted).then_some(muted_until).flatten().map(|until| {
+        // Counted by the webview's clock, which is the engine's on the same machine.
+        let left = move || match parse_ms(&until) {
+            Some(end) => format!("Muted, {} left", format_left(end - now.get())),
+            None => format!("Muted until {until}"),
+        };
+        view! { <p class="muted signal-note" data-testid="signal-muted">{left}</p> }
+    });
     let actions =
         (actions && state != SignalState::Resolved).then(|| view! { <SignalActions id=id.clone() state=state /> });
     view! {
