@@ -65,11 +65,31 @@ pub fn SignalList(signals: Signal<Vec<SignalItem>>, #[prop(optional)] actions: b
         <div class="signal-list">
             <For
                 each=move || signals.get()
-                key=|s: &SignalItem| (s.id.clone(), s.state, s.last_seen_at.clone(), s.occurrences, s.flapping, s.suppressed_by.clone())
+                key=row_key
                 children=move |s| view! { <SignalRow signal=s actions=actions /> }
             />
         </div>
     }
+}
+
+/// What a row shows that can change: a signal whose key is unchanged keeps its row (and what is
+/// typed into it), any change rebuilds it.
+fn row_key(s: &SignalItem) -> String {
+    format!(
+        "{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{:?}|{}|{}",
+        s.id,
+        s.state,
+        s.severity,
+        s.last_seen_at,
+        s.occurrences,
+        s.flapping,
+        s.suppressed_by,
+        s.maintenance,
+        s.muted_until,
+        s.acked_at,
+        s.affects,
+        s.message
+    )
 }
 
 /// "2 critical · 3 warning · 1 acked · 1 suppressed": the open signals counted.
