@@ -12,8 +12,8 @@ use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
 use crate::navigation::FollowShell;
 use crate::pages::{
-    ApprovalsPage, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound, OperationsPage,
-    PendingCount, SettingsPage, TaskPage, TasksPage,
+    ApprovalsPage, CriticalCount, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound,
+    OperationsPage, OverviewPage, PendingCount, SettingsPage, SignalsPage, TaskPage, TasksPage,
 };
 use crate::routes::pattern;
 use crate::steady::steady;
@@ -61,6 +61,9 @@ pub fn App() -> impl IntoView {
                         <span>"Oikos"</span>
                     </div>
                     <nav class="nav" aria-label="Pages">
+                        // ── observe ──
+                        <A href=routes::OVERVIEW attr:data-testid="nav-overview">"Overview"</A>
+                        <A href=routes::SIGNALS attr:data-testid="nav-signals">"Signals" <CriticalCount /></A>
                         // ── tasks ──
                         <A href=routes::TASKS attr:data-testid="nav-tasks">"Tasks"</A>
                         // ── approvals, operations ──
@@ -106,6 +109,9 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
     view! {
         <Routes fallback=|| view! { <NotFound /> }>
             <Route path=path!("/") view=move || view! { <Redirect path=routes::TASKS options=home() /> } />
+            // ── observe ──
+            <Route path=pattern::OVERVIEW view=OverviewPage />
+            <Route path=pattern::SIGNALS view=SignalsPage />
             // ── tasks ──
             <Route path=pattern::TASKS view=TasksPage />
             <Route path=pattern::TASK view=TaskPage />

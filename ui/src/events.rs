@@ -15,11 +15,20 @@ pub enum Topic {
     /// Autonomy windows (assent and destructive).
     Windows,
     HostKeys,
+    /// Observe's signals (open problems) and what counts them.
+    Signals,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 6] =
-        [Topic::Graph, Topic::Tasks, Topic::Executions, Topic::Approvals, Topic::Windows, Topic::HostKeys];
+    pub const ALL: [Topic; 7] = [
+        Topic::Graph,
+        Topic::Tasks,
+        Topic::Executions,
+        Topic::Approvals,
+        Topic::Windows,
+        Topic::HostKeys,
+        Topic::Signals,
+    ];
 
     fn bit(self) -> u8 {
         1 << (self as u8)
@@ -91,12 +100,61 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         Event::ApprovalRequested(_) | Event::ApprovalDecided(_) => Topics::of(&[Approvals, Executions]),
         Event::WindowOpened(_) | Event::WindowRevoked(_) | Event::AutonomyChanged(_) => Topics::of(&[Windows]),
         Event::HostKeySeen(_) | Event::HostKeyTrusted(_) | Event::HostKeyMismatch(_) => Topics::of(&[HostKeys]),
+        Event::SignalRaised(_)
+        | Event::SignalUpdated(_)
+        | Event::SignalAcked(_)
+        | Event::SignalMuted(_)
+        | Event::SignalResolved(_)
+        | Event::SignalSuppressed(_) => Topics::of(&[Signals]),
         // A highlight only: nothing read before is stale.
         Event::EntityTouched(_) => Topics::of(&[]),
         // Written by a newer version, or a payload this build cannot read: it may concern
         // anything, and re-reading is cheap.
         Event::Other(_) => Topics::of(&Topic::ALL),
     }
+}
+
+/// One line of the live event feed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedLine {
+    pub id: i64,
+    pub at: String,
+    pub kind: String,
+    pub entity: Option<String>,
+    /// What happened, when the event says it in words (a signal's message, a health change).
+    pub text: String,
+}
+
+/// How many events the feed keeps: enough for a glance, little to hold all day.
+pub const FEED_LEN: usize = 30;
+
+/// The feed's line for an event; `None` for the streamed pieces of an answer or of output, which
+/// arrive many times a second and are followed by a stored event anyway.
+pub fn feed_line(event: &EngineEvent) -> Option<FeedLine> {
+    let text = match &event.event {
+        Event::AgentDelta(_) | Event::ExecutionOutput(_) => return None,
+        Event::SignalRaised(e) => e.message.clone(),
+        Event::SignalUpdated(e) => e.message.clone(),
+        Event::SignalAcked(e) => e.message.clone(),
+        Event::SignalMuted(e) => e.message.clone(),
+        Event::SignalResolved(e) => e.message.clone(),
+        Event::SignalSuppressed(e) => e.message.clone(),
+        Event::HealthChanged(e) => format!("{} → {}", e.from, e.to),
+        _ => String::new(),
+    };
+    Some(FeedLine {
+        id: event.id,
+        at: event.created_at.clone(),
+        kind: event.kind().to_string(),
+        entity: event.entity_slug.clone(),
+        text,
+    })
+}
+
+/// Puts `line` first, keeping at most [`FEED_LEN`] lines.
+pub fn push_feed(feed: &mut Vec<FeedLine>, line: FeedLine) {
+    feed.insert(0, line);
+    feed.truncate(FEED_LEN);
 }
 
 /// Gathers what a burst of events makes stale, so views re-read once per burst (an import
@@ -240,6 +298,20 @@ mod tests {
             ),
             (envelope(AutonomyChanged { paused: true }), Topics::of(&[Topic::Windows])),
             (envelope(HostKeyMismatch { fingerprint: "SHA256:x".into() }), Topics::of(&[Topic::HostKeys])),
+            (
+                envelope(SignalAcked {
+                    id: "s".into(),
+                    entity: Some("lxc:caddy".into()),
+                    kind: "down".into(),
+                    severity: nomos_types::observe::Severity::Critical,
+                    state: nomos_types::SignalState::Acked,
+                    message: "caddy is down".into(),
+                    suppressed_by: None,
+                    maintenance: None,
+                    flapping: false,
+                }),
+                Topics::of(&[Topic::Signals]),
+            ),
         ];
         for (event, expected) in cases {
             assert_eq!(stale_after(&event), expected, "{}", event.kind());
@@ -249,7 +321,7 @@ mod tests {
 
     #[test]
     fn an_event_this_build_cannot_read_makes_everything_stale() {
-        let unknown = envelope(Event::Other(OtherEvent { kind: "signal.raised".into(), payload: Json::Null }));
+        let unknown = envelope(Event::Other(OtherEvent { kind: "someday.happened".into(), payload: Json::Null }));
         assert_eq!(stale_after(&unknown).iter().collect::<Vec<_>>(), Topic::ALL);
     }
 
@@ -259,6 +331,26 @@ mod tests {
             "kind": "health.changed", "payload": {"from": "unknown", "to": "down", "detail": "no answer"}});
         let event: EngineEvent = serde_json::from_value(raw).unwrap();
         assert_eq!(stale_after(&event), Topics::of(&[Topic::Graph]));
+    }
+
+    #[test]
+    fn the_feed_keeps_the_newest_lines_in_words() {
+        let mut feed = Vec::new();
+        let delta = envelope(AgentDelta { turn_id: "t".into(), kind: DeltaKind::Text, text: "hel".into() });
+        assert_eq!(feed_line(&delta), None, "streamed pieces are not lines");
+        let mut health =
+            envelope(HealthChanged { from: Health::Healthy, to: Health::Down, detail: "no answer".into() });
+        health.entity_slug = Some("host:b".into());
+        let line = feed_line(&health).unwrap();
+        assert_eq!(
+            (line.kind.as_str(), line.entity.as_deref(), line.text.as_str()),
+            ("health.changed", Some("host:b"), "healthy → down")
+        );
+        for id in 0..40 {
+            push_feed(&mut feed, FeedLine { id, ..line.clone() });
+        }
+        assert_eq!(feed.len(), FEED_LEN);
+        assert_eq!((feed[0].id, feed[FEED_LEN - 1].id), (39, 10));
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod keys;
 mod knowledge_view;
 mod live;
 mod navigation;
+mod observe_view;
 mod output;
 mod pages;
 mod routes;

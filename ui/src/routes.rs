@@ -3,6 +3,22 @@
 
 use leptos_router::{ParamSegment, StaticSegment};
 
+/// What needs the operator now: approvals, open signals, running tasks, fleet health.
+pub const OVERVIEW: &str = "/overview";
+
+/// Observe's signals: open problems and past ones, with ack, mute and resolve.
+pub const SIGNALS: &str = "/signals";
+
+/// The query parameters of [`ENTITIES`] that set its type and health filters.
+pub const TYPE: &str = "type";
+pub const HEALTH: &str = "health";
+
+/// The entity list filtered by type and, if given, health (a fleet health number clicked).
+pub fn entities_filtered(entity_type: &str, health: Option<nomos_types::Health>) -> String {
+    let health = health.map(|h| format!("&{HEALTH}={}", h.as_str())).unwrap_or_default();
+    format!("{ENTITIES}?{TYPE}={}{health}", encode_segment(entity_type))
+}
+
 /// The task board (the home page).
 pub const TASKS: &str = "/tasks";
 
@@ -64,6 +80,8 @@ pub type Fixed = (StaticSegment<&'static str>,);
 pub mod pattern {
     use super::*;
 
+    pub const OVERVIEW: Fixed = (StaticSegment(super::OVERVIEW),);
+    pub const SIGNALS: Fixed = (StaticSegment(super::SIGNALS),);
     pub const TASKS: Fixed = (StaticSegment(super::TASKS),);
     pub const TASK: (StaticSegment<&'static str>, ParamSegment) = (StaticSegment(super::TASKS), ParamSegment(TASK_ID));
     pub const APPROVALS: Fixed = (StaticSegment(super::APPROVALS),);
@@ -114,6 +132,8 @@ mod tests {
     fn every_link_is_matched_by_its_page_s_pattern() {
         let none = Some(Vec::new());
         for (p, link) in [
+            (pattern::OVERVIEW, OVERVIEW),
+            (pattern::SIGNALS, SIGNALS),
             (pattern::TASKS, TASKS),
             (pattern::APPROVALS, APPROVALS),
             (pattern::OPERATIONS, OPERATIONS),
@@ -125,6 +145,10 @@ mod tests {
             assert_eq!(matched(&p, link), none, "{link}");
         }
         assert_eq!(matched(&pattern::APPROVALS, &approval("a1")), none);
+        let down = entities_filtered("lxc", Some(nomos_types::Health::Down));
+        assert_eq!(down, "/entities?type=lxc&health=down");
+        assert_eq!(matched(&pattern::ENTITIES, &down), none);
+        assert_eq!(entities_filtered("a&b", None), "/entities?type=a%26b");
         assert_eq!(matched(&pattern::TASK, &task("0193-ab")), Some(vec![(TASK_ID.into(), "0193-ab".into())]));
         assert_eq!(matched(&pattern::TASKS, &task("0193-ab")), None, "the board is not a task");
         let entity_page = (pattern::ENTITIES.0, pattern::ENTITY.0);

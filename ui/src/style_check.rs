@@ -59,8 +59,19 @@ fn literal_colour(body: &str) -> bool {
 
 /// White text on a background the dark theme keeps (status colours), or a light-independent
 /// effect: fine in both themes.
-const BOTH_THEMES: &[&str] =
-    &[".pulse", "0%", "70%", "100%", ".pill", ".depth", "button.delete.armed", "button.stop", ".nav-count", ".risk"];
+const BOTH_THEMES: &[&str] = &[
+    ".pulse",
+    "0%",
+    "70%",
+    "100%",
+    ".pill",
+    ".depth",
+    "button.delete.armed",
+    "button.stop",
+    ".nav-count",
+    ".risk",
+    ".sev",
+];
 
 #[test]
 fn every_literal_colour_has_its_dark_counterpart() {

@@ -1,11 +1,13 @@
-//! The entity list: a filter on slug or name (applied when typing pauses), a type filter with
-//! counts, the matching entities as links to their pages, and paging.
+//! The entity list: a filter on slug or name (applied when typing pauses), type (with counts) and
+//! health filters, the matching entities as links to their pages, and paging. `?type=` and
+//! `?health=` set the filters (the overview's fleet health links here).
 
 use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos_router::components::A;
-use nomos_types::{EntityListItem, EntityQuery, Page};
+use leptos_router::hooks::use_query_map;
+use nomos_types::{EntityListItem, EntityQuery, Health, Page};
 
 use crate::components::answer;
 use crate::events::Topic;
@@ -22,8 +24,21 @@ pub fn EntityList() -> impl IntoView {
     let live = use_live();
     let typed = RwSignal::new(String::new());
     let filter = RwSignal::new(String::new());
-    let entity_type = RwSignal::new(String::new());
+    // A link that names a filter sets both; opening an entity (no query) keeps the filters in use.
+    // Read once before the first request so a filtered link does not read the whole list first.
+    let url = use_query_map();
+    let (ty, h) = url.with_untracked(|q| (q.get(routes::TYPE), q.get(routes::HEALTH)));
+    let entity_type = RwSignal::new(ty.unwrap_or_default());
+    let health = RwSignal::new(h.unwrap_or_default());
     let offset = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        let (ty, h) = url.with(|q| (q.get(routes::TYPE), q.get(routes::HEALTH)));
+        if ty.is_some() || h.is_some() {
+            entity_type.set(ty.unwrap_or_default());
+            health.set(h.unwrap_or_default());
+            offset.set(0);
+        }
+    });
 
     let on_input = move |ev| {
         let value = event_target_value(&ev);
@@ -43,7 +58,7 @@ pub fn EntityList() -> impl IntoView {
     let query = Memo::new(move |_| EntityQuery {
         entity_type: Some(entity_type.get()).filter(|t| !t.is_empty()),
         text: Some(filter.get()).filter(|t| !t.trim().is_empty()),
-        health: None,
+        health: health.get().parse::<Health>().ok(),
         limit: Some(PAGE_SIZE),
         offset: offset.get(),
     });
@@ -93,6 +108,24 @@ pub fn EntityList() -> impl IntoView {
                         })
                         .collect_view()
                 }}
+            </select>
+            <select
+                aria-label="Health"
+                data-testid="health-filter"
+                prop:value=move || health.get()
+                on:change=move |ev| {
+                    health.set(event_target_value(&ev));
+                    offset.set(0);
+                }
+            >
+                <option value="">"Any health"</option>
+                {Health::ALL
+                    .iter()
+                    .map(|h| {
+                        let h = *h;
+                        view! { <option value=h.as_str() selected=move || health.get() == h.as_str()>{h.as_str()}</option> }
+                    })
+                    .collect_view()}
             </select>
         </div>
         {move || answer(page.get(), "Loading…", |p| view! { <Rows page=p offset=offset /> }.into_any())}

@@ -4,6 +4,11 @@
 mod entities;
 mod entity;
 mod not_found;
+// ── observe ──
+mod overview;
+mod signals;
+pub use overview::OverviewPage;
+pub use signals::{CriticalCount, SignalsPage};
 // ── tasks ──
 mod task;
 mod tasks;
