@@ -106,6 +106,8 @@ pub fn stale_after(event: &EngineEvent) -> Topics {
         | Event::SignalMuted(_)
         | Event::SignalResolved(_)
         | Event::SignalSuppressed(_) => Topics::of(&[Signals]),
+        // A notification went out: nothing in the window changed.
+        Event::SignalNotified(_) => Topics::of(&[]),
         // A highlight only: nothing read before is stale.
         Event::EntityTouched(_) => Topics::of(&[]),
         // Written by a newer version, or a payload this build cannot read: it may concern
@@ -139,6 +141,7 @@ pub fn feed_line(event: &EngineEvent) -> Option<FeedLine> {
         Event::SignalMuted(e) => e.message.clone(),
         Event::SignalResolved(e) => e.message.clone(),
         Event::SignalSuppressed(e) => e.message.clone(),
+        Event::SignalNotified(e) => format!("notified: {}", e.title),
         Event::HealthChanged(e) => format!("{} → {}", e.from, e.to),
         _ => String::new(),
     };

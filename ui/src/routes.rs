@@ -61,6 +61,8 @@ pub fn destination(to: &nomos_types::Destination) -> String {
         nomos_types::Destination::Approvals => APPROVALS.to_string(),
         nomos_types::Destination::Approval { id } => approval(id),
         nomos_types::Destination::Task { id } => task(id),
+        nomos_types::Destination::Signals => SIGNALS.to_string(),
+        nomos_types::Destination::Entity { slug } => entity(slug),
     }
 }
 
@@ -161,5 +163,7 @@ mod tests {
         assert_eq!(destination(&Destination::Approvals), "/approvals");
         assert_eq!(destination(&Destination::Approval { id: "a b&c".into() }), "/approvals?focus=a%20b%26c");
         assert_eq!(destination(&Destination::Task { id: "t1".into() }), "/tasks/t1");
+        assert_eq!(destination(&Destination::Signals), "/signals");
+        assert_eq!(destination(&Destination::Entity { slug: "lxc:ca ddy".into() }), "/entities/lxc:ca%20ddy");
     }
 }

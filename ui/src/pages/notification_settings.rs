@@ -10,10 +10,11 @@ use crate::ipc;
 
 /// The kinds, as (label, test id, field).
 type Field = fn(&mut NotificationSettings) -> &mut bool;
-const KINDS: [(&str, &str, Field); 3] = [
+const KINDS: [(&str, &str, Field); 4] = [
     ("A request waits for your approval", "notify-approvals", |s| &mut s.approvals),
     ("Nomos asks you a question", "notify-questions", |s| &mut s.questions),
     ("A task finished or failed", "notify-task-ends", |s| &mut s.task_ends),
+    ("A critical signal (at most once per problem per 30 minutes)", "notify-signals", |s| &mut s.signals),
 ];
 
 #[component]
