@@ -102,9 +102,11 @@ lint: setup
 
 # The UI: wasm32 build + wasm-bindgen (no trunk, no wasm-opt: Debian's binaryen breaks the module).
 # Written to a temporary directory first so a failed build never leaves a half-written ui/dist.
+# Function names (the name section, a third of the file) are left out: the webview compiles less
+# at every start; a panic's message still says what failed.
 ui: $(WASM)
 	rm -rf ui/dist.tmp && mkdir -p ui/dist.tmp
-	wasm-bindgen "$(WASM)" --target web --no-typescript --out-dir ui/dist.tmp --out-name oikos_ui
+	wasm-bindgen "$(WASM)" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir ui/dist.tmp --out-name oikos_ui
 	cp ui/static/* icons/icon.png ui/dist.tmp/
 	rm -rf ui/dist && mv ui/dist.tmp ui/dist
 
