@@ -212,3 +212,40 @@ async fn faults_in_the_lab_become_signals_and_only_the_ones_worth_it_notify() {
     assert_eq!(s.maintenance.as_deref(), Some(task.as_str()), "{s:?}");
     assert_eq!(notified(&w).await, before);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certificates_updates_and_backups_are_read_on_their_slower_clocks() {
+    let w = World::start(2, true, ActuateConfig::default()).await;
+    let lab = w.lab.dir().to_path_buf();
+    let apply = Some(ApplyBy::Operator("operator:test".into()));
+    w.act.discover("host:pve1", DiscoverOptions { apply }).await.unwrap();
+    let observer = Observer::new().unwrap();
+    let first = w.act.observe_once(&observer).await.unwrap();
+    assert!(first.warnings.is_empty(), "{:?}", first.warnings);
+    let last = |slug: &'static str, metric: &'static str| {
+        let engine = w.engine.clone();
+        async move { engine.query_metrics(slug, Some(metric), MetricRange::Hour).await.unwrap()[0].last.unwrap() }
+    };
+    assert!(last("host:pve1", "cert_days_left").await > 300.0);
+    assert!(last("lxc:caddy", "backup_age_hours").await < 48.0);
+    assert!(last("host:pve2", "updates_pending").await >= 0.0);
+    // Not read again within the hour (nor the backups within the day).
+    let quiet = w.act.observe_once(&observer).await.unwrap();
+    assert!(quiet.commands < first.commands, "{} vs {}", quiet.commands, first.commands);
+
+    // A certificate about to expire and a guest without a backup: signals at their next read.
+    nomos_lab::fault(&lab, "pve2", &Fault::CertExpire { days: 2 }).unwrap();
+    nomos_lab::fault(&lab, "pve1", &Fault::NoBackup { vmid: 101 }).unwrap();
+    tick(&w, 86_400);
+    let r = w.act.observe_once(&observer).await.unwrap();
+    let kinds: Vec<(String, Option<String>, String)> = {
+        let mut v = Vec::new();
+        for id in &r.raised {
+            let s = w.engine.signal(id).await.unwrap();
+            v.push((s.kind, s.entity, s.severity.to_string()));
+        }
+        v
+    };
+    assert!(kinds.contains(&("certificate".into(), Some("host:pve2".into()), "critical".into())), "{kinds:?}");
+    assert!(kinds.contains(&("backup".into(), Some("lxc:caddy".into()), "warning".into())), "{kinds:?}");
+}

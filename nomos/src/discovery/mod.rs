@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 pub use apply::ApplyBy;
 pub(crate) use run::cycle;
-pub(crate) use run::split as split_answers;
+pub(crate) use run::{node_name_ok, split as split_answers};
 pub use run::{read_command, DiscoverOptions, Discovery, ACTOR};
 
 /// Why a discovery could not finish. Nothing is applied when it fails.

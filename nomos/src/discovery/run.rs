@@ -76,7 +76,7 @@ pub(crate) fn split(stdout: &str) -> Vec<(String, String)> {
 }
 
 /// A Proxmox node name is a host name: letters, digits and inner `-` or `.`.
-fn node_name_ok(name: &str) -> bool {
+pub(crate) fn node_name_ok(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 63
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')

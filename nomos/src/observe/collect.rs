@@ -237,3 +237,78 @@ mod tests {
         assert_eq!(host("ü\n@@oikos units\nnöt-a-unit\n", 0).failed_units, Vec::<String>::new());
     }
 }
+
+/// The slow reads of a cluster: hourly certificates and subscriptions per node, daily the newest
+/// backup per guest (from the storages that hold backups).
+pub mod slow {
+    use super::{array, Reading, Row};
+
+    /// Days until the node's own certificate (`pve-ssl.pem`, else the first one listed) expires.
+    pub fn certificate_days(text: &str, now_s: i64) -> Option<f64> {
+        let rows = array(text, "certificates/info").ok()?;
+        let pick =
+            rows.iter().find(|m| Row(m).str("filename").as_deref() == Some("pve-ssl.pem")).or_else(|| rows.first())?;
+        let notafter = Row(pick).f64("notafter")?;
+        Some((notafter - now_s as f64) / 86_400.0)
+    }
+
+    /// Whether the node's subscription is active.
+    pub fn subscription_active(text: &str) -> Option<bool> {
+        let v: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+        let status = v.get("status")?.as_str()?;
+        Some(status.eq_ignore_ascii_case("active"))
+    }
+
+    /// The newest backup per guest of one storage's content: (vmid, ctime).
+    pub fn backups(text: &str) -> Vec<(u64, i64)> {
+        let Ok(rows) = array(text, "storage content") else { return Vec::new() };
+        rows.iter()
+            .filter_map(|m| {
+                let r = Row(m);
+                let ctime = i64::try_from(r.u64("ctime")?).ok()?;
+                Some((r.u64("vmid")?, ctime))
+            })
+            .collect()
+    }
+
+    /// Backup ages (hours) as readings, from every storage's content.
+    pub fn backup_ages(contents: &[Vec<(u64, i64)>], now_s: i64) -> Vec<Reading> {
+        let mut newest: std::collections::BTreeMap<u64, i64> = std::collections::BTreeMap::new();
+        for (vmid, ctime) in contents.iter().flatten() {
+            let e = newest.entry(*vmid).or_insert(*ctime);
+            *e = (*e).max(*ctime);
+        }
+        newest
+            .into_iter()
+            .map(|(vmid, ctime)| Reading {
+                pve_key: format!("guest/{vmid}"),
+                metric: "backup_age_hours",
+                unit: "h",
+                value: ((now_s - ctime) as f64 / 3600.0).max(0.0),
+            })
+            .collect()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn slow_reads() {
+            let certs = r#"[{"filename":"pve-root-ca.pem","notafter":2000000000},{"filename":"pve-ssl.pem","notafter":1000864000}]"#;
+            assert_eq!(certificate_days(certs, 1_000_000_000), Some(10.0));
+            assert_eq!(certificate_days("[]", 0), None);
+            assert_eq!(subscription_active(r#"{"status":"Active","level":"c"}"#), Some(true));
+            assert_eq!(subscription_active(r#"{"status":"notfound"}"#), Some(false));
+            assert_eq!(subscription_active("nope"), None);
+            let a = backups(
+                r#"[{"vmid":101,"ctime":3600},{"vmid":101,"ctime":7200},{"vmid":"102","ctime":"0"},{"volid":"x"}]"#,
+            );
+            let b = backups(r#"[{"vmid":102,"ctime":3600}]"#);
+            let ages = backup_ages(&[a, b], 7200 + 3 * 3600);
+            assert_eq!(ages.len(), 2);
+            assert_eq!((ages[0].pve_key.as_str(), ages[0].value), ("guest/101", 3.0));
+            assert_eq!((ages[1].pve_key.as_str(), ages[1].value), ("guest/102", 5.0));
+        }
+    }
+}

@@ -26,6 +26,9 @@ pub const ACTOR: &str = "observe";
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Hosts are probed at most this often.
 const HOST_EVERY_S: i64 = 60;
+/// Certificates, subscriptions and pending updates are read hourly; backups daily.
+const HOURLY_S: i64 = 3600;
+const DAILY_S: i64 = 86_400;
 /// Rollup and pruning run at most this often.
 const ROLLUP_EVERY_S: i64 = 300;
 /// Samples older than this are not replayed (the longest dwell plus the flapping window).
@@ -43,6 +46,9 @@ pub struct Observer {
 struct State {
     counters: HashMap<String, (i64, [u64; 4])>,
     host_probed: HashMap<String, i64>,
+    /// When each cluster's hourly and daily reads, and each host's hourly one, last ran.
+    hourly: HashMap<String, i64>,
+    daily: HashMap<String, i64>,
     rolled_up: i64,
 }
 
@@ -54,7 +60,21 @@ struct Entity {
     state: String,
 }
 
+/// Pending updates as the package manager knows them (never `apt update`: only reads).
+const UPDATES_PROBE: &str = "apt list --upgradable 2>/dev/null | tail -n +2 | wc -l";
+
 impl Observer {
+    /// Whether the read of `key` in `which` is due at `now`; if so it counts as done now.
+    fn due(&self, which: impl Fn(&mut State) -> &mut HashMap<String, i64>, key: &str, now: i64, every: i64) -> bool {
+        let mut st = self.state();
+        let map = which(&mut st);
+        if map.get(key).is_some_and(|t| now - t < every) {
+            return false;
+        }
+        map.insert(key.to_string(), now);
+        true
+    }
+
     pub fn new() -> Result<Observer> {
         let rules = Rules::builtin().map_err(|e| Error::Invalid(e.to_string()))?;
         Ok(Observer { rules, state: Mutex::new(State::default()) })
@@ -158,6 +178,34 @@ impl Actuator {
                     observed.push(i);
                 }
             }
+            // The slow reads, through the same host, when their time has come.
+            let online: Vec<String> = reading
+                .readings
+                .iter()
+                .filter(|r| r.metric == "up" && r.value > 0.0)
+                .filter_map(|r| r.pve_key.strip_prefix("node/").map(str::to_string))
+                .filter(|n| crate::discovery::node_name_ok(n))
+                .collect();
+            let mut slow = Vec::new();
+            if observer.due(|s| &mut s.hourly, &cluster, now, HOURLY_S) {
+                match self.read_hourly(&host, &cluster, &online, now).await {
+                    Ok(r) => slow.extend(r),
+                    Err(e) => report.warnings.push(format!("{cluster}: hourly reads: {e}")),
+                }
+                report.commands += 1;
+            }
+            if observer.due(|s| &mut s.daily, &cluster, now, DAILY_S) {
+                match self.read_backups(&host, &cluster, now).await {
+                    Ok(r) => slow.extend(r),
+                    Err(e) => report.warnings.push(format!("{cluster}: backup reads: {e}")),
+                }
+                report.commands += 1;
+            }
+            for r in &slow {
+                if let Some(&i) = by_key.get(&(cluster.clone(), r.pve_key.clone())) {
+                    sample(&mut samples, &entities[i].0, r.metric, r.unit, r.value);
+                }
+            }
             for g in &reading.guests {
                 let Some(&i) = by_key.get(&(cluster.clone(), format!("guest/{}", g.vmid))) else { continue };
                 let e = &entities[i].0;
@@ -237,6 +285,21 @@ impl Actuator {
                 sample(&mut samples, e, "memory_percent", "%", v);
             }
             sample(&mut samples, e, "failed_units", "", h.failed_units.len() as f64);
+            if observer.due(|s| &mut s.hourly, &e.slug, now, HOURLY_S) {
+                let req = self.probe_request(&e.slug, UPDATES_PROBE.to_string(), "observe: pending updates");
+                match self.probe(&format!("observe:updates:{}", e.slug), req).await {
+                    Ok(r) if r.ok() => {
+                        if let Ok(n) = r.stdout.trim().parse::<f64>() {
+                            sample(&mut samples, e, "updates_pending", "", n);
+                        }
+                    }
+                    Ok(r) => {
+                        report.warnings.push(format!("{}: pending updates: {}", e.slug, r.error.unwrap_or_default()))
+                    }
+                    Err(err) => report.warnings.push(format!("{}: pending updates: {err}", e.slug)),
+                }
+                report.commands += 1;
+            }
             if let Some(v) = h.clock_offset {
                 sample(&mut samples, e, "clock_offset", "s", v);
             }
@@ -362,6 +425,80 @@ impl Actuator {
         report.resolved = changes.resolved;
         report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         Ok(report)
+    }
+
+    /// Hourly: each online node's certificate and subscription, in one command.
+    async fn read_hourly(
+        &self,
+        host: &str,
+        cluster: &str,
+        nodes: &[String],
+        now: i64,
+    ) -> Result<Vec<collect::Reading>> {
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let paths: Vec<String> = nodes
+            .iter()
+            .flat_map(|n| [format!("/nodes/{n}/certificates/info"), format!("/nodes/{n}/subscription")])
+            .collect();
+        let req = self.probe_request(host, read_command(&paths), "observe: certificates and subscriptions");
+        let r = self.probe(&format!("observe:hourly:{cluster}"), req).await?;
+        let sections = split_answers(&r.stdout);
+        let get = |p: &str| sections.iter().find(|(k, _)| k == p).map(|(_, t)| t.as_str());
+        let mut out = Vec::new();
+        for n in nodes {
+            let key = format!("node/{n}");
+            if let Some(days) =
+                get(&format!("/nodes/{n}/certificates/info")).and_then(|t| collect::slow::certificate_days(t, now))
+            {
+                out.push(collect::Reading { pve_key: key.clone(), metric: "cert_days_left", unit: "d", value: days });
+            }
+            if let Some(active) = get(&format!("/nodes/{n}/subscription")).and_then(collect::slow::subscription_active)
+            {
+                out.push(collect::Reading {
+                    pve_key: key,
+                    metric: "subscription_active",
+                    unit: "",
+                    value: f64::from(u8::from(active)),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Daily: the newest backup of every guest, from the storages that hold backups.
+    async fn read_backups(&self, host: &str, cluster: &str, now: i64) -> Result<Vec<collect::Reading>> {
+        let stores: Vec<(String, Option<String>)> = sqlx::query_as(
+            "SELECT json_extract(attributes, '$.pve_key'), json_extract(attributes, '$.node') FROM entities
+              WHERE type = 'storage' AND state NOT IN ('gone', 'destroyed') AND json_extract(attributes, '$.cluster') = ?
+                AND ifnull(json_extract(attributes, '$.content'), '') LIKE '%backup%'",
+        )
+        .bind(cluster)
+        .fetch_all(self.engine().store().pool())
+        .await?;
+        let ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        let mut paths = Vec::new();
+        for (key, node) in stores {
+            // storage/<node>/<id> for a local one, storage/<id> for a shared one (read through `host`'s node).
+            let parts: Vec<&str> = key.strip_prefix("storage/").unwrap_or_default().split('/').collect();
+            let (node, id) = match parts.as_slice() {
+                [n, id] => ((*n).to_string(), (*id).to_string()),
+                [id] => (node.unwrap_or_else(|| host.trim_start_matches("host:").to_string()), (*id).to_string()),
+                _ => continue,
+            };
+            if ok(&node) && ok(&id) && crate::discovery::node_name_ok(&node) {
+                paths.push(format!("/nodes/{node}/storage/{id}/content --content backup"));
+            }
+        }
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let req = self.probe_request(host, read_command(&paths), "observe: the newest backup of each guest");
+        let r = self.probe(&format!("observe:backups:{cluster}"), req).await?;
+        let contents: Vec<Vec<(u64, i64)>> =
+            split_answers(&r.stdout).iter().map(|(_, t)| collect::slow::backups(t)).collect();
+        Ok(collect::slow::backup_ages(&contents, now))
     }
 
     fn probe_request(&self, host: &str, command: String, purpose: &str) -> RunRequest {
