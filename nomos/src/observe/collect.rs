@@ -308,7 +308,7 @@ pub mod slow {
             let ages = backup_ages(&[a, b], 7200 + 3 * 3600);
             assert_eq!(ages.len(), 2);
             assert_eq!((ages[0].pve_key.as_str(), ages[0].value), ("guest/101", 3.0));
-            assert_eq!((ages[1].pve_key.as_str(), ages[1].value), ("guest/102", 5.0));
+            assert_eq!((ages[1].pve_key.as_str(), ages[1].value), ("guest/102", 4.0));
         }
     }
 }

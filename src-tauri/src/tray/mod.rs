@@ -1,4 +1,4 @@
-//! The tray icon: the number of pending approvals (a badge drawn into the icon, or the icon's
+//! The tray icon: what needs the operator — pending approvals and open critical signals (a badge drawn into the icon, or the icon's
 //! title on macOS, and the tooltip) and a menu — Open Oikos, Pending approvals (N), Pause or
 //! Resume autonomy, Check for updates, Quit. It follows the engine's events, including changes made by the `nomos`
 //! command line on the same database (the runtime's watcher relays them), and acts only through
@@ -46,6 +46,8 @@ pub struct TrayView {
     pub pending: usize,
     /// Whether autonomy is paused.
     pub paused: bool,
+    /// Open critical signals that are neither acknowledged, muted, suppressed nor in maintenance.
+    pub critical: usize,
 }
 
 impl TrayView {
@@ -63,16 +65,26 @@ impl TrayView {
             1 => "1 pending approval".to_string(),
             n => format!("{n} pending approvals"),
         };
+        let critical = match self.critical {
+            0 => String::new(),
+            1 => " · 1 critical signal".to_string(),
+            n => format!(" · {n} critical signals"),
+        };
         if self.paused {
-            format!("Oikos — {pending} · autonomy paused")
+            format!("Oikos — {pending}{critical} · autonomy paused")
         } else {
-            format!("Oikos — {pending}")
+            format!("Oikos — {pending}{critical}")
         }
+    }
+
+    /// What needs the operator: approvals waiting and open critical signals (the badge's count).
+    pub fn needs_you(&self) -> usize {
+        self.pending + self.critical
     }
 
     /// The text beside the icon where the platform shows one (macOS): the count, or nothing.
     pub fn title(&self) -> Option<String> {
-        (self.pending > 0).then(|| self.pending.to_string())
+        (self.needs_you() > 0).then(|| self.needs_you().to_string())
     }
 }
 
@@ -192,7 +204,7 @@ fn icon(view: &TrayView) -> tauri::Result<Image<'static>> {
     if cfg!(target_os = "macos") {
         return Ok(base);
     }
-    let rgba = badge::draw(base.rgba(), base.width(), base.height(), view.pending);
+    let rgba = badge::draw(base.rgba(), base.width(), base.height(), view.needs_you());
     Ok(Image::new_owned(rgba, base.width(), base.height()))
 }
 
@@ -236,16 +248,28 @@ fn apply(
     Ok(())
 }
 
-/// What the engine says now: pending approvals and whether autonomy is paused.
+/// What the engine says now: pending approvals, open critical signals, whether autonomy is paused.
 async fn read_view(actuator: &Actuator) -> nomos::Result<TrayView> {
     let pending = actuator.pending_approvals().await?.len();
     let paused = actuator.is_paused().await?;
-    Ok(TrayView { pending, paused })
+    let critical = usize::try_from(actuator.engine().signal_counts().await?.critical).unwrap_or(0);
+    Ok(TrayView { pending, paused, critical })
 }
 
 /// Whether an event can change what the tray shows.
 fn concerns_tray(event: &Event) -> bool {
-    matches!(event, Event::ApprovalRequested(_) | Event::ApprovalDecided(_) | Event::AutonomyChanged(_))
+    matches!(
+        event,
+        Event::ApprovalRequested(_)
+            | Event::ApprovalDecided(_)
+            | Event::AutonomyChanged(_)
+            | Event::SignalRaised(_)
+            | Event::SignalUpdated(_)
+            | Event::SignalAcked(_)
+            | Event::SignalMuted(_)
+            | Event::SignalResolved(_)
+            | Event::SignalSuppressed(_)
+    )
 }
 
 fn follow_engine(app: AppHandle, rt: &Runtime) {
@@ -349,7 +373,7 @@ mod tests {
             menu_labels(&idle),
             ["Open Oikos", "Pending approvals (0)", "Pause autonomy", "Check for updates…", "Quit"]
         );
-        let busy = TrayView { pending: 3, paused: true };
+        let busy = TrayView { pending: 3, paused: true, critical: 0 };
         assert_eq!(
             menu_labels(&busy),
             ["Open Oikos", "Pending approvals (3)", "Resume autonomy", "Check for updates…", "Quit"]
@@ -359,10 +383,16 @@ mod tests {
     #[test]
     fn tooltip_and_title_say_the_count() {
         assert_eq!(TrayView::default().tooltip(), "Oikos — no pending approvals");
-        assert_eq!(TrayView { pending: 1, paused: false }.tooltip(), "Oikos — 1 pending approval");
-        assert_eq!(TrayView { pending: 2, paused: true }.tooltip(), "Oikos — 2 pending approvals · autonomy paused");
+        assert_eq!(TrayView { pending: 1, paused: false, critical: 0 }.tooltip(), "Oikos — 1 pending approval");
+        let alarm = TrayView { pending: 1, paused: false, critical: 2 };
+        assert_eq!(alarm.tooltip(), "Oikos — 1 pending approval · 2 critical signals");
+        assert_eq!(alarm.title().as_deref(), Some("3"));
+        assert_eq!(
+            TrayView { pending: 2, paused: true, critical: 0 }.tooltip(),
+            "Oikos — 2 pending approvals · autonomy paused"
+        );
         assert_eq!(TrayView::default().title(), None);
-        assert_eq!(TrayView { pending: 4, paused: false }.title().as_deref(), Some("4"));
+        assert_eq!(TrayView { pending: 4, paused: false, critical: 0 }.title().as_deref(), Some("4"));
     }
 
     #[test]
@@ -376,7 +406,7 @@ mod tests {
     #[test]
     fn the_icon_decodes_and_takes_a_badge() {
         let plain = icon(&TrayView::default()).unwrap();
-        let badged = icon(&TrayView { pending: 2, paused: false }).unwrap();
+        let badged = icon(&TrayView { pending: 2, paused: false, critical: 0 }).unwrap();
         assert_eq!((plain.width(), plain.height()), (badged.width(), badged.height()));
         assert_ne!(plain.rgba(), badged.rgba());
     }
