@@ -25,6 +25,9 @@
 //!   - { type: dns-record, name: git.home.arpa }
 //! relationships:
 //!   - { source: service:caddy, type: routes-to, target: service:gitea }
+//! checks:              # what Observe checks (see `nomos checks add`)
+//!   - { entity: lxc:caddy, name: caddy, kind: service, unit: caddy }
+//!   - { entity: lxc:caddy, name: https, kind: http, url: "https://192.168.1.21/", expect_status: 200, interval_s: 120 }
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -64,6 +67,8 @@ pub struct Inventory {
     pub entities: Vec<EntityEntry>,
     #[serde(default)]
     pub relationships: Vec<RelationshipEntry>,
+    #[serde(default)]
+    pub checks: Vec<nomos_types::CheckSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -390,6 +395,10 @@ impl Engine {
         for (at, rel, source, target, props) in edges {
             imp.link(&mut tx, &at, &rel, &source, &target, props).await?;
         }
+        for (i, c) in inv.checks.iter().enumerate() {
+            let at = format!("checks[{i}] ({} on {})", c.name, c.entity);
+            crate::observe::checks::add_in(&mut tx, c).await.map_err(|e| imp.fail(&at, e.to_string()))?;
+        }
 
         let report = imp.report;
         tx.emit(EventDraft::new(InventoryImported { source: source_name.to_string(), report: report.clone() })).await?;
@@ -479,6 +488,20 @@ services:
     }
 
     #[tokio::test]
+    async fn checks_come_with_their_entities() {
+        let (_dir, eng) = engine().await;
+        let yaml = "hosts: [{ name: pve1, address: 10.0.0.1 }]\nlxcs: [{ name: caddy, pve_id: 101, host: pve1 }]\n\
+                    checks:\n  - { entity: lxc:caddy, name: caddy, kind: service, unit: caddy }\n\
+                    \x20 - { entity: lxc:caddy, name: https, kind: http, url: 'https://10.0.0.21/', expect_status: 200, interval_s: 120 }\n";
+        eng.import_inventory(yaml, "with checks").await.unwrap();
+        eng.import_inventory(yaml, "with checks").await.unwrap();
+        let checks = eng.entity_checks("lxc:caddy").await.unwrap();
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        assert_eq!(checks[1].name, "https");
+        assert_eq!(checks[1].interval_s, 120);
+    }
+
+    #[tokio::test]
     async fn bad_files_change_nothing_and_say_where() {
         let (_dir, eng) = engine().await;
         let cases = [
@@ -500,6 +523,11 @@ services:
                 "hosts: [{name: a, address: b}, {name: c, address: d}]\nlxcs: [{ name: x, pve_id: 1, host: a }]\nrelationships: [{ source: host:c, type: hosts, target: lxc:x }]",
                 "the file gives `lxc:x` two `hosts` sources: host:a and host:c",
             ),
+            (
+                "hosts: [{name: a, address: b}]\nchecks: [{ entity: host:a, name: web, kind: http, url: ftp://x, expect_status: 200 }]",
+                "checks[0] (web on host:a): `ftp://x` is not an http(s) URL",
+            ),
+            ("checks: [{ entity: host:a, name: s, kind: telepathy }]", "unknown variant `telepathy`"),
         ];
         for (yaml, expect) in cases {
             let err = eng.import_inventory(yaml, "bad").await.unwrap_err().to_string();

@@ -205,41 +205,48 @@ fn row_to_check(r: &sqlx::sqlite::SqliteRow) -> Result<Check> {
 const CHECK_COLUMNS: &str = "c.id, e.slug, c.name, c.spec, c.interval_s, c.enabled, c.last_run_at, c.last_status, \
      c.last_detail, c.last_latency_ms";
 
+/// Checks a spec and stores it in the caller's transaction (an inventory import adds its checks
+/// with its entities, or nothing). Returns the entity's slug and the check's name.
+pub(crate) async fn add_in(conn: &mut sqlx::SqliteConnection, spec: &CheckSpec) -> Result<(String, String)> {
+    let name = spec.name.trim();
+    if name.is_empty() || name.chars().count() > 80 {
+        return Err(invalid("a check needs a name of 1 to 80 characters"));
+    }
+    command(&spec.kind)?;
+    let interval = spec.interval_s.unwrap_or(DEFAULT_INTERVAL_S);
+    if !(MIN_INTERVAL_S..=86_400).contains(&interval) {
+        return Err(invalid(format!("a check runs every {MIN_INTERVAL_S} s to 1 day, not every {interval} s")));
+    }
+    let entity = crate::graph::require_entity(conn, &spec.entity).await?;
+    if matches!(spec.kind, CheckKind::Service { .. }) && !matches!(entity.entity_type.as_str(), "host" | "lxc") {
+        return Err(invalid(format!(
+            "a service check runs on a host or a container; {} is a {}",
+            entity.slug, entity.entity_type
+        )));
+    }
+    let kind = serde_json::to_string(&spec.kind).map_err(|e| invalid(e.to_string()))?;
+    sqlx::query(
+        "INSERT INTO checks (id, entity_id, name, spec, interval_s) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (entity_id, name) DO UPDATE SET spec = excluded.spec, interval_s = excluded.interval_s,
+             enabled = 1, last_status = NULL, last_detail = NULL, failures = 0",
+    )
+    .bind(new_id())
+    .bind(&entity.id)
+    .bind(name)
+    .bind(kind)
+    .bind(i64::from(interval))
+    .execute(&mut *conn)
+    .await?;
+    Ok((entity.slug, name.to_string()))
+}
+
 impl Engine {
     /// Adds a check (or replaces the one of the same name on the entity).
     pub async fn add_check(&self, spec: &CheckSpec) -> Result<Check> {
-        let name = spec.name.trim();
-        if name.is_empty() || name.chars().count() > 80 {
-            return Err(invalid("a check needs a name of 1 to 80 characters"));
-        }
-        command(&spec.kind)?;
-        let interval = spec.interval_s.unwrap_or(DEFAULT_INTERVAL_S);
-        if !(MIN_INTERVAL_S..=86_400).contains(&interval) {
-            return Err(invalid(format!("a check runs every {MIN_INTERVAL_S} s to 1 day, not every {interval} s")));
-        }
         let mut tx = self.store().begin_write().await?;
-        let entity = crate::graph::require_entity(&mut tx, &spec.entity).await?;
-        if matches!(spec.kind, CheckKind::Service { .. }) && !matches!(entity.entity_type.as_str(), "host" | "lxc") {
-            return Err(invalid(format!(
-                "a service check runs on a host or a container; {} is a {}",
-                entity.slug, entity.entity_type
-            )));
-        }
-        let kind = serde_json::to_string(&spec.kind).map_err(|e| invalid(e.to_string()))?;
-        sqlx::query(
-            "INSERT INTO checks (id, entity_id, name, spec, interval_s) VALUES (?, ?, ?, ?, ?)
-             ON CONFLICT (entity_id, name) DO UPDATE SET spec = excluded.spec, interval_s = excluded.interval_s,
-                 enabled = 1, last_status = NULL, last_detail = NULL, failures = 0",
-        )
-        .bind(new_id())
-        .bind(&entity.id)
-        .bind(name)
-        .bind(kind)
-        .bind(i64::from(interval))
-        .execute(&mut *tx)
-        .await?;
+        let (slug, name) = add_in(&mut tx, spec).await?;
         tx.commit().await?;
-        let checks = self.entity_checks(&entity.slug).await?;
+        let checks = self.entity_checks(&slug).await?;
         checks.into_iter().find(|c| c.name == name).ok_or_else(|| invalid("the check was not stored"))
     }
 

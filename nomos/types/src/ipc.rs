@@ -165,6 +165,10 @@ macro_rules! ipc_commands {
             remove_check(id: ::std::string::String) -> ();
             /// Runs a check now (read-only, through the gate).
             run_check(id: ::std::string::String) -> $crate::CheckRun;
+            /// How often Observe collects, and whether warnings notify.
+            observe_settings() -> $crate::ObserveSettings;
+            /// Stores how Observe runs (the interval: 0 off, else 10 s to 1 h).
+            save_observe_settings(settings: $crate::ObserveSettings) -> $crate::ObserveSettings;
 
             // ── Updates (`commands/updates.rs`) ──
             /// Whether a newer release is on offer and how the last check went.

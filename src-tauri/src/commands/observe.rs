@@ -2,8 +2,8 @@
 
 use nomos::actuate::Decision;
 use nomos::types::{
-    Check, CheckRun, CheckSpec, HealthSummary, IpcError, MetricRange, MetricSeries, Overview, Signal, SignalList,
-    SignalQuery,
+    Check, CheckRun, CheckSpec, HealthSummary, IpcError, MetricRange, MetricSeries, ObserveSettings, Overview, Signal,
+    SignalList, SignalQuery,
 };
 use nomos_types::Channel;
 
@@ -61,4 +61,12 @@ pub async fn remove_check(state: &AppState, id: String) -> Result<(), IpcError> 
 
 pub async fn run_check(state: &AppState, id: String) -> Result<CheckRun, IpcError> {
     state.runtime()?.actuator().run_check(&id).await.map_err(ipc_error)
+}
+
+pub async fn observe_settings(state: &AppState) -> Result<ObserveSettings, IpcError> {
+    state.engine()?.observe_settings().await.map_err(ipc_error)
+}
+
+pub async fn save_observe_settings(state: &AppState, settings: ObserveSettings) -> Result<ObserveSettings, IpcError> {
+    state.engine()?.save_observe_settings(&settings).await.map_err(ipc_error)
 }

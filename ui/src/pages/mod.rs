@@ -23,6 +23,7 @@ pub use operations::OperationsPage;
 mod graph;
 mod knowledge;
 mod notification_settings;
+mod observe_settings;
 mod settings;
 mod settings_desktop;
 mod settings_hosts;

@@ -26,6 +26,7 @@ pub fn SettingsPage() -> impl IntoView {
             <PolicySection />
             <UpdateSection />
             <super::notification_settings::NotificationsSection />
+            <super::observe_settings::ObserveSection />
             <DesktopSection />
         </div>
     }

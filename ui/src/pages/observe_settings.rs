@@ -1,0 +1,86 @@
+//! The Observe section of Settings: how often the homelab is read, and whether warnings notify
+//! too (critical signals always may; see Notifications).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use nomos_types::ObserveSettings;
+
+use crate::components::answer;
+use crate::ipc;
+
+/// The intervals offered, as (seconds, label); 0 turns collection off.
+const INTERVALS: [(u32, &str); 5] =
+    [(10, "every 10 s"), (30, "every 30 s"), (60, "every minute"), (300, "every 5 minutes"), (0, "off")];
+
+#[component]
+pub fn ObserveSection() -> impl IntoView {
+    let version = RwSignal::new(0u32);
+    let stored = LocalResource::new(move || {
+        version.track();
+        ipc::observe_settings()
+    });
+    let failed = RwSignal::new(None::<String>);
+    let save = move |next: ObserveSettings| {
+        spawn_local(async move {
+            match ipc::save_observe_settings(next).await {
+                Ok(_) => failed.set(None),
+                Err(e) => failed.set(Some(e.message)),
+            }
+            version.update(|v| *v += 1);
+        });
+    };
+    view! {
+        <section class="card" aria-labelledby="observe-title">
+            <h2 id="observe-title">"Observe"</h2>
+            <p class="muted">
+                "How often Oikos reads the discovered clusters and hosts (read-only, through the gate)."
+            </p>
+            {move || {
+                answer(
+                    stored.get(),
+                    "Loading…",
+                    move |settings: ObserveSettings| {
+                        let current = settings.clone();
+                        let warn = settings.clone();
+                        view! {
+                            <label>
+                                "Collect "
+                                <select
+                                    data-testid="observe-interval"
+                                    on:change=move |ev| {
+                                        let secs = event_target_value(&ev).parse().unwrap_or(30);
+                                        save(ObserveSettings { interval_s: secs, ..current.clone() });
+                                    }
+                                >
+                                    {INTERVALS
+                                        .into_iter()
+                                        .map(|(secs, label)| {
+                                            view! {
+                                                <option value=secs.to_string() selected=secs == settings.interval_s>
+                                                    {label}
+                                                </option>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </select>
+                            </label>
+                            <label class="toggle">
+                                <input
+                                    type="checkbox"
+                                    data-testid="observe-notify-warnings"
+                                    prop:checked=settings.notify_warnings
+                                    on:change=move |ev| {
+                                        save(ObserveSettings { notify_warnings: event_target_checked(&ev), ..warn.clone() });
+                                    }
+                                />
+                                "Warnings notify too (otherwise only critical signals do)"
+                            </label>
+                        }
+                            .into_any()
+                    },
+                )
+            }}
+            {move || failed.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}
