@@ -19,6 +19,8 @@ pub fn EntityChecks(slug: Signal<String>) -> impl IntoView {
     let live = use_live();
     // Bumped after a change made here: checks send no events.
     let revision = RwSignal::new(0u32);
+    // The last Run now's answer, kept here: the re-read that follows it rebuilds the rows.
+    let ran = RwSignal::new(None::<LastRun>);
     let checks = steady(LocalResource::new(move || {
         live.track(Topic::Signals);
         revision.track();
@@ -30,19 +32,21 @@ pub fn EntityChecks(slug: Signal<String>) -> impl IntoView {
             if list.is_empty() {
                 return view! { <p class="muted" data-testid="checks-empty">"No checks yet."</p> }.into_any();
             }
-            let rows = list.into_iter().map(|c| view! { <CheckRow check=c reload=revision /> }).collect_view();
+            let rows = list.into_iter().map(|c| view! { <CheckRow check=c reload=revision ran=ran /> }).collect_view();
             view! { <ul class="obs-checks" data-testid="checks">{rows}</ul> }.into_any()
         })}
         <AddCheck slug=slug reload=revision />
     }
 }
 
+/// A check run from the page: its id, whether it passed, what it said.
+type LastRun = (String, bool, String);
+
 #[component]
-fn CheckRow(check: Check, reload: RwSignal<u32>) -> impl IntoView {
+fn CheckRow(check: Check, reload: RwSignal<u32>, ran: RwSignal<Option<LastRun>>) -> impl IntoView {
     let now = use_task_feed().now_ms;
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    let ran = RwSignal::new(None::<(bool, String)>);
     let armed = RwSignal::new(false);
     let Check {
         id,
@@ -67,15 +71,15 @@ fn CheckRow(check: Check, reload: RwSignal<u32>) -> impl IntoView {
         let latency = last_latency_ms.map(|ms| format!(" · {ms:.0} ms")).unwrap_or_default();
         last_run_at.as_deref().map(|at| format!("{}{latency}", ago(now.get(), at))).unwrap_or_default()
     };
-    let run_id = id.clone();
+    let (run_id, ran_id) = (id.clone(), id.clone());
     let run = move |_| {
         let id = run_id.clone();
         busy.set(true);
         error.set(None);
         spawn_local(async move {
-            match ipc::run_check(id).await {
+            match ipc::run_check(id.clone()).await {
                 Ok(run) => {
-                    ran.try_set(Some((run.ok, run.detail)));
+                    ran.try_set(Some((id, run.ok, run.detail)));
                     reload.try_update(|r| *r += 1);
                 }
                 Err(e) => {
@@ -126,7 +130,7 @@ fn CheckRow(check: Check, reload: RwSignal<u32>) -> impl IntoView {
                     prop:disabled=move || busy.get() on:click=remove>
                     {move || if armed.get() { "Remove for good" } else { "Remove" }}
                 </button>
-                {move || ran.get().map(|(ok, detail)| view! {
+                {move || ran.get().filter(|(id, _, _)| *id == ran_id).map(|(_, ok, detail)| view! {
                     <span class=if ok { "ok" } else { "error" } data-testid="check-result">
                         {if ok { "ok" } else { "failing" }} ": " {detail}
                     </span>
