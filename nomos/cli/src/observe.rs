@@ -48,8 +48,8 @@ pub enum SignalsCommand {
     Mute {
         id: String,
         /// How long: 30m, 1h, 8h, 1d … (at most 30d)
-        #[arg(long = "for", value_name = "DURATION")]
-        duration: String,
+        #[arg(long = "for", value_name = "DURATION", value_parser = duration)]
+        duration: u64,
     },
     /// Resolve a signal by hand (it opens again if its condition still holds)
     Resolve { id: String },
@@ -84,8 +84,8 @@ pub enum ChecksCommand {
         #[arg(long)]
         expect: Option<String>,
         /// How often it runs: 30s … 1d [default: 60s]
-        #[arg(long, value_name = "DURATION")]
-        every: Option<String>,
+        #[arg(long, value_name = "DURATION", value_parser = duration)]
+        every: Option<u64>,
     },
     /// The checks of an entity (or all) with how they last went
     List { slug: Option<String> },
@@ -143,6 +143,11 @@ pub async fn observe(rt: &Runtime, command: ObserveCommand, out: Out) -> Outcome
     }
 }
 
+/// A duration on the command line (`90s`, `5m`, `8h`, `1d`); a bad one is a usage error.
+fn duration(s: &str) -> Result<u64, String> {
+    parse_secs(s).filter(|n| *n > 0).ok_or_else(|| format!("`{s}` is not a duration (like 30s, 5m, 8h, 1d)"))
+}
+
 fn human_report(r: &ObserveReport) -> String {
     let mut s = format!(
         "{} cluster(s), {} host(s): {} command(s), {} sample(s) in {} ms — {} raised, {} updated, {} resolved\n",
@@ -171,12 +176,7 @@ pub async fn signals(rt: &Runtime, command: SignalsCommand, out: Out) -> Outcome
             out.print(&list, human_list)
         }
         SignalsCommand::Ack { id, reason } => out.print(&engine.ack_signal(&id, &reason, &by).await?, one),
-        SignalsCommand::Mute { id, duration } => {
-            let secs = parse_secs(&duration)
-                .filter(|s| *s > 0)
-                .ok_or_else(|| format!("`{duration}` is not a duration (like 30m, 1h, 8h, 1d)"))?;
-            out.print(&engine.mute_signal(&id, secs, &by).await?, one)
-        }
+        SignalsCommand::Mute { id, duration } => out.print(&engine.mute_signal(&id, duration, &by).await?, one),
         SignalsCommand::Resolve { id } => out.print(&engine.resolve_signal(&id, &by).await?, one),
     }
 }
@@ -293,14 +293,7 @@ pub async fn checks(rt: &Runtime, command: ChecksCommand, out: Out) -> Outcome {
             } else {
                 return Err("give one of --service, --tcp, --http, --dns, --certificate".to_string().into());
             };
-            let interval_s = match every.as_deref() {
-                None => None,
-                Some(e) => Some(
-                    parse_secs(e)
-                        .and_then(|s| u32::try_from(s).ok())
-                        .ok_or_else(|| format!("`{e}` is not a duration (like 30s, 5m, 1h)"))?,
-                ),
-            };
+            let interval_s = every.map(|s| u32::try_from(s).unwrap_or(u32::MAX));
             let check = engine.add_check(&CheckSpec { entity: slug, name, kind, interval_s }).await?;
             out.print(&check, human_check)
         }

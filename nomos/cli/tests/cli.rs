@@ -439,3 +439,51 @@ fn action_help_lists_every_action_and_its_parameters_from_the_schema() {
     let err = one_line_error(&out);
     assert!(err.contains("pct_create: `cores` must be between 1 and 512, got 0"), "{err}");
 }
+
+#[test]
+fn observe_signals_metrics_and_checks_keep_their_contracts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("oikos.db");
+    ok_json(&db, &["inventory", "import", DEMO]);
+
+    // Nothing observed yet: empty lists, the counts, a cycle with nothing to read.
+    let list = ok_json(&db, &["signals", "list"]);
+    assert_eq!(list["signals"], serde_json::json!([]));
+    assert_eq!(list["counts"]["critical"], 0);
+    let open = ok_json(&db, &["signals", "list", "--state", "open", "--severity", "critical", "--entity", "lxc:caddy"]);
+    assert_eq!(open["signals"], serde_json::json!([]));
+    let metrics = ok_json(&db, &["metrics", "lxc:caddy", "--range", "24h"]);
+    assert_eq!(metrics, serde_json::json!([]));
+
+    // A check: added, listed, its command the gate will judge; replaced by name; removed.
+    let check = ok_json(&db, &["checks", "add", "lxc:caddy", "caddy", "--service", "caddy", "--every", "2m"]);
+    assert_eq!(check["kind"], "service");
+    assert_eq!(check["unit"], "caddy");
+    assert_eq!(check["interval_s"], 120);
+    assert_eq!(check["command"], "systemctl is-active 'caddy'");
+    let http = ok_json(&db, &["checks", "add", "lxc:caddy", "web", "--http", "http://10.0.0.21/", "--expect", "204"]);
+    assert_eq!(http["expect_status"], 204);
+    let all = ok_json(&db, &["checks", "list", "lxc:caddy"]);
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    let id = check["id"].as_str().unwrap();
+    let removed = ok_json(&db, &["checks", "rm", id]);
+    assert_eq!(removed["removed"], id);
+    assert_eq!(ok_json(&db, &["checks", "list"]).as_array().unwrap().len(), 1);
+
+    // Failures: one line, exit 1; usage errors exit 2.
+    one_line_error(&nomos(&db, &["signals", "ack", "no-such-signal", "--reason", "looking"]));
+    one_line_error(&nomos(&db, &["metrics", "lxc:nowhere"]));
+    one_line_error(&nomos(&db, &["metrics", "lxc:caddy", "--metric", "cpu_percent"]));
+    one_line_error(&nomos(&db, &["checks", "add", "lxc:caddy", "bad", "--service", "caddy; reboot"]));
+    one_line_error(&nomos(&db, &["checks", "add", "vm:haos", "svc", "--service", "ssh"]));
+    one_line_error(&nomos(&db, &["checks", "rm", "no-such-check"]));
+    for usage in [
+        &["signals", "mute", "x", "--for", "soon"][..],
+        &["signals", "list", "--state", "sleeping"],
+        &["metrics", "lxc:caddy", "--range", "7d"],
+        &["checks", "add", "lxc:caddy", "nothing"],
+        &["checks", "add", "lxc:caddy", "two", "--service", "a", "--dns", "b"],
+    ] {
+        assert_eq!(nomos(&db, usage).status.code(), Some(2), "{usage:?}");
+    }
+}
