@@ -42,6 +42,13 @@ CREATE TABLE samples_1h (
     PRIMARY KEY (series_id, at)
 ) WITHOUT ROWID;
 
+-- How far each tier has been rolled up (seconds): the next rollup starts there, so it reads only
+-- what is new, and a gap (the app was off) is filled as far as the tier below still reaches.
+CREATE TABLE rollup_marks (
+    tier TEXT PRIMARY KEY CHECK (tier IN ('1m', '1h')),
+    upto INTEGER NOT NULL
+);
+
 -- Signals with the states the operator works with. Nothing wrote the old table; it is made anew.
 DROP TABLE signals;
 CREATE TABLE signals (

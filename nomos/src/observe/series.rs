@@ -78,15 +78,15 @@ pub(crate) async fn record(conn: &mut SqliteConnection, at: i64, samples: &[Samp
     Ok(())
 }
 
-/// Recent raw values of every series of the given entities since `since` (seconds), oldest first:
-/// what the signal rules replay.
+/// Recent raw values of every series since `since` (seconds), oldest first: what the signal rules
+/// replay. Read series by series (the primary key), never by scanning the tier.
 pub(crate) async fn recent(
     conn: &mut SqliteConnection,
     since: i64,
 ) -> Result<HashMap<(String, String), Vec<(i64, f64)>>> {
     let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(
-        "SELECT s.entity_id, s.name, r.at, r.v FROM samples_raw r JOIN series s ON s.id = r.series_id
-          WHERE r.at >= ? ORDER BY r.series_id, r.at",
+        "SELECT s.entity_id, s.name, r.at, r.v FROM series s JOIN samples_raw r ON r.series_id = s.id AND r.at >= ?
+          ORDER BY s.id, r.at",
     )
     .bind(since)
     .fetch_all(&mut *conn)
@@ -98,42 +98,67 @@ pub(crate) async fn recent(
     Ok(out)
 }
 
-/// Rolls ended buckets up into the next tier and drops what is past each tier's keep. Returns
-/// the rows written and removed.
+async fn mark(conn: &mut SqliteConnection, tier: &str) -> Result<Option<i64>> {
+    Ok(sqlx::query_scalar("SELECT upto FROM rollup_marks WHERE tier = ?").bind(tier).fetch_optional(&mut *conn).await?)
+}
+
+async fn set_mark(conn: &mut SqliteConnection, tier: &str, upto: i64) -> Result<()> {
+    sqlx::query("INSERT INTO rollup_marks (tier, upto) VALUES (?1, ?2) ON CONFLICT (tier) DO UPDATE SET upto = ?2")
+        .bind(tier)
+        .bind(upto)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Rolls the buckets that ended since the last rollup into the next tier and drops what is past
+/// each tier's keep. Every query walks the series' primary keys (series, time), so a rollup reads
+/// only the rows it rolls up. Returns the rows written and removed.
 pub(crate) async fn rollup(conn: &mut SqliteConnection, now: i64) -> Result<(u64, u64)> {
     let minute_end = now - now.rem_euclid(60);
     let hour_end = now - now.rem_euclid(3600);
-    // Raw → 1 minute: only minutes that have ended and are not rolled up yet.
-    let a = sqlx::query(
-        "INSERT OR IGNORE INTO samples_1m (series_id, at, avg, max)
-         SELECT series_id, at - (at % 60) AS m, CAST(round(avg(v)) AS INTEGER), max(v) FROM samples_raw
-          WHERE at < ?1 AND at >= ?2 GROUP BY series_id, m",
-    )
-    .bind(minute_end)
-    .bind(minute_end - 3 * 3600)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected();
+    // Raw → 1 minute, from where the last rollup stopped (no further back than raw is kept).
+    let from = mark(conn, "1m").await?.unwrap_or(i64::MIN).max(minute_end - RAW_KEEP_S);
+    let mut written = 0;
+    if from < minute_end {
+        written += sqlx::query(
+            "INSERT OR IGNORE INTO samples_1m (series_id, at, avg, max)
+             SELECT r.series_id, r.at - (r.at % 60) AS m, CAST(round(avg(r.v)) AS INTEGER), max(r.v)
+               FROM series s JOIN samples_raw r ON r.series_id = s.id AND r.at >= ?1 AND r.at < ?2
+              GROUP BY r.series_id, m",
+        )
+        .bind(from)
+        .bind(minute_end)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        set_mark(conn, "1m", minute_end).await?;
+    }
     // 1 minute → 1 hour (the minimum is the smallest of the minutes' averages).
-    let b = sqlx::query(
-        "INSERT OR IGNORE INTO samples_1h (series_id, at, min, avg, max)
-         SELECT series_id, at - (at % 3600) AS h, min(avg), CAST(round(avg(avg)) AS INTEGER), max(max) FROM samples_1m
-          WHERE at < ?1 AND at >= ?2 GROUP BY series_id, h",
-    )
-    .bind(hour_end)
-    .bind(hour_end - 49 * 3600)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected();
+    let from = mark(conn, "1h").await?.unwrap_or(i64::MIN).max(hour_end - MINUTE_KEEP_S);
+    if from < hour_end {
+        written += sqlx::query(
+            "INSERT OR IGNORE INTO samples_1h (series_id, at, min, avg, max)
+             SELECT m.series_id, m.at - (m.at % 3600) AS h, min(m.avg), CAST(round(avg(m.avg)) AS INTEGER), max(m.max)
+               FROM series s JOIN samples_1m m ON m.series_id = s.id AND m.at >= ?1 AND m.at < ?2
+              GROUP BY m.series_id, h",
+        )
+        .bind(from)
+        .bind(hour_end)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        set_mark(conn, "1h", hour_end).await?;
+    }
     let mut removed = 0;
     for (table, keep) in [("samples_raw", RAW_KEEP_S), ("samples_1m", MINUTE_KEEP_S), ("samples_1h", HOUR_KEEP_S)] {
-        removed += sqlx::query(&format!("DELETE FROM {table} WHERE at < ?"))
+        removed += sqlx::query(&format!("DELETE FROM {table} WHERE series_id IN (SELECT id FROM series) AND at < ?"))
             .bind(now - keep)
             .execute(&mut *conn)
             .await?
             .rows_affected();
     }
-    Ok((a + b, removed))
+    Ok((written, removed))
 }
 
 impl Engine {
@@ -228,6 +253,47 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn tiers_roll_up_once_each_and_are_pruned_past_their_keep() {
+        let (_dir, eng) = crate::testing::engine().await;
+        let e = eng.create_entity(crate::graph::entities::NewEntity::new("lxc", "web")).await.unwrap();
+        let start = 1_800_000_000 - 1_800_000_000 % 3600;
+        let sample = |v: f64| vec![Sample { entity_id: e.id.clone(), metric: "cpu_percent", unit: "%", value: v }];
+        // Three hours at 30 s: 10 % in even minutes, 30 % in odd ones; rolled up every 5 minutes.
+        let mut t = start;
+        while t < start + 3 * 3600 {
+            eng.record_samples(t, &sample(if (t / 60) % 2 == 0 { 10.0 } else { 30.0 })).await.unwrap();
+            if t % 300 == 0 {
+                eng.rollup_metrics(t).await.unwrap();
+            }
+            t += 30;
+        }
+        eng.rollup_metrics(t).await.unwrap();
+        let rows = |sql: &'static str| {
+            let eng = eng.clone();
+            async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(eng.store().pool()).await.unwrap() }
+        };
+        // Raw is kept 2 h; every ended minute once; the ended hours once, each min 10 avg 20 max 30.
+        assert_eq!(rows("SELECT min(at) FROM samples_raw").await, t - RAW_KEEP_S);
+        assert_eq!(rows("SELECT count(*) FROM samples_1m").await, 180);
+        assert_eq!(rows("SELECT count(*) FROM samples_1h").await, 3);
+        let (min, avg, max): (i64, i64, i64) =
+            sqlx::query_as("SELECT min, avg, max FROM samples_1h ORDER BY at LIMIT 1")
+                .fetch_one(eng.store().pool())
+                .await
+                .unwrap();
+        assert_eq!((min, avg, max), (1000, 2000, 3000));
+        // Queried from the tier of each range.
+        let day = eng.query_metrics("lxc:web", Some("cpu_percent"), MetricRange::Day).await.unwrap();
+        assert_eq!(day[0].tier, "1m");
+        assert_eq!(day[0].max, Some(30.0));
+        // Long after: everything but the hourly tier is gone.
+        eng.rollup_metrics(t + 3 * 86_400).await.unwrap();
+        assert_eq!(rows("SELECT count(*) FROM samples_raw").await, 0);
+        assert_eq!(rows("SELECT count(*) FROM samples_1m").await, 0);
+        assert_eq!(rows("SELECT count(*) FROM samples_1h").await, 3);
+    }
 
     #[test]
     fn stored_values_round_trip_in_hundredths() {
