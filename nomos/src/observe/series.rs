@@ -258,7 +258,7 @@ mod tests {
     async fn tiers_roll_up_once_each_and_are_pruned_past_their_keep() {
         let (_dir, eng) = crate::testing::engine().await;
         let e = eng.create_entity(crate::graph::entities::NewEntity::new("lxc", "web")).await.unwrap();
-        let start = 1_800_000_000 - 1_800_000_000 % 3600;
+        let start: i64 = 1_800_000_000; // on the hour
         let sample = |v: f64| vec![Sample { entity_id: e.id.clone(), metric: "cpu_percent", unit: "%", value: v }];
         // Three hours at 30 s: 10 % in even minutes, 30 % in odd ones; rolled up every 5 minutes.
         let mut t = start;
