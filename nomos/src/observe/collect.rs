@@ -141,6 +141,8 @@ pub struct HostReading {
     pub failed_units: Vec<String>,
     /// The host's clock minus ours, in seconds.
     pub clock_offset: Option<f64>,
+    /// How full the root file system is.
+    pub root_percent: Option<f64>,
 }
 
 pub fn host(stdout: &str, local_now_s: i64) -> HostReading {
@@ -152,6 +154,7 @@ pub fn host(stdout: &str, local_now_s: i64) -> HostReading {
                 "mem" => "mem",
                 "units" => "units",
                 "clock" => "clock",
+                "df" => "df",
                 _ => "other",
             };
             continue;
@@ -183,7 +186,15 @@ pub fn host(stdout: &str, local_now_s: i64) -> HostReading {
         .collect();
     let clock_offset =
         get("clock").first().and_then(|l| l.trim().parse::<i64>().ok()).map(|remote| (remote - local_now_s) as f64);
-    HostReading { load1: load1.filter(|v| v.is_finite()), memory_percent, failed_units, clock_offset }
+    // `df -P`: a header, then `fs 1024-blocks used available capacity mount` (used / (used + available)
+    // is what `df` itself shows as the capacity).
+    let root_percent = get("df").get(1).and_then(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let used = f.get(2)?.parse::<f64>().ok()?;
+        let avail = f.get(3)?.parse::<f64>().ok()?;
+        (used + avail > 0.0).then(|| used / (used + avail) * 100.0)
+    });
+    HostReading { load1: load1.filter(|v| v.is_finite()), memory_percent, failed_units, clock_offset, root_percent }
 }
 
 #[cfg(test)]
@@ -225,12 +236,14 @@ mod tests {
     #[test]
     fn a_host_probe_reads_its_four_answers() {
         let out = "0.52 0.40 0.30 1/200 999\n@@oikos mem\nMemTotal:  1000 kB\nMemAvailable:  250 kB\n@@oikos units\n\
-                   caddy.service loaded failed failed Caddy\n@@oikos clock\n1000005\n";
+                   caddy.service loaded failed failed Caddy\n@@oikos clock\n1000005\n@@oikos df\n\
+                   Filesystem 1024-blocks Used Available Capacity Mounted on\n/dev/sda1 1000 900 100 90% /\n";
         let h = host(out, 1_000_000);
         assert_eq!(h.load1, Some(0.52));
         assert_eq!(h.memory_percent, Some(75.0));
         assert_eq!(h.failed_units, vec!["caddy.service".to_string()]);
         assert_eq!(h.clock_offset, Some(5.0));
+        assert_eq!(h.root_percent, Some(90.0));
         let empty = host("", 0);
         assert_eq!(empty, HostReading::default());
         // Non-ASCII noise does not upset it.

@@ -278,11 +278,13 @@ impl Actuator {
             if let Some(v) = h.load1 {
                 sample(&mut samples, e, "load1", "", v);
             }
-            if let Some(v) = h
-                .memory_percent
-                .filter(|_| !samples.iter().any(|s| s.entity_id == e.id && s.metric == "memory_percent"))
-            {
+            // A Proxmox node's memory and root fs come from the cluster's answer; a plain host's from here.
+            let has = |samples: &[Sample], m: &str| samples.iter().any(|s| s.entity_id == e.id && s.metric == m);
+            if let Some(v) = h.memory_percent.filter(|_| !has(&samples, "memory_percent")) {
                 sample(&mut samples, e, "memory_percent", "%", v);
+            }
+            if let Some(v) = h.root_percent.filter(|_| !has(&samples, "disk_percent")) {
+                sample(&mut samples, e, "disk_percent", "%", v);
             }
             sample(&mut samples, e, "failed_units", "", h.failed_units.len() as f64);
             if observer.due(|s| &mut s.hourly, &e.slug, now, HOURLY_S) {
