@@ -47,9 +47,9 @@ impl ProbeResult {
 }
 
 /// The outcome compared between runs: the status, exit code and the kind of error.
-fn outcome(f: &Finished) -> String {
-    let error = f.error.as_deref().map(|e| e.split(':').next().unwrap_or(e).trim().to_string());
-    format!("{}|{}|{}", f.status, f.exit_code.map_or("-".into(), |c| c.to_string()), error.unwrap_or_default())
+fn outcome(status: &str, exit_code: Option<i64>, error: Option<&str>) -> String {
+    let error = error.map(|e| e.split(':').next().unwrap_or(e).trim());
+    format!("{status}|{}|{}", exit_code.map_or("-".into(), |c| c.to_string()), error.unwrap_or_default())
 }
 
 impl Actuator {
@@ -76,7 +76,7 @@ impl Actuator {
             let cut = utf8_floor(&f.stdout, COMPACT_KEEP);
             String::from_utf8_lossy(&f.stdout[..cut]).into_owned()
         };
-        let now_outcome = outcome(&f);
+        let now_outcome = outcome(f.status.as_str(), f.exit_code, f.error.as_deref());
 
         let mut tx = self.engine.store().begin_write().await?;
         let now = tx.now().to_string();
@@ -85,18 +85,7 @@ impl Actuator {
                 .bind(key)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let previous_outcome = previous.as_ref().map(|(status, code, error)| {
-            let f = Finished {
-                status: status.parse().unwrap_or(ExecutionStatus::Failed),
-                exit_code: *code,
-                stdout: Vec::new(),
-                stderr: Vec::new(),
-                truncated: false,
-                error: error.clone(),
-                duration_ms: None,
-            };
-            outcome(&f)
-        });
+        let previous_outcome = previous.as_ref().map(|(status, code, error)| outcome(status, *code, error.as_deref()));
         // A first success is the starting state, not a change; a first failure is worth a record.
         let changed = match &previous_outcome {
             Some(p) => *p != now_outcome,
