@@ -2,7 +2,7 @@
 //! model and context size, and which desktop notifications are on. Never the API key: that lives in the OS keychain
 //! ([`crate::agent::secrets`]).
 
-use nomos_types::{DiscoverySettings, NotificationSettings, ProviderSettings};
+use nomos_types::{DiscoverySettings, NotificationSettings, ObserveSettings, ProviderSettings};
 
 use crate::agent::provider::{ProviderConfig, ProviderError};
 use crate::{Engine, Error, Result};
@@ -15,6 +15,8 @@ const NOTIFICATIONS: &str = "notifications";
 
 /// The `settings` key of discovery's background cycle.
 const DISCOVERY: &str = "discovery";
+/// How Observe runs ([`ObserveSettings`]).
+const OBSERVE: &str = "observe";
 
 /// The variable `name` as the settings give it: what the provider's configuration would read
 /// from `NOMOS_LLM_BASE_URL`, `NOMOS_MODEL` and `NOMOS_CONTEXT_TOKENS`.
@@ -91,6 +93,21 @@ impl Engine {
         self.put_setting(DISCOVERY, &serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?)
             .await?;
         Ok(*settings)
+    }
+
+    /// How Observe runs (every 30 s, warnings not notified, until the operator saved otherwise).
+    pub async fn observe_settings(&self) -> Result<ObserveSettings> {
+        self.setting_or_default(OBSERVE, "observe").await
+    }
+
+    /// Stores how Observe runs: every 10 s at the most often, 0 (off), at least once an hour.
+    pub async fn save_observe_settings(&self, settings: &ObserveSettings) -> Result<ObserveSettings> {
+        let s = settings.interval_s;
+        if s != 0 && !(10..=3600).contains(&s) {
+            return Err(Error::Invalid(format!("observe runs every 10 s to 1 h (0 turns it off), not every {s} s")));
+        }
+        self.put_setting(OBSERVE, &serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?).await?;
+        Ok(settings.clone())
     }
 
     /// Writes one JSON value of the `settings` table.

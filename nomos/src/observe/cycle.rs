@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nomos_types::events::SignalNotified;
-use nomos_types::{EntityState, Health, ObserveReport, ObserveSettings};
+use nomos_types::{EntityState, Health, ObserveReport};
 
 use super::collect::{self, HOST_PROBE};
 use super::rules::{RuleState, Rules, Tracker};
@@ -647,39 +647,5 @@ pub(crate) async fn run(act: Actuator) {
             ) % (2 * spread)
         };
         next = Instant::now() + interval + Duration::from_millis(jitter) - Duration::from_millis(spread);
-    }
-}
-
-impl crate::Engine {
-    /// How Observe runs (every 30 s, warnings not notified, until the operator saved otherwise).
-    pub async fn observe_settings(&self) -> Result<ObserveSettings> {
-        let value: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = 'observe'")
-            .fetch_optional(self.store().pool())
-            .await?;
-        match value {
-            None => Ok(ObserveSettings::default()),
-            Some(v) => serde_json::from_str(&v).map_err(|e| Error::Invalid(format!("stored observe settings: {e}"))),
-        }
-    }
-
-    /// Stores how Observe runs: every 10 s at the most often, 0 (off), at least once an hour.
-    pub async fn save_observe_settings(&self, settings: &ObserveSettings) -> Result<ObserveSettings> {
-        let s = settings.interval_s;
-        if s != 0 && !(10..=3600).contains(&s) {
-            return Err(Error::Invalid(format!("observe runs every 10 s to 1 h (0 turns it off), not every {s} s")));
-        }
-        let value = serde_json::to_string(settings).map_err(|e| Error::Invalid(e.to_string()))?;
-        let mut tx = self.store().begin_write().await?;
-        let now = tx.now().to_string();
-        sqlx::query(
-            "INSERT INTO settings (key, value, updated_at) VALUES ('observe', ?, ?)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        )
-        .bind(value)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(settings.clone())
     }
 }
