@@ -148,23 +148,42 @@ impl Engine {
         let mut tx = self.store().begin_write().await?;
         let now = tx.now().to_string();
         let done = sqlx::query(
-            "UPDATE plan_steps SET status = ?, execution_id = coalesce(?, execution_id),
-                    started_at = CASE WHEN ? THEN coalesce(started_at, ?) ELSE started_at END,
-                    finished_at = CASE WHEN ? THEN ? ELSE NULL END
-              WHERE task_id = ? AND seq = ?",
+            // A step that ends without naming its execution gets the task's newest run of the
+            // step's own command on its target, when there is one.
+            "UPDATE plan_steps SET status = ?1,
+                    execution_id = coalesce(?2, execution_id, CASE WHEN ?5 AND command IS NOT NULL THEN
+                        (SELECT x.id FROM executions x WHERE x.task_id = plan_steps.task_id
+                            AND x.command = plan_steps.command
+                            AND (plan_steps.target_slug IS NULL OR x.target_slug = plan_steps.target_slug)
+                          ORDER BY x.created_at DESC LIMIT 1) END),
+                    started_at = CASE WHEN ?3 THEN coalesce(started_at, ?4) ELSE started_at END,
+                    finished_at = CASE WHEN ?5 THEN ?4 ELSE NULL END
+              WHERE task_id = ?6 AND seq = ?7",
         )
         .bind(status.as_str())
         .bind(execution)
         .bind(status == StepStatus::Running)
         .bind(&now)
         .bind(status.is_end())
-        .bind(&now)
         .bind(task)
         .bind(seq)
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
             return Err(Error::not_found("plan step", seq.to_string()));
+        }
+        // The step's execution achieved it or not: what the Learning page counts per action.
+        if matches!(status, StepStatus::Done | StepStatus::Failed) {
+            sqlx::query(
+                "UPDATE executions SET achieved = ? WHERE task_id = ?
+                    AND id = (SELECT execution_id FROM plan_steps WHERE task_id = ? AND seq = ?)",
+            )
+            .bind(status == StepStatus::Done)
+            .bind(task)
+            .bind(task)
+            .bind(seq)
+            .execute(&mut *tx)
+            .await?;
         }
         plan_updated(&mut tx, task).await?;
         tx.commit().await?;

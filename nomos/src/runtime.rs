@@ -200,7 +200,8 @@ impl Runtime {
         }));
         tasks.push(tokio::spawn(continue_tasks(self.clone(), self.inner.continue_every)));
         tasks.push(tokio::spawn(crate::discovery::cycle(self.inner.actuator.clone())));
-        tasks.push(tokio::spawn(crate::observe::cycle::run(self.inner.actuator.clone())));
+        let investigator: std::sync::Arc<dyn crate::observe::cycle::Investigator> = std::sync::Arc::new(self.clone());
+        tasks.push(tokio::spawn(crate::observe::cycle::run(self.inner.actuator.clone(), Some(investigator))));
     }
 
     /// Stops what this process runs on hosts (the operator pressed Ctrl-C): each command is killed
@@ -216,6 +217,22 @@ impl Runtime {
             t.abort();
         }
         self.inner.engine.store().close().await;
+    }
+}
+
+impl crate::observe::cycle::Investigator for Runtime {
+    fn can_think(&self) -> bool {
+        self.agent().provider().is_ok()
+    }
+
+    fn start(&self, task: String) {
+        let rt = self.clone();
+        tokio::spawn(async move {
+            match rt.agent().run(&task).await {
+                Ok((t, end)) => tracing::info!(task, status = %t.status, "automatic investigation: {end:?}"),
+                Err(e) => tracing::warn!(task, "automatic investigation did not run: {e}"),
+            }
+        });
     }
 }
 

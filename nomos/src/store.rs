@@ -347,7 +347,7 @@ mod tests {
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
         assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
-        assert_eq!(latest_schema_version(), 16);
+        assert_eq!(latest_schema_version(), 17);
     }
 
     #[tokio::test]

@@ -74,7 +74,8 @@ fn signals_shown_acked_muted_resolved_and_the_faulty_entity_observed() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let ours = rt.block_on(Runtime::open(RuntimeConfig::new(&desktop.db))).unwrap();
     let (engine, act) = (ours.engine(), ours.actuator());
-    rt.block_on(engine.save_observe_settings(&ObserveSettings { interval_s: 0, notify_warnings: false })).unwrap();
+    rt.block_on(engine.save_observe_settings(&ObserveSettings { interval_s: 0, ..ObserveSettings::default() }))
+        .unwrap();
     rt.block_on(engine.import_inventory_file(&lab.inventory_path())).unwrap();
     let operator = Decision { actor: "operator:test".into(), channel: Channel::Ui, message: None };
     for host in lab.hosts() {

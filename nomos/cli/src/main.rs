@@ -108,11 +108,13 @@ enum Command {
     /// Observe: collect metrics and signals now, or every cycle
     #[command(subcommand)]
     Observe(observe::ObserveCommand),
-    /// Signals: list, acknowledge, mute, resolve
+    /// Signals: list, acknowledge, mute, resolve, investigate
     #[command(subcommand)]
     Signals(observe::SignalsCommand),
     /// An entity's metrics over 1h, 24h or 30d
     Metrics(observe::MetricsArgs),
+    /// What the loop has learned: execution outcomes, capabilities, incidents, recalled knowledge
+    Learning,
     /// Checks per entity: a service, a port, a URL, a DNS name, a certificate
     #[command(subcommand)]
     Checks(observe::ChecksCommand),
@@ -189,7 +191,11 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Hosts(c) => hosts::hosts(swept(rt).await?.actuator(), c, out).await,
         Command::Discover(a) => discover::discover(swept(rt).await?, a, out).await,
         Command::Observe(c) => observe::observe(swept(rt).await?, c, out).await,
+        Command::Signals(c @ observe::SignalsCommand::Investigate { .. }) => {
+            observe::signals(swept(rt).await?, c, out).await
+        }
         Command::Signals(c) => observe::signals(rt, c, out).await,
+        Command::Learning => observe::learning(rt, out).await,
         Command::Metrics(a) => observe::metrics(rt, a, out).await,
         Command::Checks(c) => observe::checks(swept(rt).await?, c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,

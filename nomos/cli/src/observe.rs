@@ -53,6 +53,15 @@ pub enum SignalsCommand {
     },
     /// Resolve a signal by hand (it opens again if its condition still holds)
     Resolve { id: String },
+    /// Open a task on a signal, researched read-only (metrics, blast radius, journal, recent
+    /// changes, what fixed it before), and — with a provider — run Nomos's first turn: a diagnosis
+    /// and one plan ending in a verify step. A signal with a task still going returns that task.
+    #[command(after_help = "Exit status: without a provider, 0 once the task is open. With one, as `nomos ask`: \
+0 done, 3 it waits for you (the plan's approval, an answer), 1 failed.
+
+With --json the first line is {\"kind\": \"investigation.opened\", \"task\": TASK_ID, \"payload\": INVESTIGATION} \
+(task_id, signal, created, auto, briefing); the turn's lines follow as with `nomos ask --json`.")]
+    Investigate { id: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -178,7 +187,94 @@ pub async fn signals(rt: &Runtime, command: SignalsCommand, out: Out) -> Outcome
         SignalsCommand::Ack { id, reason } => out.print(&engine.ack_signal(&id, &reason, &by).await?, one),
         SignalsCommand::Mute { id, duration } => out.print(&engine.mute_signal(&id, duration, &by).await?, one),
         SignalsCommand::Resolve { id } => out.print(&engine.resolve_signal(&id, &by).await?, one),
+        SignalsCommand::Investigate { id } => investigate(rt, &id, out).await,
     }
+}
+
+async fn investigate(rt: &Runtime, id: &str, out: Out) -> Outcome {
+    let events = crate::ask::Events::subscribe(rt);
+    let inv = rt.actuator().investigate(id, false).await?;
+    if out.json {
+        let payload = serde_json::to_value(&inv)?;
+        line(&serde_json::json!({"kind": "investigation.opened", "task": inv.task_id, "payload": payload}).to_string());
+    } else {
+        line(&format!(
+            "task {}: {} signal {} ({})",
+            inv.task_id,
+            if inv.created { "investigates" } else { "already investigates" },
+            inv.signal.id,
+            inv.signal.message
+        ));
+        if inv.created {
+            line(inv.briefing.trim_end());
+        }
+    }
+    if !inv.created {
+        return Ok(Exit::Ok);
+    }
+    let agent = rt.agent();
+    if let Err(e) = agent.provider() {
+        if !out.json {
+            line(&format!(
+                "Nomos has no provider, so the task waits ({e}); continue it with `nomos ask --task {}`",
+                inv.task_id
+            ));
+        }
+        return Ok(Exit::Ok);
+    }
+    let task = inv.task_id.clone();
+    let exit = crate::ask::in_foreground(rt, &task, events, async { agent.run(&task).await.map(Some) }, out).await?;
+    Ok(exit.unwrap_or(Exit::Failed))
+}
+
+/// `nomos learning`: what the loop has learned (the Learning page's numbers).
+pub async fn learning(rt: &Runtime, out: Out) -> Outcome {
+    let report = rt.engine().learning_report().await?;
+    out.print(&report, human_learning)
+}
+
+fn human_learning(r: &nomos::types::LearningReport) -> String {
+    let (ok, failed) = r.outcomes.iter().fold((0, 0), |(a, b), d| (a + d.succeeded, b + d.failed));
+    let mut s = format!("last {} days: {ok} execution(s) succeeded, {failed} failed\n", r.outcomes.len());
+    s.push_str("\ncapabilities (first success, successes/total):\n");
+    for c in &r.capabilities {
+        s.push_str(&format!(
+            "  {:<24} {:<26} {}/{}{}\n",
+            c.action,
+            c.first_success.as_deref().unwrap_or("no success yet"),
+            c.successes,
+            c.total,
+            if c.judged > 0 { format!("  (achieved its step {}/{})", c.achieved, c.judged) } else { String::new() }
+        ));
+    }
+    s.push_str("\nincidents by kind:\n");
+    for k in &r.incidents {
+        s.push_str(&format!(
+            "  {:<20} {} signal(s), {} resolved ({} by a task), median {} , {} repeat(s)\n",
+            k.kind,
+            k.signals,
+            k.resolved,
+            k.by_tasks,
+            k.median_resolve_s.map(|v| format!("{v} s")).unwrap_or_else(|| "-".into()),
+            k.repeats
+        ));
+    }
+    s.push_str(&format!(
+        "\nknowledge recalled: {} (of {} ended tasks, {} succeeded)\n",
+        r.recalls.len(),
+        r.recalls_ended,
+        r.recalls_helped
+    ));
+    for c in &r.recalls {
+        s.push_str(&format!(
+            "  {} → task {} ({}, {} tool call(s))\n",
+            c.title,
+            c.task_id,
+            c.outcome.as_deref().unwrap_or("running"),
+            c.tool_calls
+        ));
+    }
+    s
 }
 
 fn human_signal(s: &Signal) -> String {

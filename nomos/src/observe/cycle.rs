@@ -40,6 +40,12 @@ const REPLAY_S: i64 = 20 * 60;
 pub struct Observer {
     rules: Rules,
     state: Mutex<State>,
+    /// The hourly and daily reads (certificates, updates, backups) are made when due; off for a
+    /// quick look (a fix being verified needs the cycle's reads, not the slow ones).
+    slow_reads: bool,
+    /// Whether new signals may be investigated automatically (the settings decide which): only
+    /// where Nomos can think (a provider is configured) and someone runs the tasks.
+    investigates: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -66,6 +72,9 @@ const UPDATES_PROBE: &str = "apt list --upgradable 2>/dev/null | tail -n +2 | wc
 impl Observer {
     /// Whether the read of `key` in `which` is due at `now`; if so it counts as done now.
     fn due(&self, which: impl Fn(&mut State) -> &mut HashMap<String, i64>, key: &str, now: i64, every: i64) -> bool {
+        if !self.slow_reads {
+            return false;
+        }
         let mut st = self.state();
         let map = which(&mut st);
         if map.get(key).is_some_and(|t| now - t < every) {
@@ -77,7 +86,26 @@ impl Observer {
 
     pub fn new() -> Result<Observer> {
         let rules = Rules::builtin().map_err(|e| Error::Invalid(e.to_string()))?;
-        Ok(Observer { rules, state: Mutex::new(State::default()) })
+        Ok(Observer {
+            rules,
+            state: Mutex::new(State::default()),
+            slow_reads: true,
+            investigates: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Lets (or stops) this observer open automatic investigations.
+    pub fn set_investigates(&self, on: bool) {
+        self.investigates.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn investigates(&self) -> bool {
+        self.investigates.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// An observer for a quick look: the cycle's reads without the hourly and daily ones.
+    pub fn quick() -> Result<Observer> {
+        Ok(Observer { slow_reads: false, ..Observer::new()? })
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -406,7 +434,6 @@ impl Actuator {
         clear.extend(check_clear);
         let changes = signals::apply(&mut tx, &firing, &clear).await?;
         signals::mark(&mut tx).await?;
-        let notices: Vec<SignalNotified> = signals::notices(self.engine(), &mut tx, settings.notify_warnings).await?;
         let rolled = {
             let st = observer.state();
             now - st.rolled_up >= ROLLUP_EVERY_S
@@ -418,6 +445,16 @@ impl Actuator {
         if rolled {
             observer.state().rolled_up = now;
         }
+        // Opted-in automatic investigations open before the notifications, so these say Nomos is on it.
+        if observer.investigates() && !changes.raised.is_empty() {
+            match self.auto_investigate(&changes.raised).await {
+                Ok(opened) => report.investigations = opened.into_iter().map(|i| i.task_id).collect(),
+                Err(e) => report.warnings.push(format!("automatic investigation: {e}")),
+            }
+        }
+        let mut tx = self.engine().store().begin_write().await?;
+        let notices: Vec<SignalNotified> = signals::notices(self.engine(), &mut tx, settings.notify_warnings).await?;
+        tx.commit().await?;
         if !notices.is_empty() {
             tracing::info!(count = notices.len(), "signal notifications due");
         }
@@ -590,10 +627,18 @@ impl Actuator {
     }
 }
 
+/// Who works the tasks automatic investigation opens: the runtime's agent.
+pub trait Investigator: Send + Sync {
+    /// Nomos can think (a provider is configured): only then are tasks opened for it.
+    fn can_think(&self) -> bool;
+    /// Runs the task's first turn (in the background).
+    fn start(&self, task: String);
+}
+
 /// Observe's background loop: a cycle every interval (a setting; off at 0), jittered so that
 /// several apps do not poll in step, and a tick missed while a cycle ran is skipped, not caught up.
 /// A failing cycle is logged once when it starts failing and once when it recovers.
-pub(crate) async fn run(act: Actuator) {
+pub(crate) async fn run(act: Actuator, investigator: Option<std::sync::Arc<dyn Investigator>>) {
     const LOOK: Duration = Duration::from_secs(5);
     let observer = match Observer::new() {
         Ok(o) => o,
@@ -607,7 +652,12 @@ pub(crate) async fn run(act: Actuator) {
     loop {
         tokio::time::sleep_until(next.into()).await;
         let interval = match act.engine().observe_settings().await {
-            Ok(s) if s.interval_s > 0 => Duration::from_secs(u64::from(s.interval_s.max(10))),
+            Ok(s) if s.interval_s > 0 => {
+                // Asked only when opted in: the first look for a provider may ask the keychain.
+                let wanted = s.investigate_critical || s.investigate_warnings;
+                observer.set_investigates(wanted && investigator.as_ref().is_some_and(|i| i.can_think()));
+                Duration::from_secs(u64::from(s.interval_s.max(10)))
+            }
             Ok(_) => {
                 next = Instant::now() + LOOK;
                 continue;
@@ -620,6 +670,11 @@ pub(crate) async fn run(act: Actuator) {
         };
         match act.observe_once(&observer).await {
             Ok(r) => {
+                if let Some(i) = &investigator {
+                    for task in &r.investigations {
+                        i.start(task.clone());
+                    }
+                }
                 if failing {
                     tracing::info!("observe collects again");
                     failing = false;

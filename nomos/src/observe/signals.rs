@@ -56,7 +56,12 @@ pub(crate) struct Changes {
 const SIGNAL_COLUMNS: &str =
     "s.id, e.slug AS entity, e.name AS entity_name, e.type AS entity_type, s.kind, s.severity, \
      s.state, s.flapping, s.message, s.fingerprint, s.occurrences, s.value, s.raised_at, s.last_seen_at, s.acked_at, \
-     s.ack_reason, s.acked_by, s.muted_until, s.resolved_at, s.resolved_by, s.suppressed_by, s.maintenance";
+     s.ack_reason, s.acked_by, s.muted_until, s.resolved_at, s.resolved_by, s.suppressed_by, s.maintenance, \
+     (SELECT i.task_id FROM investigations i JOIN tasks t ON t.id = i.task_id WHERE i.signal_id = s.id \
+       AND t.status NOT IN ('done', 'failed', 'cancelled') ORDER BY i.started_at DESC LIMIT 1) AS investigation, \
+     (SELECT json_array(ke.slug, k.title, k.updated_at) FROM knowledge k JOIN entities ke ON ke.id = k.entity_id \
+       WHERE EXISTS (SELECT 1 FROM json_each(k.tags) t WHERE t.value = 'fingerprint:' || s.fingerprint) \
+       ORDER BY k.updated_at DESC LIMIT 1) AS seen_before";
 
 fn secs_between(from: &str, to: &str) -> Option<i64> {
     let parse = |t: &str| chrono_like(t);
@@ -99,6 +104,11 @@ fn row_to_signal(r: &sqlx::sqlite::SqliteRow) -> Result<Signal> {
         maintenance: r.try_get("maintenance")?,
         affects: 0,
         affects_names: Vec::new(),
+        investigation: r.try_get("investigation")?,
+        seen_before: r
+            .try_get::<Option<String>, _>("seen_before")?
+            .and_then(|j| serde_json::from_str::<(String, String, String)>(&j).ok())
+            .map(|(knowledge, title, written_at)| nomos_types::SeenBefore { knowledge, title, written_at }),
     })
 }
 
@@ -429,6 +439,7 @@ pub(crate) async fn notices(engine: &Engine, tx: &mut WriteTx, warnings: bool) -
             signals: due.iter().map(|(s, _)| s.id.clone()).collect(),
             entity: None,
             reminder: false,
+            task: None,
         });
     } else {
         for (s, reminder) in due {
@@ -451,12 +462,15 @@ pub(crate) async fn notices(engine: &Engine, tx: &mut WriteTx, warnings: bool) -
                 },
                 None => String::new(),
             };
+            // An investigation already running (opened automatically this cycle, or by hand).
+            let on_it = if s.investigation.is_some() { " · Nomos is investigating" } else { "" };
             out.push(SignalNotified {
                 title: format!("{}{}", if reminder { "Still: " } else { "" }, s.message),
-                body: format!("{}{affects}", s.severity),
+                body: format!("{}{affects}{on_it}", s.severity),
                 signals: vec![s.id.clone()],
                 entity: s.entity.clone(),
                 reminder,
+                task: s.investigation.clone(),
             });
         }
     }

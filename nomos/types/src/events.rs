@@ -625,4 +625,7 @@ pub struct SignalNotified {
     /// A reminder of an unacknowledged critical signal.
     #[serde(default)]
     pub reminder: bool,
+    /// The task investigating it, when Nomos is on it (for "Open" to go there).
+    #[serde(default)]
+    pub task: Option<String>,
 }

@@ -25,8 +25,9 @@ pub use discovery::{
 };
 pub use events::{EngineEvent, Event, TransientEvent};
 pub use observe::{
-    Check, CheckKind, CheckRun, CheckSpec, HealthSummary, MetricRange, MetricSeries, ObserveReport, ObserveSettings,
-    Overview, Signal, SignalCounts, SignalList, SignalQuery, SignalState,
+    Capability, Check, CheckKind, CheckRun, CheckSpec, DayOutcomes, HealthSummary, IncidentKind, Investigation,
+    LearningReport, MetricRange, MetricSeries, ObserveReport, ObserveSettings, Overview, Recall, SeenBefore, Signal,
+    SignalCounts, SignalList, SignalQuery, SignalState,
 };
 pub use operations::{AuditEntry, AuditQuery, Autonomy, ExecutionQuery, PendingApprovals};
 pub use updates::{UpdateOffer, UpdateStatus, UPDATE_CHANNEL};

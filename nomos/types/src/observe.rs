@@ -95,6 +95,97 @@ pub struct Signal {
     /// What depends on the entity (count and the first few names), for "affects 8: …".
     pub affects: i64,
     pub affects_names: Vec<String>,
+    /// The task investigating it now (its id), while that task is still going.
+    #[serde(default)]
+    pub investigation: Option<String>,
+    /// What Oikos wrote when the same problem was fixed before (newest note), read first.
+    #[serde(default)]
+    pub seen_before: Option<SeenBefore>,
+}
+
+/// A note written when a task resolved a signal with the same fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenBefore {
+    /// The note's slug (`knowledge:…`).
+    pub knowledge: String,
+    pub title: String,
+    pub written_at: String,
+}
+
+/// A task opened on a signal, already researched (read-only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Investigation {
+    pub task_id: String,
+    pub signal: Signal,
+    /// False when the signal already had a task that is still going: that task is returned.
+    pub created: bool,
+    /// Opened by Observe itself (the opt-in for its severity), not by the operator.
+    pub auto: bool,
+    /// The research handed to Nomos as the task's first message.
+    pub briefing: String,
+}
+
+/// Execution outcomes of one day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DayOutcomes {
+    /// `YYYY-MM-DD` (UTC).
+    pub day: String,
+    pub succeeded: i64,
+    pub failed: i64,
+}
+
+/// One action (`run` or a curated action): when it first worked, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capability {
+    pub action: String,
+    pub first_success: Option<String>,
+    pub successes: i64,
+    pub total: i64,
+    /// Executions judged against their plan step, and how many achieved it.
+    pub judged: i64,
+    pub achieved: i64,
+}
+
+/// Signals of one kind: how many, how fast they were resolved, and how often a problem came back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentKind {
+    pub kind: String,
+    pub signals: i64,
+    pub resolved: i64,
+    /// Median time to resolve, in seconds (resolved ones).
+    pub median_resolve_s: Option<i64>,
+    /// How often a problem came back (a signal re-opened, or raised again later).
+    pub repeats: i64,
+    /// Resolved by a task Nomos ran.
+    pub by_tasks: i64,
+}
+
+/// A note a task read, and how that task ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recall {
+    pub knowledge: String,
+    pub title: String,
+    pub task_id: String,
+    pub task_title: String,
+    /// `success`, `failure`, `partial`, or absent while the task runs.
+    pub outcome: Option<String>,
+    /// Tool calls the task needed (fewer after a recall is the point).
+    pub tool_calls: i64,
+    pub recalled_at: String,
+}
+
+/// What the Learning page shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LearningReport {
+    /// The last 30 days, oldest first, every day present.
+    pub outcomes: Vec<DayOutcomes>,
+    /// Ordered by first success; never-succeeded actions last.
+    pub capabilities: Vec<Capability>,
+    pub incidents: Vec<IncidentKind>,
+    pub recalls: Vec<Recall>,
+    /// Recalls whose task ended in success, out of recalls whose task ended.
+    pub recalls_helped: i64,
+    pub recalls_ended: i64,
 }
 
 /// Which signals to list.
@@ -280,6 +371,9 @@ pub struct ObserveReport {
     pub raised: Vec<String>,
     pub updated: Vec<String>,
     pub resolved: Vec<String>,
+    /// Tasks opened by automatic investigation this cycle.
+    #[serde(default)]
+    pub investigations: Vec<String>,
     pub warnings: Vec<String>,
     pub duration_ms: u64,
 }
@@ -291,11 +385,22 @@ pub struct ObserveSettings {
     pub interval_s: u32,
     /// Warnings raise a notification too (off: they stay in the window).
     pub notify_warnings: bool,
+    /// Nomos starts investigating a new critical signal by itself (read-only until approved).
+    #[serde(default)]
+    pub investigate_critical: bool,
+    /// … and a new warning.
+    #[serde(default)]
+    pub investigate_warnings: bool,
 }
 
 impl Default for ObserveSettings {
     fn default() -> Self {
-        ObserveSettings { interval_s: 30, notify_warnings: false }
+        ObserveSettings {
+            interval_s: 30,
+            notify_warnings: false,
+            investigate_critical: false,
+            investigate_warnings: false,
+        }
     }
 }
 

@@ -110,6 +110,10 @@ impl Tool for GetKnowledge {
         Box::pin(async move {
             let a: GetArgs = parsed!(args);
             let doc = engine!(ctx.engine.knowledge(&a.slug).await);
+            // Counted on the Learning page: which notes tasks read, and how those tasks ended.
+            if let Err(e) = ctx.engine.record_recall(&doc.summary.slug, ctx.task_id).await {
+                tracing::warn!("recall not recorded: {e}");
+            }
             let about: Vec<&str> = doc.about.iter().map(|e| &*e.slug).collect();
             let s = &doc.summary;
             ToolResult::ok(format!(

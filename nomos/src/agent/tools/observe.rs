@@ -18,7 +18,87 @@ pub(super) fn tools() -> Vec<Box<dyn Tool>> {
         Box::new(QueryMetrics),
         Box::new(HealthSummary),
         Box::new(AddCheck),
+        Box::new(VerifySignal),
     ]
+}
+
+/// How long `verify_signal` may wait, at most, and how often it looks again.
+const VERIFY_MAX_S: u64 = 900;
+const VERIFY_EVERY_S: u64 = 10;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct VerifyArgs {
+    /// The signal the fix should clear (default: the one this task investigates).
+    id: Option<String>,
+    /// How long to wait for it to clear, in seconds (10–900; default 120).
+    #[schemars(range(min = 10, max = 900))]
+    within_secs: Option<u64>,
+}
+
+struct VerifySignal;
+
+impl Tool for VerifySignal {
+    fn name(&self) -> &'static str {
+        "verify_signal"
+    }
+
+    fn description(&self) -> &'static str {
+        "The verify step of a fix: observes the signal's entity again now and every 10 s until the signal is          resolved or `within_secs` pass. Succeeds only when it cleared; otherwise the error says it is still open          — then the fix did not work and the task must not claim success."
+    }
+
+    fn parameters(&self) -> Json {
+        schema_of::<VerifyArgs>()
+    }
+
+    fn is_read_only(&self, _args: &Json) -> bool {
+        false
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext<'a>, args: Json) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let a: VerifyArgs = parsed!(args);
+            let id = match a.id {
+                Some(id) => id,
+                None => match engine!(ctx.engine.investigation_of(ctx.task_id).await) {
+                    Some(inv) => inv.signal_id,
+                    None => return ToolResult::error("verify_signal: this task investigates no signal; give its id"),
+                },
+            };
+            let within = a.within_secs.unwrap_or(120).clamp(10, VERIFY_MAX_S);
+            let observer = engine!(crate::observe::Observer::quick());
+            let started = std::time::Instant::now();
+            loop {
+                // A fresh look, through the same probes and rules as the background cycle.
+                if let Err(e) = ctx.actuator.observe_once(&observer).await {
+                    tracing::warn!("verify_signal: observe failed: {e}");
+                }
+                let s = engine!(ctx.engine.signal(&id).await);
+                if s.state == SignalState::Resolved {
+                    if engine!(ctx.engine.investigation_of(ctx.task_id).await).is_some_and(|i| i.signal_id == id) {
+                        engine!(ctx.engine.mark_verified(ctx.task_id).await);
+                    }
+                    return ToolResult::ok(format!(
+                        "verified: signal {id} ({}) resolved at {} after {} s of waiting",
+                        s.message,
+                        s.resolved_at.as_deref().unwrap_or("-"),
+                        started.elapsed().as_secs()
+                    ));
+                }
+                if started.elapsed().as_secs() >= within {
+                    return ToolResult::error(format!(
+                        "not verified: signal {id} is still {} after {within} s — \"{}\" (last seen {}). The fix did \
+                         not clear it: say so; do not report success.",
+                        s.state, s.message, s.last_seen_at
+                    ));
+                }
+                tokio::select! {
+                    () = ctx.cancel.cancelled() => return ToolResult::error("verify_signal: cancelled"),
+                    () = tokio::time::sleep(std::time::Duration::from_secs(VERIFY_EVERY_S)) => {}
+                }
+            }
+        })
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]

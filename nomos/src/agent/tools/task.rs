@@ -333,12 +333,28 @@ async fn complete(engine: &Engine, task: &str, call: &ToolCall) -> Result<ToolRe
                 }
             }
         }
+        // A task opened on a signal succeeds only when the signal cleared.
+        if let Some(inv) = engine.investigation_of(task).await.map_err(engine_error)? {
+            let signal = engine.signal(&inv.signal_id).await.map_err(engine_error)?;
+            if signal.state != nomos_types::SignalState::Resolved {
+                problems.push(format!(
+                    "signal {} ({}) is still {}: verify the fix with verify_signal",
+                    signal.id, signal.message, signal.state
+                ));
+            }
+        }
         if !problems.is_empty() {
             return Err(ToolResult::error(format!(
                 "complete_task refused — not a verified success yet:\n- {}\nVerify (re-check, or finish the \
                  steps), or report outcome partial or failure.",
                 problems.join("\n- ")
             )));
+        }
+        // What worked is remembered for the next time the same problem shows up.
+        match engine.remember_fix(task, args.summary.trim()).await {
+            Ok(Some(note)) => tracing::info!(task, note, "fix remembered"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(task, "the fix could not be remembered: {e}"),
         }
     }
     Ok(ToolResult {
