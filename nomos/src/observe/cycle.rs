@@ -103,7 +103,8 @@ impl Observer {
         self.investigates.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// An observer for a quick look: the cycle's reads without the hourly and daily ones.
+    /// An observer for a quick look: every host read each time it is asked (not once a minute),
+    /// without the hourly and daily reads.
     pub fn quick() -> Result<Observer> {
         Ok(Observer { slow_reads: false, ..Observer::new()? })
     }
@@ -276,7 +277,7 @@ impl Actuator {
             }
             {
                 let mut st = observer.state();
-                if st.host_probed.get(&e.id).is_some_and(|t| now - t < HOST_EVERY_S) {
+                if self_paced(observer) && st.host_probed.get(&e.id).is_some_and(|t| now - t < HOST_EVERY_S) {
                     continue;
                 }
                 st.host_probed.insert(e.id.clone(), now);
@@ -625,6 +626,11 @@ impl Actuator {
             }
         }
     }
+}
+
+/// Whether the observer keeps the background cadences (a quick look reads everything now).
+fn self_paced(observer: &Observer) -> bool {
+    observer.slow_reads
 }
 
 /// Who works the tasks automatic investigation opens: the runtime's agent.

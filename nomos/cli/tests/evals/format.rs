@@ -26,7 +26,9 @@
 //! (the task's Nth waiting approval, oldest first; `confirm:` gives the typed words), `turn` (the
 //! task's next turn, as after a decision), `wait_executions` (until the task's executions ended),
 //! `continue` (then the engine continues the task by itself, as its background work does),
-//! `parallel` (these steps at once). A `say` may carry `kill_at: <pause point>` (played by the
+//! `parallel` (these steps at once), `fault` (a lab fault), `observe` (collection cycles; with
+//! automatic investigation turned on when asked, and the count of tasks it opened checked),
+//! `investigate` (the task opens on a signal, researched, and runs its first turn). A `say` may carry `kill_at: <pause point>` (played by the
 //! `nomos ask` binary, killed with SIGKILL there) or `cancel_after_ms`.
 //!
 //! Templates, resolved when the step starts: `{{execution:N}}` (the task's Nth execution, oldest
@@ -106,6 +108,17 @@ pub struct OpStep {
     pub continue_task: bool,
     #[serde(default)]
     pub parallel: Vec<OpStep>,
+    /// A lab fault, as `nomos lab fault` takes it: `pve1 stop-service pveproxy`, `pve1 fill-disk 96`,
+    /// `pve1 clear`.
+    #[serde(default)]
+    pub fault: Option<String>,
+    /// Observe's collection cycles now (the hosts are discovered first, once).
+    #[serde(default)]
+    pub observe: Option<ObserveStep>,
+    /// Opens the investigation of the open signal `KIND [ENTITY]` (`failed-units host:pve1`) as this
+    /// task and runs its first turn.
+    #[serde(default)]
+    pub investigate: Option<String>,
     #[serde(default)]
     pub kill_at: Option<String>,
     #[serde(default)]
@@ -129,6 +142,9 @@ impl OpStep {
             ("wait_executions", self.wait_executions),
             ("continue", self.continue_task),
             ("parallel", !self.parallel.is_empty()),
+            ("fault", self.fault.is_some()),
+            ("observe", self.observe.is_some()),
+            ("investigate", self.investigate.is_some()),
         ]
         .into_iter()
         .filter_map(|(n, on)| on.then_some(n))
@@ -139,6 +155,28 @@ impl OpStep {
             _ => Err(format!("the step names more than one operator action: {named:?}")),
         }
     }
+}
+
+/// Observe's cycles in a step, with automatic investigation as the settings would have it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveStep {
+    #[serde(default = "one")]
+    pub cycles: usize,
+    /// Seconds to wait before each cycle (a signal's dwell, a cooldown).
+    #[serde(default)]
+    pub wait_s: u64,
+    /// Automatic investigation of new critical / warning signals (off unless named).
+    #[serde(default)]
+    pub investigate_critical: bool,
+    #[serde(default)]
+    pub investigate_warnings: bool,
+    /// How many tasks automatic investigation opened over these cycles, exactly.
+    #[serde(default)]
+    pub investigations: Option<usize>,
+    /// Open signals of these kinds after the cycles.
+    #[serde(default)]
+    pub signals: Vec<String>,
 }
 
 /// A value or any of several (`status: done` or `status: [done, waiting]`).

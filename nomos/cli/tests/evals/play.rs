@@ -49,6 +49,26 @@ struct Play<'a> {
     tools: GatedTools,
     config: TurnConfig,
     lanes: BTreeMap<String, Lane>,
+    /// The first `observe` step discovers the lab first.
+    discovered: std::sync::atomic::AtomicBool,
+}
+
+/// `HOST KIND [ARG]` as `nomos lab fault` takes it (the kinds the scenarios use).
+fn parse_fault(line: &str) -> Result<(String, nomos_lab::Fault), String> {
+    use nomos_lab::Fault;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let num = |w: Option<&&str>| w.and_then(|w| w.parse::<u32>().ok()).ok_or(format!("fault {line:?}: a number is missing"));
+    let fault = match words.get(1).copied() {
+        Some("stop-service") => Fault::StopService {
+            unit: words.get(2).ok_or(format!("fault {line:?}: which unit?"))?.to_string(),
+            guest: None,
+        },
+        Some("fill-disk") => Fault::FillDisk { percent: num(words.get(2))?, guest: None },
+        Some("stop-guest") => Fault::StopGuest { vmid: num(words.get(2))?, backup: false },
+        Some("clear") => Fault::Clear,
+        _ => return Err(format!("fault {line:?}: expected HOST stop-service UNIT | fill-disk PCT | stop-guest ID | clear")),
+    };
+    Ok((words[0].to_string(), fault))
 }
 
 /// Plays `sc` and returns what went wrong (empty: it passed).
@@ -88,7 +108,7 @@ pub async fn play(sc: &Scenario, mode: Mode) -> Vec<String> {
         };
         lanes.insert(label, lane);
     }
-    let p = Play { sc, mode, w, tools, config, lanes };
+    let p = Play { sc, mode, w, tools, config, lanes, discovered: Default::default() };
     let mut failures = Vec::new();
     for line in &sc.setup {
         let line = p.resolve_text(line, MAIN).await.unwrap_or_else(|e| e);
@@ -316,7 +336,70 @@ impl Play<'_> {
                     None => return Err("continue: nothing of the task was due to continue".into()),
                 }
             }
+            "fault" => {
+                let line = st.fault.as_deref().unwrap_or_default();
+                let (host, fault) = parse_fault(line)?;
+                nomos_lab::fault(self.w.lab.dir(), &host, &fault).map_err(|e| format!("fault {line:?}: {e}"))?;
+            }
+            "observe" => {
+                let o = st.observe.as_ref().ok_or("observe: no settings")?;
+                self.observe(o).await?;
+            }
+            "investigate" => {
+                let spec = st.investigate.as_deref().unwrap_or_default();
+                let mut words = spec.split_whitespace();
+                let kind = words.next().ok_or("investigate: name the signal's kind")?;
+                let entity = words.next();
+                let list = self.w.engine.list_signals(&Default::default()).await.map_err(|e| e.to_string())?;
+                let signal = list
+                    .signals
+                    .iter()
+                    .find(|s| s.kind == kind && entity.is_none_or(|e| s.entity.as_deref() == Some(e)))
+                    .ok_or_else(|| format!("investigate: no open {spec} signal"))?;
+                let inv = self.w.act.investigate(&signal.id, false).await.map_err(|e| format!("investigate: {e}"))?;
+                *lane.id.lock().unwrap() = Some(inv.task_id.clone());
+                self.turn(label, &cancel).await?;
+            }
             other => return Err(format!("unknown action {other}")),
+        }
+        Ok(())
+    }
+
+    /// Observe's cycles as a step asks for them; discovery runs first, once.
+    async fn observe(&self, o: &super::format::ObserveStep) -> Result<(), String> {
+        if !self.discovered.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let apply = Some(nomos::discovery::ApplyBy::Operator(operator().actor));
+            self.w
+                .act
+                .discover("host:pve1", nomos::discovery::DiscoverOptions { apply })
+                .await
+                .map_err(|e| format!("discovery: {e}"))?;
+        }
+        // A quick look each step: every host read now (the background cycle reads them once a
+        // minute); signals replay what is stored, so nothing is lost between steps.
+        let observer = &nomos::observe::Observer::quick().map_err(|e| e.to_string())?;
+        let mut settings = self.w.engine.observe_settings().await.map_err(|e| e.to_string())?;
+        settings.investigate_critical = o.investigate_critical;
+        settings.investigate_warnings = o.investigate_warnings;
+        self.w.engine.save_observe_settings(&settings).await.map_err(|e| e.to_string())?;
+        observer.set_investigates(o.investigate_critical || o.investigate_warnings);
+        let mut opened = 0;
+        for _ in 0..o.cycles {
+            tokio::time::sleep(Duration::from_secs(o.wait_s)).await;
+            let r = self.w.act.observe_once(observer).await.map_err(|e| format!("observe: {e}"))?;
+            opened += r.investigations.len();
+        }
+        if let Some(want) = o.investigations {
+            if opened != want {
+                return Err(format!("automatic investigation opened {opened} task(s), expected {want}"));
+            }
+        }
+        let open = self.w.engine.list_signals(&Default::default()).await.map_err(|e| e.to_string())?;
+        for kind in &o.signals {
+            if !open.signals.iter().any(|s| &s.kind == kind) {
+                let kinds: Vec<&str> = open.signals.iter().map(|s| s.kind.as_str()).collect();
+                return Err(format!("no open {kind} signal after observing (open: {kinds:?})"));
+            }
         }
         Ok(())
     }
