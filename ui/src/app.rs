@@ -12,8 +12,8 @@ use crate::exec_feed::provide_exec_feed;
 use crate::live::{provide_live, use_live};
 use crate::navigation::FollowShell;
 use crate::pages::{
-    ApprovalsPage, CriticalCount, EntitiesPage, EntityPage, GraphPage, KnowledgePage, NoSelection, NotFound,
-    OperationsPage, OverviewPage, PendingCount, SettingsPage, SignalsPage, TaskPage, TasksPage,
+    ApprovalsPage, CriticalCount, EntitiesPage, EntityPage, GraphPage, KnowledgePage, LearningPage, NoSelection,
+    NotFound, OperationsPage, OverviewPage, PendingCount, SettingsPage, SignalsPage, TaskPage, TasksPage,
 };
 use crate::routes::pattern;
 use crate::steady::steady;
@@ -73,6 +73,7 @@ pub fn App() -> impl IntoView {
                         <A href=routes::GRAPH attr:data-testid="nav-graph">"Graph"</A>
                         <A href=routes::ENTITIES attr:data-testid="nav-entities">"Entities"</A>
                         <A href=routes::KNOWLEDGE attr:data-testid="nav-knowledge">"Knowledge"</A>
+                        <A href=routes::LEARNING attr:data-testid="nav-learning">"Learning"</A>
                         // ── settings ──
                         <A href=routes::SETTINGS attr:data-testid="nav-settings">"Settings"</A>
                     </nav>
@@ -121,6 +122,7 @@ fn Pages(store: Signal<Option<Result<StoreInfo, IpcError>>>) -> impl IntoView {
             // ── graph, knowledge, settings ──
             <Route path=pattern::GRAPH view=GraphPage />
             <Route path=pattern::KNOWLEDGE view=KnowledgePage />
+            <Route path=pattern::LEARNING view=LearningPage />
             <Route path=pattern::SETTINGS view=SettingsPage />
             <ParentRoute path=pattern::ENTITIES view=move || view! { <EntitiesPage store=store /> }>
                 <Route path=path!("") view=NoSelection />

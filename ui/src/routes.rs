@@ -36,6 +36,9 @@ pub const GRAPH: &str = "/graph";
 /// The knowledge base: search, recent notes, a note.
 pub const KNOWLEDGE: &str = "/knowledge";
 
+/// What the loop has learned: outcomes, capabilities, incidents, recalled knowledge.
+pub const LEARNING: &str = "/learning";
+
 /// Provider, API key, hosts and their keys, inventory, policy.
 pub const SETTINGS: &str = "/settings";
 
@@ -90,6 +93,7 @@ pub mod pattern {
     pub const OPERATIONS: Fixed = (StaticSegment(super::OPERATIONS),);
     pub const GRAPH: Fixed = (StaticSegment(super::GRAPH),);
     pub const KNOWLEDGE: Fixed = (StaticSegment(super::KNOWLEDGE),);
+    pub const LEARNING: Fixed = (StaticSegment(super::LEARNING),);
     pub const SETTINGS: Fixed = (StaticSegment(super::SETTINGS),);
     /// The entity list, the parent of [`ENTITY`].
     pub const ENTITIES: Fixed = (StaticSegment(super::ENTITIES),);
@@ -141,6 +145,7 @@ mod tests {
             (pattern::OPERATIONS, OPERATIONS),
             (pattern::GRAPH, GRAPH),
             (pattern::KNOWLEDGE, KNOWLEDGE),
+            (pattern::LEARNING, LEARNING),
             (pattern::SETTINGS, SETTINGS),
             (pattern::ENTITIES, ENTITIES),
         ] {

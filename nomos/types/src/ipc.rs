@@ -153,6 +153,11 @@ macro_rules! ipc_commands {
             mute_signal(id: ::std::string::String, seconds: u64) -> $crate::Signal;
             /// Resolves a signal by hand.
             resolve_signal(id: ::std::string::String) -> $crate::Signal;
+            /// Opens (or returns the running) investigation of a signal: a researched task, whose
+            /// first turn starts when Nomos has a provider.
+            investigate_signal(id: ::std::string::String) -> $crate::Investigation;
+            /// What the loop has learned: outcomes, capabilities, incidents, recalled knowledge.
+            learning_report() -> $crate::LearningReport;
             /// An entity's metrics over a range (one series, or all of them without `metric`).
             query_metrics(slug: ::std::string::String, metric: ::std::option::Option<::std::string::String>, range: $crate::MetricRange) -> ::std::vec::Vec<$crate::MetricSeries>;
             /// Entities by type and health, with the open signal counts.

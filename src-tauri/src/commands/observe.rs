@@ -2,8 +2,8 @@
 
 use nomos::actuate::Decision;
 use nomos::types::{
-    Check, CheckRun, CheckSpec, HealthSummary, IpcError, MetricRange, MetricSeries, ObserveSettings, Overview, Signal,
-    SignalList, SignalQuery,
+    Check, CheckRun, CheckSpec, HealthSummary, Investigation, IpcError, LearningReport, MetricRange, MetricSeries,
+    ObserveSettings, Overview, Signal, SignalList, SignalQuery,
 };
 use nomos_types::Channel;
 
@@ -32,6 +32,21 @@ pub async fn mute_signal(state: &AppState, id: String, seconds: u64) -> Result<S
 
 pub async fn resolve_signal(state: &AppState, id: String) -> Result<Signal, IpcError> {
     state.engine()?.resolve_signal(&id, &operator()).await.map_err(ipc_error)
+}
+
+/// Opens the investigation and, when Nomos can think, runs its first turn in the background; the
+/// window goes to the task either way (without a provider the task waits, researched).
+pub async fn investigate_signal(state: &AppState, id: String) -> Result<Investigation, IpcError> {
+    let rt = state.runtime()?;
+    let inv = rt.actuator().investigate(&id, false).await.map_err(ipc_error)?;
+    if inv.created && super::tasks::with_provider(state).await.is_ok() {
+        super::tasks::run_in_background(rt, inv.task_id.clone());
+    }
+    Ok(inv)
+}
+
+pub async fn learning_report(state: &AppState) -> Result<LearningReport, IpcError> {
+    state.engine()?.learning_report().await.map_err(ipc_error)
 }
 
 pub async fn query_metrics(

@@ -55,7 +55,7 @@ pub async fn delete_task(state: &AppState, id: String) -> Result<u64, IpcError> 
 
 /// The runtime, when Nomos has a provider to think with; otherwise a `no_provider` error the
 /// window turns into a pointer to Settings. The first look may ask the OS keychain, which blocks.
-async fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
+pub(super) async fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
     let rt = state.runtime()?;
     let probe = rt.clone();
     let checked = tauri::async_runtime::spawn_blocking(move || probe.agent().provider().map(|_| ()))
@@ -69,7 +69,7 @@ async fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
 
 /// Runs one turn of the task on the app's async runtime. How it ends is in the task's events; a
 /// turn that cannot start (one already runs) is logged.
-fn run_in_background(rt: &Runtime, task_id: String) -> TurnStarted {
+pub(super) fn run_in_background(rt: &Runtime, task_id: String) -> TurnStarted {
     let rt = rt.clone();
     let id = task_id.clone();
     tauri::async_runtime::spawn(async move {

@@ -132,7 +132,7 @@ async fn on_event(rt: &Runtime, planner: &mut Planner, event: &EngineEvent) -> V
         // maintenance, not notified in the last 30 min); it follows the approvals switch's
         // sibling for signals.
         Event::SignalNotified(n) if wanted().await.signals => {
-            planner.signal(&n.title, &n.body, &n.signals, n.entity.as_deref())
+            planner.signal(&n.title, &n.body, &n.signals, n.entity.as_deref(), n.task.as_deref())
         }
         Event::SignalAcked(s) => planner.signal_settled(&s.id),
         Event::SignalMuted(s) => planner.signal_settled(&s.id),

@@ -93,10 +93,12 @@ enum About {
         task: String,
     },
     Task(String),
-    /// One signal (with its entity), or several in a summary.
+    /// One signal (with its entity, and the task investigating it when Nomos is on it), or
+    /// several in a summary.
     Signal {
         ids: Vec<String>,
         entity: Option<String>,
+        task: Option<String>,
     },
 }
 
@@ -224,8 +226,16 @@ impl Planner {
 
     /// The engine says a signal (or a summary of several) is worth a notification: it decided
     /// which, and how often (see the engine's Observe).
-    pub fn signal(&mut self, title: &str, body: &str, ids: &[String], entity: Option<&str>) -> Vec<Effect> {
-        let about = About::Signal { ids: ids.to_vec(), entity: entity.map(str::to_string) };
+    pub fn signal(
+        &mut self,
+        title: &str,
+        body: &str,
+        ids: &[String],
+        entity: Option<&str>,
+        task: Option<&str>,
+    ) -> Vec<Effect> {
+        let about =
+            About::Signal { ids: ids.to_vec(), entity: entity.map(str::to_string), task: task.map(str::to_string) };
         vec![self.show(about, title.to_string(), body.to_string(), Buttons::Signal)]
     }
 
@@ -265,7 +275,11 @@ impl Planner {
                 Some(Command::Open(Destination::Task { id: task.clone() }))
             }
             About::Signal { ids, .. } if action == ACK => Some(Command::Ack(ids.clone())),
-            About::Signal { entity: Some(slug), ids } if open && ids.len() == 1 => {
+            // Nomos is on it: Open goes to its task.
+            About::Signal { task: Some(task), ids, .. } if open && ids.len() == 1 => {
+                Some(Command::Open(Destination::Task { id: task.clone() }))
+            }
+            About::Signal { entity: Some(slug), ids, .. } if open && ids.len() == 1 => {
                 Some(Command::Open(Destination::Entity { slug: slug.clone() }))
             }
             About::Signal { .. } if open => Some(Command::Open(Destination::Signals)),
@@ -350,6 +364,20 @@ mod tests {
         assert_eq!(notes[0].buttons, Buttons::Decide);
         let no_task = ApprovalFacts { task: None, ..facts("a2", false) };
         assert!(approval_line(&no_task).starts_with("no task · host:pve1"));
+    }
+
+    #[test]
+    fn a_signal_opens_its_entity_or_the_task_investigating_it_and_acks_from_the_button() {
+        let mut p = Planner::default();
+        let plain = shows(&p.signal("caddy is down", "critical", &["s1".into()], Some("lxc:caddy"), None))[0].id;
+        assert_eq!(p.command(plain, OPEN), Some(Command::Open(Destination::Entity { slug: "lxc:caddy".into() })));
+        assert_eq!(p.command(plain, ACK), Some(Command::Ack(vec!["s1".into()])));
+        let on_it =
+            p.signal("disk full", "critical · Nomos is investigating", &["s2".into()], Some("host:pve1"), Some("t1"));
+        let on_it = shows(&on_it)[0].id;
+        assert_eq!(p.command(on_it, TAP), Some(Command::Open(Destination::Task { id: "t1".into() })));
+        let summary = shows(&p.signal("4 signals", "…", &["a".into(), "b".into()], None, None))[0].id;
+        assert_eq!(p.command(summary, OPEN), Some(Command::Open(Destination::Signals)));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! One signal: severity, state, flapping, its entity, the message, how often and since when, what
-//! it affects and why it is not notified (suppressed, maintenance). With actions (the Signals and
-//! entity pages): Ack with a reason, Mute for a span, Resolve; a failure is said in the row. The
-//! list re-reads on the signal event the action causes.
+//! it affects and why it is not notified (suppressed, maintenance), the task investigating it and
+//! the fix seen before. With actions (the Signals and entity pages): Investigate (opens a
+//! researched task and goes there), Ack with a reason, Mute for a span, Resolve; a failure is said
+//! in the row. The list re-reads on the signal event the action causes.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -43,6 +44,8 @@ pub fn SignalRow(signal: SignalItem, #[prop(optional)] actions: bool) -> impl In
         maintenance,
         affects,
         affects_names,
+        investigation,
+        seen_before,
         ..
     } = signal;
     let entity_link = entity.map(|slug| {
@@ -85,8 +88,23 @@ pub fn SignalRow(signal: SignalItem, #[prop(optional)] actions: bool) -> impl In
         };
         view! { <p class="muted signal-note" data-testid="signal-muted">{left}</p> }
     });
-    let actions =
-        (actions && state != SignalState::Resolved).then(|| view! { <SignalActions id=id.clone() state=state /> });
+    // The fix that worked last time, written when a task resolved the same problem.
+    let seen = seen_before.map(|note| {
+        view! {
+            <p class="muted signal-note" data-testid="signal-seen-before">
+                "Seen before: " <A href=routes::entity(&note.knowledge) attr:class="link">{note.title.clone()}</A>
+            </p>
+        }
+    });
+    let investigating = investigation.clone().map(|task| {
+        view! {
+            <span class="badge outline" data-testid="signal-investigating">
+                "Nomos is investigating (" <A href=routes::task(&task) attr:class="link">"task"</A> ")"
+            </span>
+        }
+    });
+    let actions = (actions && state != SignalState::Resolved)
+        .then(|| view! { <SignalActions id=id.clone() state=state investigating=investigation.is_some() /> });
     view! {
         <article class=format!("signal sev-{severity}") data-testid="signal" data-signal-id=id data-state=state.as_str()>
             <header class="signal-head">
@@ -96,11 +114,13 @@ pub fn SignalRow(signal: SignalItem, #[prop(optional)] actions: bool) -> impl In
                 {entity_link}
                 {suppressed}
                 {maintenance}
+                {investigating}
                 <span class="spacer"></span>
                 <span class="muted when">{when}</span>
             </header>
             <p class="signal-message" data-testid="signal-message">{message}</p>
             {affects}
+            {seen}
             {acked}
             {muted}
             {actions}
@@ -109,7 +129,8 @@ pub fn SignalRow(signal: SignalItem, #[prop(optional)] actions: bool) -> impl In
 }
 
 #[component]
-fn SignalActions(id: String, state: SignalState) -> impl IntoView {
+fn SignalActions(id: String, state: SignalState, investigating: bool) -> impl IntoView {
+    let navigate = leptos_router::hooks::use_navigate();
     let open = RwSignal::new(Open::None);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
@@ -166,6 +187,26 @@ fn SignalActions(id: String, state: SignalState) -> impl IntoView {
             >
                 {label}
             </button>
+        }
+    };
+    // Opens a researched task on the signal and goes there (its first turn starts by itself
+    // when Nomos has a provider).
+    let investigate = {
+        let id = id.clone();
+        move |_| {
+            let (id, navigate) = (id.clone(), navigate.clone());
+            busy.set(true);
+            error.set(None);
+            spawn_local(async move {
+                let result = ipc::investigate_signal(id).await;
+                busy.try_set(false);
+                match result {
+                    Ok(inv) => navigate(&routes::task(&inv.task_id), Default::default()),
+                    Err(e) => {
+                        error.try_set(Some(e.message));
+                    }
+                }
+            });
         }
     };
     let (ack_id, mute_id, resolve_id) = (id.clone(), id.clone(), id);
@@ -244,6 +285,17 @@ fn SignalActions(id: String, state: SignalState) -> impl IntoView {
             {move || match done.get() {
                 Some(what) => view! { <span class="muted" data-testid="signal-done">{what}</span> }.into_any(),
                 None => view! {
+                    {(!investigating).then(|| view! {
+                        <button
+                            class="small"
+                            data-testid="signal-investigate"
+                            title="Nomos researches it read-only and proposes one plan"
+                            prop:disabled=move || busy.get()
+                            on:click=investigate.clone()
+                        >
+                            "Investigate"
+                        </button>
+                    })}
                     {(state == SignalState::Open).then(|| button("Ack…", "signal-ack", Open::Ack))}
                     {button("Mute…", "signal-mute", Open::Mute)}
                     <button

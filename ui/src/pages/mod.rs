@@ -19,9 +19,10 @@ mod operations;
 pub use approvals::{ApprovalsPage, PendingCount};
 pub use operations::OperationsPage;
 
-// ── graph, knowledge, settings ──
+// ── graph, knowledge, learning, settings ──
 mod graph;
 mod knowledge;
+mod learning;
 mod notification_settings;
 mod observe_settings;
 mod settings;
@@ -29,6 +30,7 @@ mod settings_desktop;
 mod settings_hosts;
 pub use graph::GraphPage;
 pub use knowledge::KnowledgePage;
+pub use learning::LearningPage;
 pub use settings::SettingsPage;
 
 pub use entities::{EntitiesPage, NoSelection};

@@ -42,6 +42,7 @@ pub fn ObserveSection() -> impl IntoView {
                     move |settings: ObserveSettings| {
                         let current = settings.clone();
                         let warn = settings.clone();
+                        let (crit_auto, warn_auto) = (settings.clone(), settings.clone());
                         view! {
                             <label>
                                 "Collect "
@@ -75,6 +76,32 @@ pub fn ObserveSection() -> impl IntoView {
                                 />
                                 "Warnings notify too (otherwise only critical signals do)"
                             </label>
+                            <label class="toggle">
+                                <input
+                                    type="checkbox"
+                                    data-testid="observe-investigate-critical"
+                                    prop:checked=settings.investigate_critical
+                                    on:change=move |ev| {
+                                        save(ObserveSettings { investigate_critical: event_target_checked(&ev), ..crit_auto.clone() });
+                                    }
+                                />
+                                "Nomos investigates new critical signals by itself"
+                            </label>
+                            <label class="toggle">
+                                <input
+                                    type="checkbox"
+                                    data-testid="observe-investigate-warnings"
+                                    prop:checked=settings.investigate_warnings
+                                    on:change=move |ev| {
+                                        save(ObserveSettings { investigate_warnings: event_target_checked(&ev), ..warn_auto.clone() });
+                                    }
+                                />
+                                "… and new warnings"
+                            </label>
+                            <p class="muted">
+                                "Read-only research and a proposed plan; nothing changes until you approve it. At most 3 at \
+                                 once, once an hour per problem; needs a model provider."
+                            </p>
                         }
                             .into_any()
                     },

@@ -22,6 +22,8 @@ pub fn SignalsPage() -> impl IntoView {
     let query = Memo::new(move |_| signal_query(&state.get(), &severity.get(), &entity.get()));
     let list = steady(LocalResource::new(move || {
         live.track(Topic::Signals);
+        // A task opened on a signal, or ending, changes its "investigating" mark.
+        live.track(Topic::Tasks);
         let query = query.get();
         async move { (query.clone(), ipc::list_signals(query).await) }
     }));

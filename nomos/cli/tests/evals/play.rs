@@ -57,7 +57,8 @@ struct Play<'a> {
 fn parse_fault(line: &str) -> Result<(String, nomos_lab::Fault), String> {
     use nomos_lab::Fault;
     let words: Vec<&str> = line.split_whitespace().collect();
-    let num = |w: Option<&&str>| w.and_then(|w| w.parse::<u32>().ok()).ok_or(format!("fault {line:?}: a number is missing"));
+    let num =
+        |w: Option<&&str>| w.and_then(|w| w.parse::<u32>().ok()).ok_or(format!("fault {line:?}: a number is missing"));
     let fault = match words.get(1).copied() {
         Some("stop-service") => Fault::StopService {
             unit: words.get(2).ok_or(format!("fault {line:?}: which unit?"))?.to_string(),
@@ -66,7 +67,11 @@ fn parse_fault(line: &str) -> Result<(String, nomos_lab::Fault), String> {
         Some("fill-disk") => Fault::FillDisk { percent: num(words.get(2))?, guest: None },
         Some("stop-guest") => Fault::StopGuest { vmid: num(words.get(2))?, backup: false },
         Some("clear") => Fault::Clear,
-        _ => return Err(format!("fault {line:?}: expected HOST stop-service UNIT | fill-disk PCT | stop-guest ID | clear")),
+        _ => {
+            return Err(format!(
+                "fault {line:?}: expected HOST stop-service UNIT | fill-disk PCT | stop-guest ID | clear"
+            ))
+        }
     };
     Ok((words[0].to_string(), fault))
 }
