@@ -27,6 +27,9 @@ use tauri::State;
 
 use crate::AppState;
 
+/// The window's Investigate, also behind a notification's button.
+pub(crate) use observe::investigate_signal as investigate;
+
 /// Every command's function, by name.
 mod imp {
     pub(super) use super::desktop::*;

@@ -14,12 +14,12 @@ use nomos::actuate::Decision;
 use nomos::Runtime;
 use nomos_types::events::{EngineEvent, Event};
 use nomos_types::{Channel, NotificationSettings};
-use tauri::AppHandle;
+use tauri::{AppHandle, Manager};
 use tauri_plugin_notification::{Action, ActionType, NotificationExt};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 
-use plan::{ApprovalFacts, Buttons, Command, Effect, Note, Planner, ACK, APPROVE, DENY, OPEN};
+use plan::{ApprovalFacts, Buttons, Command, Effect, Note, Planner, ACK, APPROVE, DENY, INVESTIGATE, OPEN};
 
 /// Registers the buttons and starts following the engine's events. The action handler is in
 /// place before the first notification, as the plugin needs.
@@ -31,7 +31,11 @@ pub fn setup(app: &AppHandle, rt: &Runtime) {
             .build(),
         ActionType::builder(Buttons::Open.type_id()).actions(vec![Action::builder(OPEN, "Open").build()]).build(),
         ActionType::builder(Buttons::Signal.type_id())
-            .actions(vec![Action::builder(ACK, "Ack").build(), Action::builder(OPEN, "Open").build()])
+            .actions(vec![
+                Action::builder(ACK, "Ack").build(),
+                Action::builder(INVESTIGATE, "Investigate").build(),
+                Action::builder(OPEN, "Open").build(),
+            ])
             .build(),
     ];
     if let Err(e) = notifications.register_action_types(types) {
@@ -232,6 +236,21 @@ fn run(app: &AppHandle, rt: &Runtime, command: Command) {
             });
         }
         Command::Open(destination) => crate::window::open(app, destination),
+        Command::Investigate(id) => {
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move {
+                let state = app.state::<crate::AppState>();
+                // As the window's button: the task opens researched, its first turn starts when
+                // Nomos has a provider; the window then shows it.
+                match crate::commands::investigate(&state, id.clone()).await {
+                    Ok(inv) => {
+                        tracing::info!("signal {id} investigated from a notification: task {}", inv.task_id);
+                        crate::window::open(&app, nomos_types::Destination::Task { id: inv.task_id });
+                    }
+                    Err(e) => tracing::warn!("investigating signal {id} from a notification failed: {}", e.message),
+                }
+            });
+        }
         Command::Ack(ids) => {
             let engine = rt.engine().clone();
             tauri::async_runtime::spawn(async move {

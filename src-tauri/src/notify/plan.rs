@@ -37,6 +37,7 @@ pub const APPROVE: &str = "approve";
 pub const DENY: &str = "deny";
 pub const OPEN: &str = "open";
 pub const ACK: &str = "ack";
+pub const INVESTIGATE: &str = "investigate";
 pub const TAP: &str = "tap";
 
 /// One notification to show.
@@ -63,6 +64,8 @@ pub enum Command {
     Open(Destination),
     /// Acknowledge these signals (the reason says it came from the notification).
     Ack(Vec<String>),
+    /// Open a researched task on this signal and show it.
+    Investigate(String),
 }
 
 /// What the notification of a waiting approval says.
@@ -275,6 +278,13 @@ impl Planner {
                 Some(Command::Open(Destination::Task { id: task.clone() }))
             }
             About::Signal { ids, .. } if action == ACK => Some(Command::Ack(ids.clone())),
+            // Nomos already on it: its task; otherwise a new investigation (one signal only).
+            About::Signal { task: Some(task), ids, .. } if action == INVESTIGATE && ids.len() == 1 => {
+                Some(Command::Open(Destination::Task { id: task.clone() }))
+            }
+            About::Signal { ids, .. } if action == INVESTIGATE && ids.len() == 1 => {
+                Some(Command::Investigate(ids[0].clone()))
+            }
             // Nomos is on it: Open goes to its task.
             About::Signal { task: Some(task), ids, .. } if open && ids.len() == 1 => {
                 Some(Command::Open(Destination::Task { id: task.clone() }))
@@ -376,8 +386,11 @@ mod tests {
             p.signal("disk full", "critical · Nomos is investigating", &["s2".into()], Some("host:pve1"), Some("t1"));
         let on_it = shows(&on_it)[0].id;
         assert_eq!(p.command(on_it, TAP), Some(Command::Open(Destination::Task { id: "t1".into() })));
+        assert_eq!(p.command(plain, INVESTIGATE), Some(Command::Investigate("s1".into())));
+        assert_eq!(p.command(on_it, INVESTIGATE), Some(Command::Open(Destination::Task { id: "t1".into() })));
         let summary = shows(&p.signal("4 signals", "…", &["a".into(), "b".into()], None, None))[0].id;
         assert_eq!(p.command(summary, OPEN), Some(Command::Open(Destination::Signals)));
+        assert_eq!(p.command(summary, INVESTIGATE), None, "a summary has no one signal to investigate");
     }
 
     #[test]
