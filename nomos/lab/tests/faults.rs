@@ -114,6 +114,13 @@ fn faults_show_over_ssh_as_observe_reads_them_and_clear_undoes_them() {
     let (code, _) = status(&lab, "pve1", "systemctl frobnicate");
     assert_eq!(code, 1);
     assert!(String::from_utf8_lossy(&run(&lab, "pve1", "systemctl frobnicate").stderr).contains("stand-in"));
+    // Killing a unit's processes leaves it failed, as systemd records a service killed by a
+    // signal; a restart brings it back.
+    assert_eq!(status(&lab, "pve1", "systemctl kill -s KILL cron").0, 0);
+    assert_eq!(status(&lab, "pve1", "systemctl is-active cron"), (3, "failed".into()));
+    assert_eq!(status(&lab, "pve1", "systemctl kill cron").0, 1, "nothing left to kill");
+    assert_eq!(status(&lab, "pve1", "systemctl restart cron").0, 0);
+    assert_eq!(status(&lab, "pve1", "systemctl is-active cron"), (0, "active".into()));
 
     // stop-service in a container: is-active via pct exec exits 3, list-units names it, the host
     // itself stays clean.
