@@ -245,6 +245,22 @@ fn signals_shown_acked_muted_resolved_and_the_faulty_entity_observed() {
     scroll_to(d, "[data-testid=metric-range]");
     d.screenshot(&shots.join("oikos-entity-observe-24h.png"));
 
+    // Paused from its page: the check stops and its (acked) signal is resolved; resumed, it runs
+    // on its interval again.
+    click(d, &format!("{check} [data-testid=check-toggle]"));
+    d.wait_until("[data-testid=check-paused]", STEP, |_| true);
+    let paused = rt.block_on(engine.check(&cron.id)).unwrap();
+    assert!(!paused.enabled);
+    assert_eq!(rt.block_on(engine.signal(&cron_signal.id)).unwrap().state, SignalState::Resolved);
+    let toggle = d.wait_until("[data-testid=check-toggle]", STEP, |t| t.iter().any(|b| b == "Resume"));
+    let resume = toggle.iter().find(|(_, t)| t == "Resume").unwrap();
+    d.click(&resume.0);
+    let deadline = Instant::now() + STEP;
+    while !rt.block_on(engine.check(&cron.id)).unwrap().enabled {
+        assert!(Instant::now() < deadline, "Resume did not enable the check");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
     rt.block_on(ours.close());
     eprintln!("screenshots: {}", shots.display());
     drop(desktop);

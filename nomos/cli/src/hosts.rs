@@ -82,7 +82,7 @@ pub async fn hosts(act: &Actuator, command: HostsCommand, out: Out) -> Outcome {
             out.print(&host, |h| format!("{} changed", h.slug))
         }
         HostsCommand::Rm { slug } => {
-            let removed = act.engine().remove_host(&slug).await?;
+            let removed = act.remove_host(&slug).await?;
             out.print(&removed, |r| match r.outcome.as_str() {
                 "deleted" => format!("{} removed", r.host),
                 _ => format!("{} removed; kept as gone for the history of what ran on it", r.host),

@@ -100,6 +100,10 @@ pub enum ChecksCommand {
     List { slug: Option<String> },
     /// Remove a check (its open signal is resolved)
     Rm { id: String },
+    /// Pause a check: it stops running and its open signal is resolved (kept, with its history)
+    Disable { id: String },
+    /// Run a paused check again on its interval
+    Enable { id: String },
     /// Run a check now (exit 0 when it passes, 1 when it fails)
     Run { id: String },
 }
@@ -359,7 +363,7 @@ fn human_check(c: &Check) -> String {
         c.name,
         c.kind.label(),
         c.interval_s,
-        c.last_status.as_deref().unwrap_or("never run"),
+        if c.enabled { c.last_status.as_deref().unwrap_or("never run") } else { "paused" },
         c.last_detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
     )
 }
@@ -406,6 +410,12 @@ pub async fn checks(rt: &Runtime, command: ChecksCommand, out: Out) -> Outcome {
         ChecksCommand::Rm { id } => {
             engine.remove_check(&id, &operator(None).actor).await?;
             out.print(&serde_json::json!({"removed": id}), |_| format!("removed check {id}"))
+        }
+        ChecksCommand::Disable { id } => {
+            out.print(&engine.set_check_enabled(&id, false, &operator(None).actor).await?, human_check)
+        }
+        ChecksCommand::Enable { id } => {
+            out.print(&engine.set_check_enabled(&id, true, &operator(None).actor).await?, human_check)
         }
         ChecksCommand::Run { id } => {
             let run = rt.actuator().run_check(&id).await?;

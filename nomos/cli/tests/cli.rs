@@ -465,6 +465,12 @@ fn observe_signals_metrics_and_checks_keep_their_contracts() {
     assert_eq!(http["expect_status"], 204);
     let all = ok_json(&db, &["checks", "list", "lxc:caddy"]);
     assert_eq!(all.as_array().unwrap().len(), 2);
+    // Paused and resumed: kept, with its definition.
+    let web = http["id"].as_str().unwrap();
+    let paused = ok_json(&db, &["checks", "disable", web]);
+    assert_eq!((paused["enabled"].as_bool(), paused["expect_status"].as_i64()), (Some(false), Some(204)));
+    assert_eq!(ok_json(&db, &["checks", "enable", web])["enabled"], true);
+    one_line_error(&nomos(&db, &["checks", "disable", "no-such-check"]));
     let id = check["id"].as_str().unwrap();
     let removed = ok_json(&db, &["checks", "rm", id]);
     assert_eq!(removed["removed"], id);

@@ -282,6 +282,25 @@ impl Engine {
     pub async fn remove_check(&self, id: &str, by: &str) -> Result<()> {
         let check = self.check(id).await?;
         sqlx::query("DELETE FROM checks WHERE id = ?").bind(id).execute(self.store().pool()).await?;
+        self.resolve_check_signal(&check, by).await
+    }
+
+    /// Pauses a check or runs it again. A paused check watches nothing, so its open signal is
+    /// resolved; it keeps its definition and history.
+    pub async fn set_check_enabled(&self, id: &str, enabled: bool, by: &str) -> Result<Check> {
+        let check = self.check(id).await?;
+        sqlx::query("UPDATE checks SET enabled = ? WHERE id = ?")
+            .bind(i64::from(enabled))
+            .bind(id)
+            .execute(self.store().pool())
+            .await?;
+        if !enabled {
+            self.resolve_check_signal(&check, by).await?;
+        }
+        self.check(id).await
+    }
+
+    async fn resolve_check_signal(&self, check: &Check, by: &str) -> Result<()> {
         let fp = super::signals::fingerprint(&format!("check:{}", check.name), &check.entity);
         let open: Option<String> =
             sqlx::query_scalar("SELECT id FROM signals WHERE fingerprint = ? AND state <> 'resolved'")

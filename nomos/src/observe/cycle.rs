@@ -40,9 +40,10 @@ const REPLAY_S: i64 = 20 * 60;
 pub struct Observer {
     rules: Rules,
     state: Mutex<State>,
-    /// The hourly and daily reads (certificates, updates, backups) are made when due; off for a
-    /// quick look (a fix being verified needs the cycle's reads, not the slow ones).
-    slow_reads: bool,
+    /// The background cadences: each host read once a minute, the hourly and daily reads
+    /// (certificates, updates, backups) when due. Off for a quick look — a fix being verified
+    /// needs every host read now, and none of the slow reads.
+    paced: bool,
     /// Whether new signals may be investigated automatically (the settings decide which): only
     /// where Nomos can think (a provider is configured) and someone runs the tasks.
     investigates: std::sync::atomic::AtomicBool,
@@ -72,7 +73,7 @@ const UPDATES_PROBE: &str = "apt list --upgradable 2>/dev/null | tail -n +2 | wc
 impl Observer {
     /// Whether the read of `key` in `which` is due at `now`; if so it counts as done now.
     fn due(&self, which: impl Fn(&mut State) -> &mut HashMap<String, i64>, key: &str, now: i64, every: i64) -> bool {
-        if !self.slow_reads {
+        if !self.paced {
             return false;
         }
         let mut st = self.state();
@@ -89,7 +90,7 @@ impl Observer {
         Ok(Observer {
             rules,
             state: Mutex::new(State::default()),
-            slow_reads: true,
+            paced: true,
             investigates: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -106,7 +107,7 @@ impl Observer {
     /// An observer for a quick look: every host read each time it is asked (not once a minute),
     /// without the hourly and daily reads.
     pub fn quick() -> Result<Observer> {
-        Ok(Observer { slow_reads: false, ..Observer::new()? })
+        Ok(Observer { paced: false, ..Observer::new()? })
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -277,7 +278,7 @@ impl Actuator {
             }
             {
                 let mut st = observer.state();
-                if self_paced(observer) && st.host_probed.get(&e.id).is_some_and(|t| now - t < HOST_EVERY_S) {
+                if observer.paced && st.host_probed.get(&e.id).is_some_and(|t| now - t < HOST_EVERY_S) {
                     continue;
                 }
                 st.host_probed.insert(e.id.clone(), now);
@@ -628,11 +629,6 @@ impl Actuator {
     }
 }
 
-/// Whether the observer keeps the background cadences (a quick look reads everything now).
-fn self_paced(observer: &Observer) -> bool {
-    observer.slow_reads
-}
-
 /// Who works the tasks automatic investigation opens: the runtime's agent.
 pub trait Investigator: Send + Sync {
     /// Nomos can think (a provider is configured): only then are tasks opened for it.
@@ -659,9 +655,12 @@ pub(crate) async fn run(act: Actuator, investigator: Option<std::sync::Arc<dyn I
         tokio::time::sleep_until(next.into()).await;
         let interval = match act.engine().observe_settings().await {
             Ok(s) if s.interval_s > 0 => {
-                // Asked only when opted in: the first look for a provider may ask the keychain.
+                // Asked only when opted in, and off the async threads: the first look for a
+                // provider may ask the OS keychain, which blocks.
                 let wanted = s.investigate_critical || s.investigate_warnings;
-                observer.set_investigates(wanted && investigator.as_ref().is_some_and(|i| i.can_think()));
+                let asked = investigator.clone().filter(|_| wanted);
+                let thinks = tokio::task::spawn_blocking(move || asked.is_some_and(|i| i.can_think()));
+                observer.set_investigates(thinks.await.unwrap_or(false));
                 Duration::from_secs(u64::from(s.interval_s.max(10)))
             }
             Ok(_) => {

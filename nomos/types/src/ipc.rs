@@ -168,6 +168,8 @@ macro_rules! ipc_commands {
             add_check(spec: $crate::CheckSpec) -> $crate::Check;
             /// Removes a check.
             remove_check(id: ::std::string::String) -> ();
+            /// Pauses a check (its open signal is resolved) or runs it again.
+            set_check_enabled(id: ::std::string::String, enabled: bool) -> $crate::Check;
             /// Runs a check now (read-only, through the gate).
             run_check(id: ::std::string::String) -> $crate::CheckRun;
             /// How often Observe collects, and whether warnings notify.

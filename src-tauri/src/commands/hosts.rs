@@ -28,7 +28,7 @@ pub async fn edit_host(state: &AppState, spec: HostSpec) -> Result<HostEntry, Ip
 }
 
 pub async fn remove_host(state: &AppState, slug: String) -> Result<HostRemoved, IpcError> {
-    state.engine()?.remove_host(&slug).await.map_err(ipc_error)
+    state.runtime()?.actuator().remove_host(&slug).await.map_err(ipc_error)
 }
 
 pub async fn present_host_key(state: &AppState, slug: String) -> Result<String, IpcError> {

@@ -70,6 +70,10 @@ pub async fn add_check(state: &AppState, spec: CheckSpec) -> Result<Check, IpcEr
     state.engine()?.add_check(&spec).await.map_err(ipc_error)
 }
 
+pub async fn set_check_enabled(state: &AppState, id: String, enabled: bool) -> Result<Check, IpcError> {
+    state.engine()?.set_check_enabled(&id, enabled, &operator()).await.map_err(ipc_error)
+}
+
 pub async fn remove_check(state: &AppState, id: String) -> Result<(), IpcError> {
     state.engine()?.remove_check(&id, &operator()).await.map_err(ipc_error)
 }

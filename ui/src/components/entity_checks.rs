@@ -71,7 +71,24 @@ fn CheckRow(check: Check, reload: RwSignal<u32>, ran: RwSignal<Option<LastRun>>)
         let latency = last_latency_ms.map(|ms| format!(" · {ms:.0} ms")).unwrap_or_default();
         last_run_at.as_deref().map(|at| format!("{}{latency}", ago(now.get(), at))).unwrap_or_default()
     };
-    let (run_id, ran_id) = (id.clone(), id.clone());
+    let (run_id, ran_id, toggle_id) = (id.clone(), id.clone(), id.clone());
+    // Pause (its open signal is resolved) or run it again on its interval.
+    let toggle = move |_| {
+        let id = toggle_id.clone();
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match ipc::set_check_enabled(id, !enabled).await {
+                Ok(_) => {
+                    reload.try_update(|r| *r += 1);
+                }
+                Err(e) => {
+                    error.try_set(Some(e.message));
+                }
+            }
+            busy.try_set(false);
+        });
+    };
     let run = move |_| {
         let id = run_id.clone();
         busy.set(true);
@@ -117,7 +134,7 @@ fn CheckRow(check: Check, reload: RwSignal<u32>, ran: RwSignal<Option<LastRun>>)
                 <span class="badge">{kind.label()}</span>
                 <span class="muted">{check_target(&kind)}</span>
                 <span class="muted">{format!("every {interval_s} s")}</span>
-                {(!enabled).then(|| view! { <span class="badge outline">"disabled"</span> })}
+                {(!enabled).then(|| view! { <span class="badge outline" data-testid="check-paused">"paused"</span> })}
                 <span class="spacer"></span>
                 <span class="muted when">{last}</span>
             </div>
@@ -125,6 +142,9 @@ fn CheckRow(check: Check, reload: RwSignal<u32>, ran: RwSignal<Option<LastRun>>)
             <div class="host-actions">
                 <button class="small" data-testid="check-run" prop:disabled=move || busy.get() on:click=run title=command>
                     {move || if busy.get() { "Running…" } else { "Run now" }}
+                </button>
+                <button class="small" data-testid="check-toggle" prop:disabled=move || busy.get() on:click=toggle>
+                    {if enabled { "Pause" } else { "Resume" }}
                 </button>
                 <button class="small delete" class:armed=move || armed.get() data-testid="check-remove"
                     prop:disabled=move || busy.get() on:click=remove>

@@ -135,6 +135,14 @@ impl Actuator {
         Ok(key)
     }
 
+    /// Removes a host (see [`crate::Engine::remove_host`]) and closes the connections still open
+    /// to it: nothing of a removed host stays in use.
+    pub async fn remove_host(&self, input: &str) -> Result<nomos_types::HostRemoved> {
+        let removed = self.engine.remove_host(input).await?;
+        self.ssh.forget(&removed.host).await;
+        Ok(removed)
+    }
+
     /// Records a key a host presented that is not the trusted one: a first sighting is kept
     /// (untrusted) for the operator to trust; a change (`changed`) is audited loudly and never
     /// replaces the pinned key by itself.
