@@ -259,8 +259,14 @@ async fn automatic_investigation_is_opt_in_capped_cooled_down_and_says_so() {
     let r = w.act.observe_once(&observer).await.unwrap();
     assert!(!r.raised.is_empty() && r.investigations.is_empty(), "{r:?}");
 
+    // The operator investigates pve1's signal by hand, then resolves it by hand; it fires again.
+    let pve1 = failed_units(&w).await.unwrap();
+    let by_hand = w.act.investigate(&pve1.id, false).await.unwrap();
+    w.engine.resolve_signal(&pve1.id, "operator:test").await.unwrap();
+
     // Warnings turned on (and notified): a new problem opens one task, and its notification says
-    // Nomos is on it and links the task.
+    // Nomos is on it and links the task. pve1's signal, back with its task still going, keeps
+    // that task: no second one, no turn started on it.
     let mut settings = w.engine.observe_settings().await.unwrap();
     settings.investigate_warnings = true;
     settings.notify_warnings = true;
@@ -268,7 +274,10 @@ async fn automatic_investigation_is_opt_in_capped_cooled_down_and_says_so() {
     nomos_lab::fault(&lab, "pve2", &Fault::StopService { unit: "corosync".into(), guest: None }).unwrap();
     tick(&w, 60);
     let r = w.act.observe_once(&observer).await.unwrap();
+    assert!(r.raised.contains(&pve1.id), "{r:?}");
     assert_eq!(r.investigations.len(), 1, "{r:?}");
+    assert_ne!(r.investigations[0], by_hand.task_id);
+    assert_eq!(w.engine.signal(&pve1.id).await.unwrap().investigation.as_deref(), Some(by_hand.task_id.as_str()));
     let payloads: Vec<String> =
         sqlx::query_scalar("SELECT payload FROM events WHERE type = 'signal.notified'").fetch_all(&pool).await.unwrap();
     let linked: Vec<serde_json::Value> = payloads
@@ -297,7 +306,8 @@ async fn automatic_investigation_is_opt_in_capped_cooled_down_and_says_so() {
         sqlx::query_scalar("SELECT count(*) FROM executions WHERE risk <> 'read_only'").fetch_one(&pool).await.unwrap();
     assert_eq!(changed, 0);
 
-    // The tasks end and their problems clear; they come back within the hour: not again.
+    // The tasks end and their problems clear; they come back within the hour: not again (the
+    // one investigated by hand included).
     let investigated: Vec<(String, String)> =
         sqlx::query_as("SELECT task_id, fingerprint FROM investigations").fetch_all(&pool).await.unwrap();
     for (task, _) in &investigated {

@@ -136,18 +136,22 @@ impl Actuator {
                 break;
             }
             let since = crate::clock::format_ms(self.clock().now_ms() - AUTO_COOLDOWN_S * 1000);
-            let recent: Option<i64> = sqlx::query_scalar(
-                "SELECT 1 FROM investigations WHERE fingerprint = ? AND auto = 1 AND started_at > ? LIMIT 1",
-            )
-            .bind(&s.fingerprint)
-            .bind(&since)
-            .fetch_optional(self.engine().store().pool())
-            .await?;
+            let recent: Option<i64> =
+                sqlx::query_scalar("SELECT 1 FROM investigations WHERE fingerprint = ? AND started_at > ? LIMIT 1")
+                    .bind(&s.fingerprint)
+                    .bind(&since)
+                    .fetch_optional(self.engine().store().pool())
+                    .await?;
             if recent.is_some() {
                 tracing::info!(signal = %s.id, "not investigated automatically: the same problem was, within the hour");
                 continue;
             }
-            opened.push(self.investigate(&s.id, true).await?);
+            // A task already on it (a re-opened signal the operator investigated) is left alone:
+            // only a task opened here gets its first turn.
+            let inv = self.investigate(&s.id, true).await?;
+            if inv.created {
+                opened.push(inv);
+            }
         }
         Ok(opened)
     }
