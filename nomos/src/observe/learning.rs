@@ -139,17 +139,19 @@ impl Engine {
         let since = crate::clock::format_ms(now_ms - (OUTCOME_DAYS - 1) * 86_400_000);
         let since_day: String = since.chars().take(10).collect();
 
-        // Gated actions by day: Observe's probes are not actions.
+        // Gated actions by day: Observe's probes and discovery's reads are Oikos watching, not acting.
         let rows: Vec<(String, i64, i64)> = sqlx::query_as(
             "SELECT substr(created_at, 1, 10) AS day,
                     sum(CASE WHEN status = 'completed' AND exit_code = 0 AND coalesce(achieved, 1) = 1 THEN 1 ELSE 0 END),
                     sum(CASE WHEN status = 'failed' OR (status = 'completed' AND exit_code <> 0)
                               OR achieved = 0 THEN 1 ELSE 0 END)
                FROM executions
-              WHERE substr(created_at, 1, 10) >= ? AND requested_by NOT LIKE 'observe%'
+              WHERE substr(created_at, 1, 10) >= ?1 AND requested_by NOT IN (?2, ?3)
               GROUP BY day",
         )
         .bind(&since_day)
+        .bind(super::ACTOR)
+        .bind(crate::discovery::ACTOR)
         .fetch_all(pool)
         .await?;
         let by_day: HashMap<String, (i64, i64)> = rows.into_iter().map(|(d, s, f)| (d, (s, f))).collect();
@@ -170,9 +172,11 @@ impl Engine {
                     sum(CASE WHEN achieved IS NOT NULL THEN 1 ELSE 0 END),
                     sum(CASE WHEN achieved = 1 THEN 1 ELSE 0 END)
                FROM executions
-              WHERE requested_by NOT LIKE 'observe%' AND status IN ('completed', 'failed')
+              WHERE requested_by NOT IN (?1, ?2) AND status IN ('completed', 'failed')
               GROUP BY action",
         )
+        .bind(super::ACTOR)
+        .bind(crate::discovery::ACTOR)
         .fetch_all(pool)
         .await?;
         let mut capabilities: Vec<Capability> = rows
