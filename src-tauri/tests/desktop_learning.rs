@@ -162,5 +162,21 @@ fn a_signal_is_investigated_fixed_verified_remembered_and_the_learning_page_show
     let recalls = d.wait_until("[data-testid=learning-recall]", STEP, |_| true);
     assert!(recalls[0].1.contains("Fix: failed-units on host:pve1") && recalls[0].1.contains("success"), "{recalls:?}");
     d.screenshot(&shots.join("oikos-learning.png"));
+
+    // Settings → Observe: automatic investigation is off until switched on, per severity.
+    click(d, "[data-testid=nav-settings]");
+    let before = rt.block_on(engine.observe_settings()).unwrap();
+    assert!(!before.investigate_critical && !before.investigate_warnings);
+    click(d, "[data-testid=observe-investigate-critical]");
+    let deadline = Instant::now() + STEP;
+    let after = loop {
+        let now = rt.block_on(engine.observe_settings()).unwrap();
+        if now.investigate_critical {
+            break now;
+        }
+        assert!(Instant::now() < deadline, "the switch did not save: {now:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(after, ObserveSettings { investigate_critical: true, ..before });
     lab.close();
 }

@@ -41,8 +41,6 @@ pub fn ObserveSection() -> impl IntoView {
                     "Loading…",
                     move |settings: ObserveSettings| {
                         let current = settings.clone();
-                        let warn = settings.clone();
-                        let (crit_auto, warn_auto) = (settings.clone(), settings.clone());
                         view! {
                             <label>
                                 "Collect "
@@ -65,39 +63,14 @@ pub fn ObserveSection() -> impl IntoView {
                                         .collect_view()}
                                 </select>
                             </label>
-                            <label class="toggle">
-                                <input
-                                    type="checkbox"
-                                    data-testid="observe-notify-warnings"
-                                    prop:checked=settings.notify_warnings
-                                    on:change=move |ev| {
-                                        save(ObserveSettings { notify_warnings: event_target_checked(&ev), ..warn.clone() });
-                                    }
-                                />
-                                "Warnings notify too (otherwise only critical signals do)"
-                            </label>
-                            <label class="toggle">
-                                <input
-                                    type="checkbox"
-                                    data-testid="observe-investigate-critical"
-                                    prop:checked=settings.investigate_critical
-                                    on:change=move |ev| {
-                                        save(ObserveSettings { investigate_critical: event_target_checked(&ev), ..crit_auto.clone() });
-                                    }
-                                />
-                                "Nomos investigates new critical signals by itself"
-                            </label>
-                            <label class="toggle">
-                                <input
-                                    type="checkbox"
-                                    data-testid="observe-investigate-warnings"
-                                    prop:checked=settings.investigate_warnings
-                                    on:change=move |ev| {
-                                        save(ObserveSettings { investigate_warnings: event_target_checked(&ev), ..warn_auto.clone() });
-                                    }
-                                />
-                                "… and new warnings"
-                            </label>
+                            {switch(&settings, save, "observe-notify-warnings",
+                                "Warnings notify too (otherwise only critical signals do)",
+                                |s| s.notify_warnings, |s, on| s.notify_warnings = on)}
+                            {switch(&settings, save, "observe-investigate-critical",
+                                "Nomos investigates new critical signals by itself",
+                                |s| s.investigate_critical, |s, on| s.investigate_critical = on)}
+                            {switch(&settings, save, "observe-investigate-warnings", "… and new warnings",
+                                |s| s.investigate_warnings, |s, on| s.investigate_warnings = on)}
                             <p class="muted">
                                 "Read-only research and a proposed plan; nothing changes until you approve it. At most 3 at \
                                  once, once an hour per problem; needs a model provider."
@@ -109,5 +82,32 @@ pub fn ObserveSection() -> impl IntoView {
             }}
             {move || failed.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
+    }
+}
+
+/// One on/off setting: a checkbox that saves the settings with `set` applied.
+fn switch(
+    settings: &ObserveSettings,
+    save: impl Fn(ObserveSettings) + Copy + 'static,
+    testid: &'static str,
+    label: &'static str,
+    get: fn(&ObserveSettings) -> bool,
+    set: fn(&mut ObserveSettings, bool),
+) -> impl IntoView {
+    let base = settings.clone();
+    view! {
+        <label class="toggle">
+            <input
+                type="checkbox"
+                data-testid=testid
+                prop:checked=get(settings)
+                on:change=move |ev| {
+                    let mut next = base.clone();
+                    set(&mut next, event_target_checked(&ev));
+                    save(next);
+                }
+            />
+            {label}
+        </label>
     }
 }
