@@ -114,6 +114,13 @@ impl Actuator {
         if !settings.investigate_critical && !settings.investigate_warnings {
             return Ok(Vec::new());
         }
+        // Counted once; each task opened here adds one.
+        let mut running: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM investigations i JOIN tasks t ON t.id = i.task_id
+              WHERE i.auto = 1 AND t.status NOT IN {ENDED}"
+        ))
+        .fetch_one(self.engine().store().pool())
+        .await?;
         let mut opened = Vec::new();
         for id in raised {
             let s = self.engine().signal(id).await?;
@@ -125,12 +132,6 @@ impl Actuator {
             if !wanted || s.suppressed_by.is_some() || s.maintenance.is_some() || s.state != SignalState::Open {
                 continue;
             }
-            let running: i64 = sqlx::query_scalar(&format!(
-                "SELECT count(*) FROM investigations i JOIN tasks t ON t.id = i.task_id
-                  WHERE i.auto = 1 AND t.status NOT IN {ENDED}"
-            ))
-            .fetch_one(self.engine().store().pool())
-            .await?;
             if running >= AUTO_MAX_RUNNING {
                 tracing::info!(signal = %s.id, running, "not investigated automatically: {AUTO_MAX_RUNNING} already run");
                 break;
@@ -150,6 +151,7 @@ impl Actuator {
             // only a task opened here gets its first turn.
             let inv = self.investigate(&s.id, true).await?;
             if inv.created {
+                running += 1;
                 opened.push(inv);
             }
         }
