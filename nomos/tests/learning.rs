@@ -74,6 +74,14 @@ fn fix(n: u32) -> Vec<ChatResponse> {
     ]
 }
 
+/// A lab of `hosts` hosts, discovered and applied, with an observer (not run yet).
+async fn observed_lab(hosts: usize) -> (World, Observer) {
+    let w = World::start(hosts, true, ActuateConfig::default()).await;
+    let apply = Some(ApplyBy::Operator("operator:test".into()));
+    w.act.discover("host:pve1", DiscoverOptions { apply }).await.unwrap();
+    (w, Observer::new().unwrap())
+}
+
 async fn calls_of(w: &World, task: &str) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM tool_calls WHERE task_id = ?")
         .bind(task)
@@ -84,13 +92,8 @@ async fn calls_of(w: &World, task: &str) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_failed_service_is_investigated_fixed_verified_remembered_and_recalled() {
-    let w = World::start(1, true, ActuateConfig::default()).await;
+    let (w, observer) = observed_lab(1).await;
     let lab = w.lab.dir().to_path_buf();
-    w.act
-        .discover("host:pve1", DiscoverOptions { apply: Some(ApplyBy::Operator("operator:test".into())) })
-        .await
-        .unwrap();
-    let observer = Observer::new().unwrap();
     w.act.observe_once(&observer).await.unwrap();
     assert!(failed_units(&w).await.is_none());
 
@@ -193,13 +196,8 @@ async fn a_failed_service_is_investigated_fixed_verified_remembered_and_recalled
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_fix_that_does_not_clear_the_signal_is_not_a_success() {
-    let w = World::start(1, true, ActuateConfig::default()).await;
+    let (w, observer) = observed_lab(1).await;
     let lab = w.lab.dir().to_path_buf();
-    w.act
-        .discover("host:pve1", DiscoverOptions { apply: Some(ApplyBy::Operator("operator:test".into())) })
-        .await
-        .unwrap();
-    let observer = Observer::new().unwrap();
     w.act.observe_once(&observer).await.unwrap();
     nomos_lab::fault(&lab, "pve1", &Fault::StopService { unit: "pveproxy".into(), guest: None }).unwrap();
     tick(&w, 60);
@@ -243,14 +241,9 @@ async fn a_fix_that_does_not_clear_the_signal_is_not_a_success() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn automatic_investigation_is_opt_in_capped_cooled_down_and_says_so() {
-    let w = World::start(3, true, ActuateConfig::default()).await;
+    let (w, observer) = observed_lab(3).await;
     let lab = w.lab.dir().to_path_buf();
     let pool = w.engine.store().pool().clone();
-    w.act
-        .discover("host:pve1", DiscoverOptions { apply: Some(ApplyBy::Operator("operator:test".into())) })
-        .await
-        .unwrap();
-    let observer = Observer::new().unwrap();
     observer.set_investigates(true);
     w.act.observe_once(&observer).await.unwrap();
 
