@@ -7,7 +7,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
-WASM := $(TARGET_DIR)/wasm32-unknown-unknown/release/oikos-ui.wasm
+WASM := $(TARGET_DIR)/wasm32-unknown-unknown/ui/oikos-ui.wasm
 UNAME := $(shell uname -s)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -111,7 +111,7 @@ ui: $(WASM)
 	rm -rf ui/dist && mv ui/dist.tmp ui/dist
 
 $(WASM): FORCE
-	$(CARGO) build -p oikos-ui --target wasm32-unknown-unknown --release
+	$(CARGO) build -p oikos-ui --target wasm32-unknown-unknown --profile ui
 
 FORCE:
 

@@ -2,23 +2,21 @@
 //! features): the baseline `make bench-desktop` compares Oikos's start-up and memory with. Built
 //! only with the `bench-hello` feature.
 
-use std::sync::LazyLock;
-use std::time::Instant;
-
-// The same choice of how the webview draws as Oikos makes.
+// The same choice of how the webview draws as Oikos makes, and the same clock for start-up.
 #[path = "../src/rendering.rs"]
 mod rendering;
+#[path = "../src/startup.rs"]
+mod startup;
 
-static STARTED: LazyLock<Instant> = LazyLock::new(Instant::now);
-
-/// The page's first frame is on screen; the same line Oikos logs.
+/// The page's first frame is on screen (`at`, ms since the epoch); the same line Oikos logs.
 #[tauri::command]
-fn painted() {
-    eprintln!("first paint ms={}", STARTED.elapsed().as_millis());
+fn painted(at: Option<f64>) {
+    let (ms, at) = startup::page_moment(at);
+    eprintln!("first paint ms={ms} at={at}");
 }
 
 fn main() {
-    LazyLock::force(&STARTED);
+    startup::begin();
     eprintln!("{}", rendering::apply());
     let result = tauri::Builder::default()
         .invoke_handler(tauri::generate_handler![painted])

@@ -1,9 +1,10 @@
 //! The desktop app's own costs, measured on a virtual display (Xvfb: software rendering, as on many
 //! Linux VMs and remote desktops), side by side with a hello-world Tauri app built the same way
 //! (`bench-hello/`):
-//! - cold start to first paint: from spawning the process to its page reporting its first frame
-//!   (Oikos's page outline calls `ui_painted`, the hello page its `painted`), and for Oikos also to
-//!   the UI itself drawn (`ui_ready`: its wasm loaded and mounted); medians of the runs. Each run
+//! - cold start to first paint: from spawning the process to the moment its page's first frame
+//!   was drawn, as the page reports it (Oikos's page outline calls `ui_painted`, the hello page its
+//!   `painted`, both with the frame's time), and for Oikos also to the UI itself drawn
+//!   (`ui_ready`: its wasm loaded and mounted); medians of the runs. Each run
 //!   starts an app twice: first with an empty home (Oikos creates its database, WebKit its
 //!   caches), then again in that home — the start an operator sees every day;
 //! - memory 5 s after the second start's first paint: RSS and PSS summed over the app and its
@@ -21,7 +22,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const OIKOS: &str = env!("CARGO_BIN_EXE_oikos");
 const HELLO: &str = env!("CARGO_BIN_EXE_oikos-hello");
@@ -69,6 +70,22 @@ fn virtual_display() -> (Group, String) {
     let mut line = String::new();
     BufReader::new(xvfb.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
     (xvfb, format!(":{}", line.trim()))
+}
+
+/// A session bus of the bench's own, as every desktop session has one. Without one, GLib
+/// autolaunches a bus through X11 for each app, and a start right after a stopped one was slowed
+/// by about 0.4 s every other time; the operator's own bus would let the app's single instance
+/// hand over to an Oikos already running.
+fn session_bus() -> (Group, String) {
+    let mut bus = Group::spawn(
+        Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    );
+    let mut line = String::new();
+    BufReader::new(bus.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (bus, line.trim().to_string())
 }
 
 /// The processes an app runs: itself and its descendants (WebKit's web and network processes).
@@ -131,7 +148,7 @@ struct Running {
 
 /// Starts `app` with `home` as its home: an empty one is a first start (Oikos creates its
 /// database), one a previous start left behind is the everyday start.
-fn start(app: &str, display: &str, home: &tempfile::TempDir) -> Running {
+fn start(app: &str, display: &str, bus: &str, home: &tempfile::TempDir) -> Running {
     let mut cmd = Command::new(app);
     if app == OIKOS {
         cmd.arg("--db").arg(home.path().join("oikos.db"));
@@ -143,10 +160,10 @@ fn start(app: &str, display: &str, home: &tempfile::TempDir) -> Running {
         .env("XDG_DATA_HOME", home.path().join("data"))
         .env("NO_AT_BRIDGE", "1")
         .env("OIKOS_LOG", "info")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("DBUS_SESSION_BUS_ADDRESS", bus)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let began = Instant::now();
+    let began = SystemTime::now();
     let mut group = Group::spawn(&mut cmd);
     let (tx, rx) = mpsc::channel();
     let pipes: Vec<Box<dyn Read + Send>> =
@@ -155,10 +172,11 @@ fn start(app: &str, display: &str, home: &tempfile::TempDir) -> Running {
         let tx = tx.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                let at = frame_time(&line).unwrap_or_else(SystemTime::now);
                 if line.contains("first paint") {
-                    let _ = tx.send((false, Instant::now()));
+                    let _ = tx.send((false, at));
                 } else if line.contains("UI ready") {
-                    let _ = tx.send((true, Instant::now()));
+                    let _ = tx.send((true, at));
                 }
             }
         });
@@ -166,9 +184,34 @@ fn start(app: &str, display: &str, home: &tempfile::TempDir) -> Running {
     let (mut painted, mut ready) = (None, None);
     while painted.is_none() || (app == OIKOS && ready.is_none()) {
         let (is_ready, at) = rx.recv_timeout(Duration::from_secs(90)).unwrap_or_else(|_| panic!("{app} never painted"));
-        *(if is_ready { &mut ready } else { &mut painted }) = Some(at - began);
+        *(if is_ready { &mut ready } else { &mut painted }) = Some(at.duration_since(began).unwrap_or_default());
     }
     Running { group, painted: painted.unwrap(), ready }
+}
+
+/// The moment a start-up line tells of: its `at=` (ms since the epoch, the page's clock when the
+/// frame was drawn; both apps log it alike), not when the line arrived, which can wait behind the
+/// page's other calls. Colours of the log (escape sequences) are skipped.
+fn frame_time(line: &str) -> Option<SystemTime> {
+    let plain: String = {
+        let mut out = String::with_capacity(line.len());
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                // An SGR sequence: ESC [ … m.
+                for c in chars.by_ref() {
+                    if c == 'm' {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let ms: u64 = plain.split_whitespace().find_map(|w| w.strip_prefix("at="))?.parse().ok()?;
+    UNIX_EPOCH.checked_add(Duration::from_millis(ms))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -205,6 +248,7 @@ fn main() {
     let runs = env_num("BENCH_RUNS", 5).max(1);
     let idle_secs = env_num("BENCH_IDLE_SECS", 60);
     let (_xvfb, display) = virtual_display();
+    let (_bus, bus) = session_bus();
     println!("display {display}; {runs} runs each, alternating; binaries: {OIKOS}, {HELLO}");
 
     // Per app (Oikos, hello): first starts, then starts again in the same home.
@@ -217,11 +261,11 @@ fn main() {
         for (i, app) in [OIKOS, HELLO].into_iter().enumerate() {
             let name = PathBuf::from(app).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
             let home = tempfile::tempdir().unwrap();
-            let r = start(app, &display, &home);
+            let r = start(app, &display, &bus, &home);
             let first_ms = r.ready.unwrap_or(r.painted).as_secs_f64() * 1000.0;
             std::thread::sleep(Duration::from_secs(3));
             drop(r);
-            let r = start(app, &display, &home);
+            let r = start(app, &display, &bus, &home);
             std::thread::sleep(Duration::from_secs(5));
             let (m_rss, m_pss) = memory(&family(r.group.pid()));
             let ready_ms = r.ready.unwrap_or(r.painted).as_secs_f64() * 1000.0;
@@ -249,7 +293,7 @@ fn main() {
 
     if idle_secs > 0 {
         let home = tempfile::tempdir().unwrap();
-        let r = start(OIKOS, &display, &home);
+        let r = start(OIKOS, &display, &bus, &home);
         std::thread::sleep(Duration::from_secs(10));
         for (state, secs) in [("shown", idle_secs), ("hidden", idle_secs)] {
             if state == "hidden" {

@@ -33,8 +33,7 @@ pub fn plugins(builder: tauri::Builder<tauri::Wry>) -> tauri::Builder<tauri::Wry
 
 /// Starts the tray, and stays in it when started at login.
 pub fn setup(app: &AppHandle) {
-    let state = app.try_state::<crate::AppState>();
-    tray::setup(app, state.as_deref().and_then(|s| s.runtime().ok()));
+    tray::setup(app);
     if std::env::args().any(|a| a == HIDDEN_ARG) && tray::is_shown(app) {
         if let Some(window) = app.get_webview_window(MAIN) {
             if let Err(e) = window.hide() {

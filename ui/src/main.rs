@@ -40,11 +40,12 @@ fn main() {
     }
     leptos::mount::mount_to_body(app::App);
     // The callback of the frame after next runs once the UI's first frame is on screen: the shell
-    // logs the start-up time then.
+    // logs the start-up time of that moment (the call may wait behind the pages' first reads).
     leptos::prelude::request_animation_frame(|| {
         leptos::prelude::request_animation_frame(|| {
-            leptos::task::spawn_local(async {
-                if let Err(e) = ipc::ui_ready().await {
+            let at = js_sys::Date::now();
+            leptos::task::spawn_local(async move {
+                if let Err(e) = ipc::ui_ready(Some(at)).await {
                     leptos::logging::warn!("{e}");
                 }
             })

@@ -29,10 +29,11 @@ macro_rules! ipc_commands {
         $callback! {
             // ── The window itself (the desktop's `commands/window.rs`) ──
             /// The page's outline is on screen (index.html, before the UI's code has loaded): the
-            /// shell logs how long start-up took.
-            ui_painted() -> ();
-            /// The UI itself has drawn its first frame: the shell logs that time too.
-            ui_ready() -> ();
+            /// shell logs how long start-up took. `at`: when that frame was drawn, in ms since the
+            /// Unix epoch by the page's clock (the call itself may wait behind others).
+            ui_painted(at: Option<f64>) -> ();
+            /// The UI itself has drawn its first frame (`at` as above): the shell logs that time too.
+            ui_ready(at: Option<f64>) -> ();
             // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;

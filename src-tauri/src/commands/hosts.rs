@@ -9,16 +9,12 @@ use nomos_types::Channel;
 use super::ipc_error;
 use crate::AppState;
 
-fn runtime(state: &AppState) -> Result<&nomos::Runtime, IpcError> {
-    state.runtime()
-}
-
 pub async fn add_host(state: &AppState, spec: HostSpec) -> Result<AddedHost, IpcError> {
-    runtime(state)?.actuator().add_host(&spec).await.map_err(ipc_error)
+    state.runtime().await?.actuator().add_host(&spec).await.map_err(ipc_error)
 }
 
 pub async fn edit_host(state: &AppState, spec: HostSpec) -> Result<HostEntry, IpcError> {
-    let act = runtime(state)?.actuator();
+    let act = state.runtime().await?.actuator();
     let host = act.engine().edit_host(&spec).await.map_err(ipc_error)?;
     let entries = act.host_entries().await.map_err(ipc_error)?;
     entries
@@ -28,30 +24,30 @@ pub async fn edit_host(state: &AppState, spec: HostSpec) -> Result<HostEntry, Ip
 }
 
 pub async fn remove_host(state: &AppState, slug: String) -> Result<HostRemoved, IpcError> {
-    state.runtime()?.actuator().remove_host(&slug).await.map_err(ipc_error)
+    state.runtime().await?.actuator().remove_host(&slug).await.map_err(ipc_error)
 }
 
 pub async fn present_host_key(state: &AppState, slug: String) -> Result<String, IpcError> {
-    runtime(state)?.actuator().present_key(&slug).await.map_err(ipc_error)
+    state.runtime().await?.actuator().present_key(&slug).await.map_err(ipc_error)
 }
 
 pub async fn test_host(state: &AppState, slug: String) -> Result<HostTest, IpcError> {
-    runtime(state)?.actuator().test_host(&slug).await.map_err(ipc_error)
+    state.runtime().await?.actuator().test_host(&slug).await.map_err(ipc_error)
 }
 
 pub async fn discover(state: &AppState, slug: String, apply: bool) -> Result<DiscoveryDiff, IpcError> {
     // Applied from the window: the operator reviewed the diff (the same person the CLI names).
     let apply = apply.then(|| ApplyBy::Operator(Decision::by_operator(Channel::Ui, None).actor));
-    runtime(state)?.actuator().discover(&slug, DiscoverOptions { apply }).await.map_err(ipc_error)
+    state.runtime().await?.actuator().discover(&slug, DiscoverOptions { apply }).await.map_err(ipc_error)
 }
 
 pub async fn discovery_settings(state: &AppState) -> Result<DiscoverySettings, IpcError> {
-    state.engine()?.discovery_settings().await.map_err(ipc_error)
+    state.engine().await?.discovery_settings().await.map_err(ipc_error)
 }
 
 pub async fn save_discovery_settings(
     state: &AppState,
     settings: DiscoverySettings,
 ) -> Result<DiscoverySettings, IpcError> {
-    state.engine()?.save_discovery_settings(&settings).await.map_err(ipc_error)
+    state.engine().await?.save_discovery_settings(&settings).await.map_err(ipc_error)
 }

@@ -8,7 +8,6 @@ use nomos::actuate::Decision;
 use nomos::agent::provider::{ProviderConfig, ProviderError};
 use nomos::agent::secrets::{self, SecretsError};
 use nomos::policy::{Policy, POLICY_ENV};
-use nomos::Runtime;
 use nomos_types::{
     ApiKeyStatus, Channel, HostEntry, HostKey, ImportReport, IpcError, IpcErrorCode, KnowledgeDoc, KnowledgeInput,
     KnowledgeSummary, KnowledgeUpsert, LabInventory, PolicyFiles, ProviderSettings, ProviderStatus, SearchHit,
@@ -22,30 +21,25 @@ const RECENT_LIMIT: u32 = 20;
 /// "Test connection" gives up after this long (the provider client retries failures meanwhile).
 const TEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-fn runtime(state: &AppState) -> Result<&Runtime, IpcError> {
-    state.engine()?;
-    state.runtime.as_ref().map_err(|e| IpcError::new(IpcErrorCode::StoreUnavailable, e))
-}
-
 /// Runs keychain calls (they block on D-Bus) off the async workers.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, IpcError> {
     tokio::task::spawn_blocking(work).await.map_err(|e| IpcError::new(IpcErrorCode::Ipc, e))
 }
 
 pub async fn search_knowledge(state: &AppState, query: String, limit: Option<u32>) -> Result<Vec<SearchHit>, IpcError> {
-    state.engine()?.search_knowledge(&query, limit.unwrap_or(SEARCH_LIMIT)).await.map_err(ipc_error)
+    state.engine().await?.search_knowledge(&query, limit.unwrap_or(SEARCH_LIMIT)).await.map_err(ipc_error)
 }
 
 pub async fn recent_knowledge(state: &AppState, limit: Option<u32>) -> Result<Vec<KnowledgeSummary>, IpcError> {
-    state.engine()?.recent_knowledge(limit.unwrap_or(RECENT_LIMIT)).await.map_err(ipc_error)
+    state.engine().await?.recent_knowledge(limit.unwrap_or(RECENT_LIMIT)).await.map_err(ipc_error)
 }
 
 pub async fn knowledge_note(state: &AppState, key: String) -> Result<KnowledgeDoc, IpcError> {
-    state.engine()?.knowledge(&key).await.map_err(ipc_error)
+    state.engine().await?.knowledge(&key).await.map_err(ipc_error)
 }
 
 pub async fn save_note(state: &AppState, note: KnowledgeInput) -> Result<KnowledgeUpsert, IpcError> {
-    state.engine()?.upsert_knowledge(&note).await.map_err(ipc_error)
+    state.engine().await?.upsert_knowledge(&note).await.map_err(ipc_error)
 }
 
 /// Where the key comes from (blocks on the keychain).
@@ -54,7 +48,7 @@ fn key_status() -> ApiKeyStatus {
 }
 
 pub async fn provider_status(state: &AppState) -> Result<ProviderStatus, IpcError> {
-    let rt = runtime(state)?.clone();
+    let rt = state.runtime().await?.clone();
     let stored = rt.engine().provider_settings().await.map_err(ipc_error)?;
     blocking(move || {
         let (in_use, problem) = match rt.agent().provider() {
@@ -75,14 +69,14 @@ pub async fn provider_status(state: &AppState) -> Result<ProviderStatus, IpcErro
 }
 
 pub async fn save_provider(state: &AppState, settings: ProviderSettings) -> Result<ProviderStatus, IpcError> {
-    let rt = runtime(state)?;
+    let rt = state.runtime().await?;
     let saved = rt.engine().save_provider_settings(&settings).await.map_err(ipc_error)?;
     rt.agent().use_settings(Some(saved));
     provider_status(state).await
 }
 
 pub async fn test_provider(state: &AppState) -> Result<String, IpcError> {
-    let rt = runtime(state)?.clone();
+    let rt = state.runtime().await?.clone();
     let provider = blocking(move || rt.agent().provider()).await?.map_err(ipc_error)?;
     let failed = |e: ProviderError| IpcError::new(IpcErrorCode::Invalid, format!("the provider did not answer: {e}"));
     match tokio::time::timeout(TEST_TIMEOUT, provider.check()).await {
@@ -104,7 +98,7 @@ fn secrets_error(e: SecretsError) -> IpcError {
 }
 
 pub async fn set_api_key(state: &AppState, key: String) -> Result<ApiKeyStatus, IpcError> {
-    let rt = runtime(state)?.clone();
+    let rt = state.runtime().await?.clone();
     blocking(move || {
         secrets::set_api_key(&key).map_err(secrets_error)?;
         // The next turn reads the new key.
@@ -115,7 +109,7 @@ pub async fn set_api_key(state: &AppState, key: String) -> Result<ApiKeyStatus, 
 }
 
 pub async fn delete_api_key(state: &AppState) -> Result<ApiKeyStatus, IpcError> {
-    let rt = runtime(state)?.clone();
+    let rt = state.runtime().await?.clone();
     blocking(move || {
         secrets::delete_api_key().map_err(secrets_error)?;
         rt.agent().reload_provider();
@@ -125,18 +119,18 @@ pub async fn delete_api_key(state: &AppState) -> Result<ApiKeyStatus, IpcError> 
 }
 
 pub async fn host_entries(state: &AppState) -> Result<Vec<HostEntry>, IpcError> {
-    runtime(state)?.actuator().host_entries().await.map_err(ipc_error)
+    state.runtime().await?.actuator().host_entries().await.map_err(ipc_error)
 }
 
 pub async fn trust_host(state: &AppState, slug: String, fingerprint: Option<String>) -> Result<HostKey, IpcError> {
     let fingerprint = fingerprint.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
     let decision = Decision::by_operator(Channel::Ui, None);
-    runtime(state)?.actuator().trust_host(&slug, fingerprint.as_deref(), &decision).await.map_err(ipc_error)
+    state.runtime().await?.actuator().trust_host(&slug, fingerprint.as_deref(), &decision).await.map_err(ipc_error)
 }
 
 pub async fn import_inventory(state: &AppState, text: String, source: String) -> Result<ImportReport, IpcError> {
     let source = if source.trim().is_empty() { "inventory file".to_string() } else { source };
-    state.engine()?.import_inventory(&text, &source).await.map_err(ipc_error)
+    state.engine().await?.import_inventory(&text, &source).await.map_err(ipc_error)
 }
 
 fn lab_path() -> Result<std::path::PathBuf, IpcError> {
@@ -157,7 +151,7 @@ pub async fn import_lab_inventory(state: &AppState) -> Result<ImportReport, IpcE
             format!("no lab inventory at {} (start the lab with `nomos lab up`)", path.display()),
         ));
     }
-    state.engine()?.import_inventory_file(&path).await.map_err(ipc_error)
+    state.engine().await?.import_inventory_file(&path).await.map_err(ipc_error)
 }
 
 pub async fn policy_files(_state: &AppState) -> Result<PolicyFiles, IpcError> {

@@ -67,13 +67,14 @@ nomos_types::ipc_commands!(desktop_commands);
 
 impl AppState {
     /// The engine, or why the runtime could not open (database or policy): the UI shows that.
-    pub(crate) fn engine(&self) -> Result<&Engine, IpcError> {
-        self.runtime().map(Runtime::engine)
+    pub(crate) async fn engine(&self) -> Result<&Engine, IpcError> {
+        self.runtime().await.map(Runtime::engine)
     }
 
     /// The runtime (engine, gate and Nomos), or why it could not open.
-    pub(crate) fn runtime(&self) -> Result<&Runtime, IpcError> {
-        self.runtime.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
+    /// Commands that arrive while it still opens wait for it.
+    pub(crate) async fn runtime(&self) -> Result<&Runtime, IpcError> {
+        self.runtime.wait().await.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
     }
 }
 

@@ -7,12 +7,12 @@ use super::ipc_error;
 use crate::AppState;
 
 pub async fn notification_settings(state: &AppState) -> Result<NotificationSettings, IpcError> {
-    state.engine()?.notification_settings().await.map_err(ipc_error)
+    state.engine().await?.notification_settings().await.map_err(ipc_error)
 }
 
 pub async fn save_notification_settings(
     state: &AppState,
     settings: NotificationSettings,
 ) -> Result<NotificationSettings, IpcError> {
-    state.engine()?.save_notification_settings(&settings).await.map_err(ipc_error)
+    state.engine().await?.save_notification_settings(&settings).await.map_err(ipc_error)
 }

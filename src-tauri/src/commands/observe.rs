@@ -15,29 +15,29 @@ fn operator() -> String {
 }
 
 pub async fn overview(state: &AppState) -> Result<Overview, IpcError> {
-    state.engine()?.overview().await.map_err(ipc_error)
+    state.engine().await?.overview().await.map_err(ipc_error)
 }
 
 pub async fn list_signals(state: &AppState, query: SignalQuery) -> Result<SignalList, IpcError> {
-    state.engine()?.list_signals(&query).await.map_err(ipc_error)
+    state.engine().await?.list_signals(&query).await.map_err(ipc_error)
 }
 
 pub async fn ack_signal(state: &AppState, id: String, reason: String) -> Result<Signal, IpcError> {
-    state.engine()?.ack_signal(&id, &reason, &operator()).await.map_err(ipc_error)
+    state.engine().await?.ack_signal(&id, &reason, &operator()).await.map_err(ipc_error)
 }
 
 pub async fn mute_signal(state: &AppState, id: String, seconds: u64) -> Result<Signal, IpcError> {
-    state.engine()?.mute_signal(&id, seconds, &operator()).await.map_err(ipc_error)
+    state.engine().await?.mute_signal(&id, seconds, &operator()).await.map_err(ipc_error)
 }
 
 pub async fn resolve_signal(state: &AppState, id: String) -> Result<Signal, IpcError> {
-    state.engine()?.resolve_signal(&id, &operator()).await.map_err(ipc_error)
+    state.engine().await?.resolve_signal(&id, &operator()).await.map_err(ipc_error)
 }
 
 /// Opens the investigation and, when Nomos can think, runs its first turn in the background; the
 /// window goes to the task either way (without a provider the task waits, researched).
 pub async fn investigate_signal(state: &AppState, id: String) -> Result<Investigation, IpcError> {
-    let rt = state.runtime()?;
+    let rt = state.runtime().await?;
     let inv = rt.actuator().investigate(&id, false).await.map_err(ipc_error)?;
     if inv.created && super::tasks::with_provider(state).await.is_ok() {
         super::tasks::run_in_background(rt, inv.task_id.clone());
@@ -46,7 +46,7 @@ pub async fn investigate_signal(state: &AppState, id: String) -> Result<Investig
 }
 
 pub async fn learning_report(state: &AppState) -> Result<LearningReport, IpcError> {
-    state.engine()?.learning_report().await.map_err(ipc_error)
+    state.engine().await?.learning_report().await.map_err(ipc_error)
 }
 
 pub async fn query_metrics(
@@ -55,37 +55,37 @@ pub async fn query_metrics(
     metric: Option<String>,
     range: MetricRange,
 ) -> Result<Vec<MetricSeries>, IpcError> {
-    state.engine()?.query_metrics(&slug, metric.as_deref(), range).await.map_err(ipc_error)
+    state.engine().await?.query_metrics(&slug, metric.as_deref(), range).await.map_err(ipc_error)
 }
 
 pub async fn health_summary(state: &AppState) -> Result<HealthSummary, IpcError> {
-    state.engine()?.health_summary().await.map_err(ipc_error)
+    state.engine().await?.health_summary().await.map_err(ipc_error)
 }
 
 pub async fn entity_checks(state: &AppState, slug: String) -> Result<Vec<Check>, IpcError> {
-    state.engine()?.entity_checks(&slug).await.map_err(ipc_error)
+    state.engine().await?.entity_checks(&slug).await.map_err(ipc_error)
 }
 
 pub async fn add_check(state: &AppState, spec: CheckSpec) -> Result<Check, IpcError> {
-    state.engine()?.add_check(&spec).await.map_err(ipc_error)
+    state.engine().await?.add_check(&spec).await.map_err(ipc_error)
 }
 
 pub async fn set_check_enabled(state: &AppState, id: String, enabled: bool) -> Result<Check, IpcError> {
-    state.engine()?.set_check_enabled(&id, enabled, &operator()).await.map_err(ipc_error)
+    state.engine().await?.set_check_enabled(&id, enabled, &operator()).await.map_err(ipc_error)
 }
 
 pub async fn remove_check(state: &AppState, id: String) -> Result<(), IpcError> {
-    state.engine()?.remove_check(&id, &operator()).await.map_err(ipc_error)
+    state.engine().await?.remove_check(&id, &operator()).await.map_err(ipc_error)
 }
 
 pub async fn run_check(state: &AppState, id: String) -> Result<CheckRun, IpcError> {
-    state.runtime()?.actuator().run_check(&id).await.map_err(ipc_error)
+    state.runtime().await?.actuator().run_check(&id).await.map_err(ipc_error)
 }
 
 pub async fn observe_settings(state: &AppState) -> Result<ObserveSettings, IpcError> {
-    state.engine()?.observe_settings().await.map_err(ipc_error)
+    state.engine().await?.observe_settings().await.map_err(ipc_error)
 }
 
 pub async fn save_observe_settings(state: &AppState, settings: ObserveSettings) -> Result<ObserveSettings, IpcError> {
-    state.engine()?.save_observe_settings(&settings).await.map_err(ipc_error)
+    state.engine().await?.save_observe_settings(&settings).await.map_err(ipc_error)
 }

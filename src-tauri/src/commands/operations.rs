@@ -2,7 +2,6 @@
 //! this machine on the `ui` channel; the gate checks every decision.
 
 use nomos::actuate::Decision;
-use nomos::Runtime;
 use nomos_types::events::Event;
 use nomos_types::{
     Approval, AuditEntry, AuditQuery, Autonomy, Channel, Execution, ExecutionQuery, IpcError, IpcErrorCode, Page,
@@ -13,16 +12,12 @@ use tokio::sync::broadcast::error::RecvError;
 use super::ipc_error;
 use crate::AppState;
 
-fn runtime(state: &AppState) -> Result<&Runtime, IpcError> {
-    state.runtime.as_ref().map_err(|message| IpcError::new(IpcErrorCode::StoreUnavailable, message))
-}
-
 fn operator(message: Option<String>) -> Decision {
     Decision::by_operator(Channel::Ui, message.filter(|m| !m.trim().is_empty()))
 }
 
 pub async fn pending_approvals(state: &AppState) -> Result<PendingApprovals, IpcError> {
-    let rt = runtime(state)?;
+    let rt = state.runtime().await?;
     let approvals = rt.actuator().pending_approvals().await.map_err(ipc_error)?;
     Ok(PendingApprovals { approvals, now: rt.clock().now() })
 }
@@ -34,7 +29,7 @@ pub async fn approve(
     approval_id: String,
     confirmation: Option<String>,
 ) -> Result<Execution, IpcError> {
-    let rt = runtime(state)?;
+    let rt = state.runtime().await?;
     let act = rt.actuator().clone();
     let approval = act.approval(&approval_id).await.map_err(ipc_error)?;
     // Subscribed before approving, so the start cannot be missed.
@@ -68,31 +63,31 @@ pub async fn approve(
 }
 
 pub async fn deny(state: &AppState, approval_id: String, reason: Option<String>) -> Result<Approval, IpcError> {
-    runtime(state)?.actuator().deny(&approval_id, &operator(reason)).await.map_err(ipc_error)
+    state.runtime().await?.actuator().deny(&approval_id, &operator(reason)).await.map_err(ipc_error)
 }
 
 pub async fn check_confirmation(state: &AppState, approval_id: String, text: String) -> Result<bool, IpcError> {
-    runtime(state)?.actuator().check_confirmation(&approval_id, &text).await.map_err(ipc_error)
+    state.runtime().await?.actuator().check_confirmation(&approval_id, &text).await.map_err(ipc_error)
 }
 
 pub async fn executions(state: &AppState, query: ExecutionQuery) -> Result<Vec<Execution>, IpcError> {
-    runtime(state)?.actuator().executions_matching(&query).await.map_err(ipc_error)
+    state.runtime().await?.actuator().executions_matching(&query).await.map_err(ipc_error)
 }
 
 pub async fn execution(state: &AppState, id: String) -> Result<Execution, IpcError> {
-    runtime(state)?.actuator().execution(&id).await.map_err(ipc_error)
+    state.runtime().await?.actuator().execution(&id).await.map_err(ipc_error)
 }
 
 pub async fn cancel_execution(state: &AppState, id: String) -> Result<Execution, IpcError> {
-    runtime(state)?.actuator().cancel(&id, &operator(None)).await.map_err(ipc_error)
+    state.runtime().await?.actuator().cancel(&id, &operator(None)).await.map_err(ipc_error)
 }
 
 pub async fn audit(state: &AppState, query: AuditQuery) -> Result<Page<AuditEntry>, IpcError> {
-    runtime(state)?.actuator().audit(&query).await.map_err(ipc_error)
+    state.runtime().await?.actuator().audit(&query).await.map_err(ipc_error)
 }
 
 pub async fn autonomy(state: &AppState) -> Result<Autonomy, IpcError> {
-    let rt = runtime(state)?;
+    let rt = state.runtime().await?;
     let act = rt.actuator();
     let paused = act.is_paused().await.map_err(ipc_error)?;
     let windows = act.open_windows().await.map_err(ipc_error)?;
@@ -100,6 +95,6 @@ pub async fn autonomy(state: &AppState) -> Result<Autonomy, IpcError> {
 }
 
 pub async fn set_autonomy_paused(state: &AppState, paused: bool) -> Result<Autonomy, IpcError> {
-    runtime(state)?.actuator().set_paused(paused, &operator(None)).await.map_err(ipc_error)?;
+    state.runtime().await?.actuator().set_paused(paused, &operator(None)).await.map_err(ipc_error)?;
     autonomy(state).await
 }

@@ -13,12 +13,12 @@ use crate::AppState;
 const BOARD_LIMIT: u32 = 500;
 
 pub async fn list_tasks(state: &AppState) -> Result<TaskBoard, IpcError> {
-    let tasks = state.engine()?.tasks(BOARD_LIMIT).await.map_err(ipc_error)?;
+    let tasks = state.engine().await?.tasks(BOARD_LIMIT).await.map_err(ipc_error)?;
     Ok(TaskBoard { counts: BoardCounts::of(&tasks), tasks })
 }
 
 pub async fn task_detail(state: &AppState, id: String) -> Result<TaskDetail, IpcError> {
-    state.engine()?.task_detail(&id).await.map_err(ipc_error)
+    state.engine().await?.task_detail(&id).await.map_err(ipc_error)
 }
 
 pub async fn create_task(state: &AppState, message: String) -> Result<TurnStarted, IpcError> {
@@ -43,11 +43,11 @@ pub async fn approve_task_plan(state: &AppState, id: String) -> Result<TurnStart
 }
 
 pub async fn stop_task(state: &AppState, id: String) -> Result<bool, IpcError> {
-    Ok(state.runtime()?.agent().cancel(&id))
+    Ok(state.runtime().await?.agent().cancel(&id))
 }
 
 pub async fn delete_task(state: &AppState, id: String) -> Result<u64, IpcError> {
-    let rt = state.runtime()?;
+    let rt = state.runtime().await?;
     // A turn still running would write into a task that no longer exists.
     rt.agent().cancel(&id);
     rt.engine().delete_task(&id).await.map_err(ipc_error)
@@ -56,7 +56,7 @@ pub async fn delete_task(state: &AppState, id: String) -> Result<u64, IpcError> 
 /// The runtime, when Nomos has a provider to think with; otherwise a `no_provider` error the
 /// window turns into a pointer to Settings. The first look may ask the OS keychain, which blocks.
 pub(super) async fn with_provider(state: &AppState) -> Result<&Runtime, IpcError> {
-    let rt = state.runtime()?;
+    let rt = state.runtime().await?;
     let probe = rt.clone();
     let checked = tauri::async_runtime::spawn_blocking(move || probe.agent().provider().map(|_| ()))
         .await

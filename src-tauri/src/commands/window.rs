@@ -7,13 +7,15 @@ use crate::AppState;
 /// Logged once per window load: how long the app took from its start to its first frame — the
 /// page's outline (what `bench-desktop` reads, and what an operator quotes when start-up feels
 /// slow).
-pub async fn ui_painted(_state: &AppState) -> Result<(), IpcError> {
-    tracing::info!(ms = crate::STARTED.elapsed().as_millis() as u64, "first paint");
+pub async fn ui_painted(_state: &AppState, at: Option<f64>) -> Result<(), IpcError> {
+    let (ms, at) = crate::startup::page_moment(at);
+    tracing::info!(ms, at, "first paint");
     Ok(())
 }
 
 /// Logged once per window load: how long until the UI itself (its code loaded and mounted) drew.
-pub async fn ui_ready(_state: &AppState) -> Result<(), IpcError> {
-    tracing::info!(ms = crate::STARTED.elapsed().as_millis() as u64, "UI ready");
+pub async fn ui_ready(_state: &AppState, at: Option<f64>) -> Result<(), IpcError> {
+    let (ms, at) = crate::startup::page_moment(at);
+    tracing::info!(ms, at, "UI ready");
     Ok(())
 }

@@ -115,15 +115,13 @@ struct Shown {
 #[derive(Default)]
 struct TrayState(Mutex<Shown>);
 
-/// Builds the tray and starts following the engine. Failing to show a tray is logged, never fatal.
-pub fn setup(app: &AppHandle, runtime: Option<&Runtime>) {
+/// Builds the tray (its counts follow once the engine is open: [`follow_engine`]). Failing to show
+/// a tray is logged, never fatal.
+pub fn setup(app: &AppHandle) {
     app.manage(TrayState::default());
     if let Err(e) = build(app) {
         tracing::warn!("no tray icon ({e}); trying again every {}s", RETRY_EVERY.as_secs());
         retry_later(app.clone());
-    }
-    if let Some(rt) = runtime {
-        follow_engine(app.clone(), rt);
     }
 }
 
@@ -272,7 +270,8 @@ fn concerns_tray(event: &Event) -> bool {
     )
 }
 
-fn follow_engine(app: AppHandle, rt: &Runtime) {
+/// Keeps the tray's counts and tooltip current from the engine's events.
+pub fn follow_engine(app: AppHandle, rt: &Runtime) {
     let mut events = rt.subscribe();
     let actuator = rt.actuator().clone();
     tauri::async_runtime::spawn(async move {
@@ -316,7 +315,7 @@ fn toggle_autonomy(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         let Some(state) = app.try_state::<AppState>() else { return };
-        let Ok(rt) = state.runtime() else {
+        let Ok(rt) = state.runtime().await else {
             tracing::warn!("autonomy unchanged: the database is not open");
             return;
         };
