@@ -20,10 +20,17 @@ APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev lib
 # … and testing it headless (virtual display, WebDriver, keychain, SSH lab; ping for the lab's
 # gateway pre-flight; Python for the test notification service and the release's manifest script).
 APT_TEST := xvfb xauth xdotool imagemagick webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools \
-	python3 python3-dbus python3-gi \
+	python3 python3-dbus python3-gi python3-venv \
 	openssh-server openssh-client iputils-ping procps util-linux
 
 .PHONY: run build test eval setup setup-test ui check fmt lint bench bench-desktop bundle lab lab-down clean help
+
+# The official Python MCP SDK, the client `nomos mcp serve` is tested with: a virtual environment
+# outside the clone (a cache; `setup-test` rebuilds it when missing or of another version).
+MCP_SDK_VERSION := 2.3.0
+MCP_VENV := $(HOME)/.cache/oikos-mcp-venv
+MCP_PYTHON := $(MCP_VENV)/bin/python
+export OIKOS_MCP_PYTHON := $(MCP_PYTHON)
 
 # Every native crate: the UI is built for wasm32 only (`ui` below) and linted there.
 NATIVE := --workspace --exclude oikos-ui
@@ -145,6 +152,9 @@ setup:
 setup-test:
 	$(call apt_install,$(APT_TEST))
 	@if [ "$(UNAME)" = Linux ]; then command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked; fi
+	@$(MCP_PYTHON) -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "$(MCP_SDK_VERSION)")' 2>/dev/null \
+		|| { echo "preparing the MCP test client in $(MCP_VENV)"; rm -rf $(MCP_VENV) && python3 -m venv $(MCP_VENV) \
+		&& $(MCP_VENV)/bin/pip install -q --disable-pip-version-check 'mcp==$(MCP_SDK_VERSION)'; }
 
 clean:
 	$(CARGO) clean

@@ -26,6 +26,7 @@ pub mod graph;
 pub mod hosts;
 pub mod inventory;
 pub mod knowledge;
+pub mod mcp;
 pub mod observe;
 pub mod plan;
 pub mod process;

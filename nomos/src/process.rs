@@ -1,4 +1,4 @@
-//! Which process holds a task's lease, and whether it still lives. A lease owner is
+//! Which process holds a task's lease, and whether it still lives; and this process's ancestors. A lease owner is
 //! `<turn>@<boot id>.<pid namespace>:<pid>:<start time>`: in the same boot and pid namespace, a
 //! claim can see at once that the owner's process is gone (no such pid, or the pid now belongs to
 //! a process started at another time) instead of waiting for the lease to expire. Where that
@@ -40,12 +40,33 @@ fn boot_id() -> Option<String> {
     (!id.is_empty() && !ns.is_empty()).then(|| format!("{id}.{ns}"))
 }
 
-/// A process's start time from `/proc/<pid>/stat` (field 22); `None` when there is no such process.
-fn start_time(pid: u32) -> Option<u64> {
+/// Field `n` (1-based, `n` > 2) of `/proc/<pid>/stat`; `None` when there is no such process.
+fn stat_field(pid: u32, n: usize) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may itself hold spaces or parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(n.checked_sub(3)?)?.parse().ok()
+}
+
+/// A process's start time (field 22 of its stat).
+fn start_time(pid: u32) -> Option<u64> {
+    stat_field(pid, 22)
+}
+
+/// This process's ancestors, nearest first, up to (not including) init; empty without `/proc`.
+pub fn ancestors() -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut pid = std::process::id();
+    // A chain of processes is short; the bound only guards against a cycle in a bad read.
+    for _ in 0..256 {
+        let Some(parent) = stat_field(pid, 4).and_then(|p| u32::try_from(p).ok()) else { break };
+        if parent <= 1 || found.contains(&parent) {
+            break;
+        }
+        found.push(parent);
+        pid = parent;
+    }
+    found
 }
 
 fn current() -> Option<&'static Identity> {
@@ -102,6 +123,15 @@ pub fn owner_is_dead(owner: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn the_ancestors_start_with_the_parent() {
+        if std::path::Path::new("/proc/self/stat").exists() {
+            let parent = std::os::unix::process::parent_id();
+            assert_eq!(ancestors().first().copied(), (parent > 1).then_some(parent));
+        }
+    }
 
     #[test]
     fn an_owner_names_this_process_and_reads_back() {

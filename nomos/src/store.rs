@@ -147,7 +147,22 @@ impl Store {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         let mut conn = self.pool.acquire().await?;
         sqlx::query("PRAGMA foreign_keys = OFF").execute(&mut *conn).await?;
-        let ran = MIGRATOR.run(&mut *conn).await;
+        // Another process may migrate the same new file at the same moment (the desktop app and
+        // `nomos` started together): SQLite has no migration lock, so the slower one fails on a
+        // migration the other just applied. When the other made progress meanwhile, go again from
+        // what is applied now.
+        let mut attempts = 0;
+        let ran = loop {
+            let before = applied_migrations(&mut conn).await;
+            let ran = MIGRATOR.run(&mut *conn).await;
+            // Each attempt again needs the other's progress, so they end within one per migration.
+            if ran.is_err() && attempts < MIGRATOR.iter().count() && applied_migrations(&mut conn).await > before {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+            break ran;
+        };
         let dangling: Result<Option<String>, sqlx::Error> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1")
                 .fetch_optional(&mut *conn)
@@ -324,6 +339,11 @@ impl DerefMut for WriteTx {
     }
 }
 
+/// How many migrations the file records as applied (none while it has no record yet).
+async fn applied_migrations(conn: &mut sqlx::SqliteConnection) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations WHERE success").fetch_one(conn).await.unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,7 +367,21 @@ mod tests {
         let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
         assert_eq!(fk, 1);
         assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
-        assert_eq!(latest_schema_version(), 17);
+        assert_eq!(latest_schema_version(), 18);
+    }
+
+    #[tokio::test]
+    async fn stores_opening_one_new_file_at_once_all_open_it() {
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("oikos.db");
+            // Interleaved on one task: each open waits on SQLite's own threads in between.
+            let opens = (0..4).map(|_| Store::open(&path));
+            for opened in futures_util::future::join_all(opens).await {
+                let store = opened.unwrap();
+                assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
+            }
+        }
     }
 
     #[tokio::test]

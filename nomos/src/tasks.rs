@@ -32,7 +32,7 @@ pub const INTERRUPTED_NOTE: &str =
     "interrupted: the process working on this task stopped; nothing is re-run — send a message to continue";
 
 const TASK_SELECT: &str = "SELECT t.id, t.title, t.goal, t.status, t.waiting_for, t.outcome, t.summary,
-        e.slug AS entity_slug, t.completion_nudges, t.created_at, t.updated_at, t.last_active_at
+        e.slug AS entity_slug, t.completion_nudges, t.created_at, t.updated_at, t.last_active_at, t.driver
    FROM tasks t LEFT JOIN entities e ON e.id = t.entity_id";
 
 fn task_from_row(row: &SqliteRow) -> Result<Task> {
@@ -56,6 +56,7 @@ fn task_from_row(row: &SqliteRow) -> Result<Task> {
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
         last_active_at: row.try_get("last_active_at")?,
+        driver: row.try_get("driver")?,
     })
 }
 
@@ -73,6 +74,12 @@ pub(crate) async fn require_task(conn: &mut SqliteConnection, task: &str) -> Res
 impl Engine {
     /// Creates a task with its `task:<short id>` entity.
     pub async fn create_task(&self, title: &str, goal: &str) -> Result<Task> {
+        self.create_task_driven(title, goal, None).await
+    }
+
+    /// [`Engine::create_task`] for a task another agent drives (`mcp:<client>`), set in the same
+    /// transaction so Nomos never sees it without its driver.
+    pub async fn create_task_driven(&self, title: &str, goal: &str, driver: Option<&str>) -> Result<Task> {
         let id = new_id();
         let mut tx = self.store().begin_write().await?;
         // The first 8 hex digits name the task in the graph; longer if that is ever taken.
@@ -96,8 +103,8 @@ impl Engine {
         let now = tx.now().to_string();
         sqlx::query(
             "INSERT INTO tasks (id, title, goal, status, waiting_for, entity_id, created_at, updated_at,
-                                last_active_at)
-             VALUES (?, ?, ?, 'waiting', 'message', ?, ?, ?, ?)",
+                                last_active_at, driver)
+             VALUES (?, ?, ?, 'waiting', 'message', ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(title.trim())
@@ -106,6 +113,7 @@ impl Engine {
         .bind(&now)
         .bind(&now)
         .bind(&now)
+        .bind(driver)
         .execute(&mut *tx)
         .await?;
         let created = TaskCreated { title: title.trim().to_string(), goal: goal.trim().to_string() };
@@ -271,6 +279,15 @@ impl Engine {
     /// [`crate::agent::transcript::Transcript::recover`]).
     pub async fn claim_task(&self, task: &str, owner: &str, ttl_ms: i64) -> Result<()> {
         let mut tx = self.store().begin_write().await?;
+        // Another agent's session (MCP) is that agent's to drive: Nomos never takes a turn in it.
+        let driver: Option<Option<String>> =
+            sqlx::query_scalar("SELECT driver FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
+        if let Some(Some(driver)) = driver {
+            let who = nomos_types::mcp::asker(&driver).unwrap_or(driver);
+            return Err(Error::Invalid(format!(
+                "task {task} is {who}'s session over MCP: Nomos does not act in it (message {who} instead)"
+            )));
+        }
         if let Some((other, over)) = lease_of(&mut tx, task).await? {
             if other != owner {
                 if !over {

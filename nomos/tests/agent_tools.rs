@@ -39,6 +39,7 @@ impl Agent {
             engine: &w.engine,
             actuator: &w.act,
             task_id: &self.task,
+            actor: nomos::agent::tools::AGENT,
             turn_id: "turn-1",
             call_id: &id,
             cancel: &self.cancel,

@@ -225,3 +225,50 @@ async fn several_executions_of_one_task_that_end_together_are_handled_by_one_tur
     }
     assert_eq!((w.read_marks("one"), w.read_marks("two")), (vec!["x".to_string()], vec!["x".to_string()]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn nomos_never_takes_a_turn_in_an_mcp_session() {
+    let w = World::default(1).await;
+    // A provider that would answer, so a turn (were one taken) would be seen in its requests.
+    let server = ScriptedProvider::start(Script::new(vec![Step::text("I should not be here.")])).await.unwrap();
+    with_provider(&w.rt, &server).await;
+    let hands = nomos::mcp::Hands::open(w.engine.clone(), w.act.clone(), "claude-code", None, "2.1").await.unwrap();
+    let task = hands.session().task_id.clone().unwrap();
+    assert_eq!(w.engine.task(&task).await.unwrap().driver.as_deref(), Some("mcp:claude-code"));
+
+    let command = format!("echo x >> {}", q(&w.marks("m")));
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let asked =
+        hands.call("run", json!({"target": "host:pve1", "command": command, "purpose": "mark"}), "c1", &cancel).await;
+    let asked = asked.structured.unwrap();
+    assert_eq!(asked["status"], "pending_approval", "{asked}");
+    assert_eq!(asked["requested_by"], "mcp:claude-code");
+
+    // An MCP client is not an operator: the gate itself refuses its decision.
+    let by_client = nomos::actuate::Decision { actor: "mcp:claude-code".into(), channel: Channel::Ui, message: None };
+    let approval = asked["approval"]["approval_id"].as_str().unwrap();
+    let refused = w.act.approve(approval, &by_client).await.unwrap_err();
+    assert!(refused.to_string().contains("only an operator can approve"), "{refused}");
+
+    let x = w.act.approve(approval, &operator()).await.unwrap();
+    assert_eq!(x.status, ExecutionStatus::Completed);
+    // The ended request is noted in the session's task, but Nomos resumes nothing there …
+    assert!(w.rt.agent().continue_ready().await.unwrap().is_empty());
+    // … and refuses to take a turn in it when asked.
+    let e = w.rt.agent().send(Some(&task), "carry on").await.unwrap_err();
+    assert!(e.to_string().contains("nobody reads messages there"), "{e}");
+    let e = w.rt.agent().run(&task).await.unwrap_err();
+    assert!(e.to_string().contains("Nomos does not act in it"), "{e}");
+    assert!(server.requests().is_empty(), "no model request was made for the session's task");
+    assert_eq!(w.read_marks("m"), ["x"]);
+
+    // The operator ends the session's task: nothing more runs in it, not even under its window.
+    let end =
+        nomos::tasks::StatusChange::Ended { status: TaskStatus::Cancelled, outcome: None, summary: "enough".into() };
+    w.engine.set_task_status(&task, &end, "the operator ended it").await.unwrap();
+    let again = format!("echo y >> {}", q(&w.marks("m")));
+    let refused =
+        hands.call("run", json!({"target": "host:pve1", "command": again, "purpose": "more"}), "c2", &cancel).await;
+    assert!(refused.is_error && refused.text.contains("ended this session's task"), "{refused:?}");
+    assert_eq!(w.read_marks("m"), ["x"]);
+}

@@ -7,7 +7,7 @@ use nomos::Runtime;
 use crate::ask;
 use crate::exit::{Exit, Outcome};
 use crate::out::Out;
-use crate::report::{blast_line, follow, operator, report, until_interrupted};
+use crate::report::{blast_line, deciding, follow, report, until_interrupted};
 
 #[derive(Subcommand, Debug)]
 pub enum ApprovalsCommand {
@@ -70,7 +70,8 @@ pub async fn approvals(rt: &Runtime, command: ApprovalsCommand, out: Out) -> Out
             })
         }
         ApprovalsCommand::Approve { id, confirm, no_continue } => {
-            let x = until_interrupted(rt, act.approve(&id, &operator(confirm))).await?;
+            let me = deciding(rt.engine(), confirm).await?;
+            let x = until_interrupted(rt, act.approve(&id, &me)).await?;
             let x = if x.status.is_final() { x } else { follow(rt, &x.id).await? };
             let task = x.task_id.clone();
             let exit = report(act, &RunOutcome::Ran(x), &[], out).await?;
@@ -80,7 +81,7 @@ pub async fn approvals(rt: &Runtime, command: ApprovalsCommand, out: Out) -> Out
             }
         }
         ApprovalsCommand::Deny { id, reason } => {
-            let a = act.deny(&id, &operator(reason)).await?;
+            let a = act.deny(&id, &deciding(rt.engine(), reason).await?).await?;
             out.print(&a, |a| format!("approval {} denied; execution {} will not run", a.id, a.execution_id))?;
             Ok(Exit::Ok)
         }
@@ -91,6 +92,12 @@ pub async fn approvals(rt: &Runtime, command: ApprovalsCommand, out: Out) -> Out
 /// `exit` is the execution's status, kept when the task does not continue here.
 async fn continue_task(rt: &Runtime, task: &str, exit: Exit, out: Out) -> Outcome {
     let agent = rt.agent();
+    // An MCP session's task is its client's: the client reads the outcome, Nomos takes no turn.
+    if let Some(driver) = rt.engine().task(task).await?.driver {
+        let who = nomos::types::mcp::asker(&driver).unwrap_or(driver);
+        eprintln!("note: task {task} is {who}'s session; {who} reads the outcome");
+        return Ok(exit);
+    }
     let events = ask::Events::subscribe(rt);
     if let Err(e) = agent.provider() {
         eprintln!("note: task {task} is not continued here ({e}); the desktop app or `nomos agent serve` continues it");

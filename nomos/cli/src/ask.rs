@@ -93,6 +93,10 @@ pub fn verdict(task: &Task) -> String {
 
 pub async fn ask(rt: &Runtime, args: AskArgs, out: Out) -> Outcome {
     let agent = rt.agent();
+    if args.task.is_some() {
+        // A message to a waiting task may be read as the operator's go-ahead.
+        crate::report::deciding(rt.engine(), None).await?;
+    }
     let events = Events::subscribe(rt);
     let id = agent.add_message(args.task.as_deref(), &args.message.join(" ")).await?;
     let exit = in_foreground(rt, &id, events, async { agent.run(&id).await.map(Some) }, out).await?;

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::exit::Outcome;
 use crate::out::Out;
-use crate::report::operator;
+use crate::report::{deciding, operator};
 
 #[derive(Subcommand, Debug)]
 pub enum AutonomyCommand {
@@ -55,12 +55,12 @@ pub async fn autonomy(act: &Actuator, command: AutonomyCommand, out: Out) -> Out
             out.print(&json!({"paused": true}), |_| "autonomy paused: every window revoked".into())
         }
         AutonomyCommand::Resume => {
-            act.set_paused(false, &me).await?;
+            act.set_paused(false, &deciding(act.engine(), None).await?).await?;
             out.print(&json!({"paused": false}), |_| "autonomy resumed".into())
         }
         AutonomyCommand::Open { task, target } => {
             let kind = if target.is_some() { WindowKind::Destructive } else { WindowKind::Assent };
-            let w = act.open_window(&task, kind, target.as_deref(), &me).await?;
+            let w = act.open_window(&task, kind, target.as_deref(), &deciding(act.engine(), None).await?).await?;
             out.print(&w, |w| format!("{} window {} open until {}", w.kind, w.id, w.expires_at))
         }
         AutonomyCommand::Revoke { task } => {

@@ -7,7 +7,7 @@ use nomos::types::discovery::HostSpec;
 
 use crate::exit::Outcome;
 use crate::out::Out;
-use crate::report::operator;
+use crate::report::deciding;
 
 #[derive(Subcommand, Debug)]
 pub enum HostsCommand {
@@ -126,7 +126,7 @@ pub async fn hosts(act: &Actuator, command: HostsCommand, out: Out) -> Outcome {
             })
         }
         HostsCommand::Trust { slug, fingerprint } => {
-            let key = act.trust_host(&slug, fingerprint.as_deref(), &operator(None)).await?;
+            let key = act.trust_host(&slug, fingerprint.as_deref(), &deciding(act.engine(), None).await?).await?;
             out.print(&key, |k| format!("{} trusted: {} {}", k.host, k.algorithm, k.fingerprint))
         }
     }

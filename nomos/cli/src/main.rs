@@ -20,6 +20,7 @@ mod hosts;
 mod inventory;
 mod knowledge;
 mod lab;
+mod mcp;
 mod observe;
 mod out;
 mod report;
@@ -118,6 +119,9 @@ enum Command {
     /// Checks per entity: a service, a port, a URL, a DNS name, a certificate
     #[command(subcommand)]
     Checks(observe::ChecksCommand),
+    /// Oikos for other agents over MCP: `nomos mcp serve` (stdio), and the clients connected now
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// The model provider's API key (OS keychain) and settings
     #[command(subcommand)]
     Auth(auth::AuthCommand),
@@ -198,6 +202,7 @@ async fn dispatch(rt: &Runtime, command: Command, out: Out) -> Outcome {
         Command::Learning => observe::learning(rt, out).await,
         Command::Metrics(a) => observe::metrics(rt, a, out).await,
         Command::Checks(c) => observe::checks(swept(rt).await?, c, out).await,
+        Command::Mcp(c) => mcp::mcp(swept(rt).await?, c, out).await,
         Command::Run(a) => run::run(swept(rt).await?, a, out).await,
         Command::Action(a) => action::action(swept(rt).await?, a, out).await,
         Command::Approvals(c) => approvals::approvals(swept(rt).await?, c, out).await,

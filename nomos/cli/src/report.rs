@@ -5,7 +5,7 @@ use std::io::Write;
 
 use nomos::actuate::{Actuator, Decision, RunOutcome};
 use nomos::types::{Approval, Channel, Execution, ExecutionStatus};
-use nomos::Runtime;
+use nomos::{Engine, Runtime};
 use serde_json::json;
 
 use crate::exit::{Exit, Failure, Outcome};
@@ -14,6 +14,33 @@ use crate::out::Out;
 /// The operator at this terminal.
 pub fn operator(message: Option<String>) -> Decision {
     Decision::by_operator(Channel::Cli, message)
+}
+
+/// The operator at this terminal, deciding (approving or denying, opening a window, trusting a
+/// host key, answering a task). Refused when this process runs under an agent connected over MCP
+/// (it is that agent's shell: `nomos approvals approve` from there would be the agent approving its
+/// own request) or inside a coding agent's shell that says so in its environment.
+pub async fn deciding(engine: &Engine, message: Option<String>) -> Result<Decision, Failure> {
+    if let Some(session) = nomos::mcp::client_above(engine).await? {
+        return Err(format!(
+            "this runs under {} (connected over MCP): only the operator decides, in Oikos or their own terminal",
+            session.title
+        )
+        .into());
+    }
+    if let Some(agent) = agent_shell() {
+        return Err(
+            format!("this runs in {agent}'s shell: only the operator decides, in Oikos or their own terminal").into()
+        );
+    }
+    Ok(operator(message))
+}
+
+/// The coding agent whose shell this is, by the variable it sets for the commands it runs.
+fn agent_shell() -> Option<&'static str> {
+    const MARKERS: [(&str, &str); 3] =
+        [("CLAUDECODE", "Claude Code"), ("CODEX_SANDBOX", "Codex"), ("CODEX_SANDBOX_NETWORK_DISABLED", "Codex")];
+    MARKERS.into_iter().find(|(var, _)| std::env::var_os(var).is_some_and(|v| !v.is_empty())).map(|(_, who)| who)
 }
 
 /// Runs `work`; on Ctrl-C, stops what this process runs on the hosts (killed there, recorded as

@@ -177,6 +177,11 @@ impl Actuator {
         map.len()
     }
 
+    /// The executions this actuator (this process) runs now, by id.
+    pub fn running_here(&self) -> Vec<String> {
+        self.running.map().keys().cloned().collect()
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.policy
     }

@@ -45,12 +45,15 @@ async fn claim_one(engine: &Engine, execution: &str, task: &str) -> Result<bool>
         // Another process (or another scan of this one) has it.
         return Ok(false);
     }
-    let status: Option<String> =
-        sqlx::query_scalar("SELECT status FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
-    let status = status
-        .map(|s| s.parse::<nomos_types::TaskStatus>())
+    let row: Option<(String, Option<String>)> =
+        sqlx::query_as("SELECT status, driver FROM tasks WHERE id = ?").bind(task).fetch_optional(&mut *tx).await?;
+    let status = row
+        .as_ref()
+        .map(|(s, _)| s.parse::<nomos_types::TaskStatus>())
         .transpose()
         .map_err(|e| crate::Error::Invalid(e.to_string()))?;
+    // An MCP session's task is its client's: the note is written, but Nomos does not resume it.
+    let driven = row.as_ref().is_some_and(|(_, d)| d.is_some());
     let ended = status.is_none_or(|s| s.is_end());
     if !ended {
         let x = executions::get(&mut tx, execution).await?;
@@ -62,8 +65,8 @@ async fn claim_one(engine: &Engine, execution: &str, task: &str) -> Result<bool>
         super::transcript::add_message_in(&mut tx, task, Role::System, &note(&x, approval.as_ref()), None).await?;
     }
     tx.commit().await?;
-    tracing::info!(task, execution, ended, "claimed an ended execution for its task");
-    Ok(!ended)
+    tracing::info!(task, execution, ended, driven, "claimed an ended execution for its task");
+    Ok(!ended && !driven)
 }
 
 /// What the model is told about an execution that ended after its call returned.

@@ -34,6 +34,14 @@ pub async fn add_operator_message(engine: &crate::Engine, task: Option<&str>, me
     let id = match task {
         Some(id) => {
             let t = engine.task(id).await?;
+            if let Some(driver) = &t.driver {
+                // Nobody would read it: the session's agent talks over MCP, and Nomos does not act here.
+                let who = nomos_types::mcp::asker(driver).unwrap_or_else(|| driver.clone());
+                return Err(crate::Error::Invalid(format!(
+                    "task {id} is {who}'s session over MCP: nobody reads messages there; decide its requests in \
+                     Approvals"
+                )));
+            }
             if t.waiting_for == Some(nomos_types::WaitingFor::Answer) {
                 engine.answer_questions(id, message).await?;
             }

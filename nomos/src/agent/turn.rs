@@ -163,6 +163,7 @@ impl Tools for GatedTools {
             engine,
             actuator: &self.actuator,
             task_id: task,
+            actor: tools::AGENT,
             turn_id: turn,
             call_id: &call.id,
             cancel,

@@ -195,6 +195,11 @@ macro_rules! ipc_commands {
             /// Stores which desktop notifications are on; the next event uses them.
             save_notification_settings(settings: $crate::NotificationSettings) -> $crate::NotificationSettings;
 
+            // ── Other agents over MCP (`commands/mcp.rs`) ──
+            /// How to connect Claude Code, Codex, Goose and Cursor to this database, and the clients
+            /// connected now.
+            mcp_connect() -> $crate::mcp::McpConnect;
+
             // ── The desktop's life: starting at login (`commands/desktop.rs`) ──
             /// Whether Oikos starts (in the tray) when the operator logs in.
             autostart() -> bool;

@@ -15,6 +15,7 @@ pub use serde_json::Value as Json;
 pub mod actions;
 pub mod discovery;
 pub mod events;
+pub mod mcp;
 pub mod observe;
 pub mod operations;
 pub mod tasks;
@@ -213,6 +214,9 @@ pub struct Task {
     pub created_at: String,
     pub updated_at: String,
     pub last_active_at: String,
+    /// Who drives it when not Nomos: `mcp:<client>` for an MCP session's task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
 }
 
 string_enum!(
@@ -350,6 +354,9 @@ pub struct Approval {
     pub target: String,
     pub command: String,
     pub purpose: String,
+    /// Who asks (`agent:nomos`, `mcp:claude-code`, `operator:ann` …), as its execution records.
+    #[serde(default)]
+    pub requested_by: String,
     pub risk: Risk,
     pub reasons: Vec<String>,
     /// What else the target's change reaches ("affects N: …").

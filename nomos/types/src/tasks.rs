@@ -254,6 +254,7 @@ mod tests {
             created_at: String::new(),
             updated_at: String::new(),
             last_active_at: String::new(),
+            driver: None,
         }
     }
 

@@ -6,7 +6,7 @@
 //!
 //! Areas: [`graph`] (entities, relations, blast radius, inventory), [`hosts`] (hosts and discovery), [`tasks`] (tasks and the
 //! conversation with Nomos), [`operations`] (approvals, executions, the audit ledger, autonomy),
-//! [`library`] (knowledge and settings), [`notify`] (which notifications are on), [`updates`] (the
+//! [`library`] (knowledge and settings), [`mcp`] (other agents connected over MCP), [`notify`] (which notifications are on), [`updates`] (the
 //! app's own updates), [`window`] (the window itself). A new area is a module here and a line in
 //! `imp`.
 
@@ -14,6 +14,7 @@ mod desktop;
 mod graph;
 mod hosts;
 mod library;
+mod mcp;
 mod notify;
 mod observe;
 mod operations;
@@ -36,6 +37,7 @@ mod imp {
     pub(super) use super::graph::*;
     pub(super) use super::hosts::*;
     pub(super) use super::library::*;
+    pub(super) use super::mcp::*;
     pub(super) use super::notify::*;
     pub(super) use super::observe::*;
     pub(super) use super::operations::*;

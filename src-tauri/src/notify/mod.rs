@@ -108,6 +108,8 @@ async fn on_event(rt: &Runtime, planner: &mut Planner, event: &EngineEvent) -> V
                 Ok(a) if a.status != nomos_types::ApprovalStatus::Pending => Vec::new(),
                 Ok(a) => {
                     let facts = ApprovalFacts {
+                        // Another agent asking (an MCP client) is named.
+                        asker: nomos_types::mcp::asker(&a.requested_by),
                         task: task_title(a.task_id.clone()).await,
                         blast: a.blast_radius["summary"].as_str().unwrap_or("blast radius unknown").to_string(),
                         destructive: a.requires_confirmation,

@@ -81,6 +81,8 @@ pub struct ApprovalFacts {
     pub blast: String,
     /// Needs the typed confirmation: never approved from a notification.
     pub destructive: bool,
+    /// Another agent asks (an MCP client, "Claude Code"); `None` for Nomos and the operator.
+    pub asker: Option<String>,
 }
 
 /// What a shown notification is about.
@@ -173,10 +175,13 @@ impl Planner {
             self.summary = shown_id(&shown);
             effects.push(shown);
         } else {
-            let (title, buttons) = if facts.destructive {
-                (format!("Destructive, confirm in Oikos: {}", facts.command), Buttons::Open)
-            } else {
-                (format!("Approve? {}", facts.command), Buttons::Decide)
+            let (title, buttons) = match (&facts.asker, facts.destructive) {
+                (None, true) => (format!("Destructive, confirm in Oikos: {}", facts.command), Buttons::Open),
+                (None, false) => (format!("Approve? {}", facts.command), Buttons::Decide),
+                (Some(who), true) => {
+                    (format!("{who} asks to run (destructive, confirm in Oikos): {}", facts.command), Buttons::Open)
+                }
+                (Some(who), false) => (format!("{who} asks to run: {}", facts.command), Buttons::Decide),
             };
             let about = About::Approval { id: facts.id.clone(), destructive: facts.destructive };
             effects.push(self.show(about, title, approval_line(facts), buttons));
@@ -340,6 +345,7 @@ mod tests {
             risk: if destructive { Risk::Destructive } else { Risk::ConfigMutation },
             blast: "affects 2: lxc:web, lxc:db".into(),
             destructive,
+            asker: None,
         }
     }
 
@@ -374,6 +380,20 @@ mod tests {
         assert_eq!(notes[0].buttons, Buttons::Decide);
         let no_task = ApprovalFacts { task: None, ..facts("a2", false) };
         assert!(approval_line(&no_task).starts_with("no task · host:pve1"));
+    }
+
+    #[test]
+    fn another_agent_asking_is_named() {
+        let mut p = Planner::default();
+        let asked = ApprovalFacts { asker: Some("Claude Code".into()), ..facts("a1", false) };
+        let notes = p.requested(&asked);
+        assert_eq!(shows(&notes)[0].title, "Claude Code asks to run: apt-get upgrade -y # a1");
+        assert_eq!(shows(&notes)[0].buttons, Buttons::Decide);
+        let destructive = ApprovalFacts { asker: Some("Codex".into()), ..facts("a2", true) };
+        let notes = p.requested(&destructive);
+        let note = shows(&notes)[0];
+        assert_eq!(note.title, "Codex asks to run (destructive, confirm in Oikos): apt-get upgrade -y # a2");
+        assert_eq!(note.buttons, Buttons::Open, "a destructive request is never approved from a notification");
     }
 
     #[test]

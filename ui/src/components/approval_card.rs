@@ -103,8 +103,30 @@ pub fn ApprovalCard(
 
     let (blast_head, blast_entities) = blast(&approval);
     let Approval {
-        id: approval_id, task_id, target, command, purpose, risk, reasons, expires_at, confirmation, ..
+        id: approval_id,
+        task_id,
+        target,
+        command,
+        purpose,
+        risk,
+        reasons,
+        expires_at,
+        confirmation,
+        requested_by,
+        ..
     } = approval;
+    // Another agent asking (an MCP client) is named on the card.
+    let asker = nomos_types::mcp::asker(&requested_by).map(|who| {
+        view! {
+            <span
+                class="asker"
+                data-testid="approval-asker"
+                title="Approving opens this agent's session window: its further non-destructive changes run for 30 minutes without asking"
+            >
+                {format!("{who} asks")}
+            </span>
+        }
+    });
     let reasons = reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view();
     let blast_links = blast_entities
         .into_iter()
@@ -150,6 +172,7 @@ pub fn ApprovalCard(
                     {target.clone()}
                 </A>
                 {task}
+                {asker}
                 <span class="spacer"></span>
                 <span class="muted">"expires in "</span>
                 <Countdown expires_at=expires_at engine_now=engine_now />
@@ -206,6 +229,7 @@ mod tests {
             target: "lxc:caddy".into(),
             command: "systemctl restart caddy".into(),
             purpose: "p".into(),
+            requested_by: "agent:nomos".into(),
             risk: Risk::ConfigMutation,
             reasons: vec![],
             blast_radius,

@@ -177,7 +177,7 @@ fn render_node(node: Node) -> AnyView {
 
 /// A code block with its language and a copy button.
 #[component]
-fn CodeBlock(lang: Option<String>, code: String) -> impl IntoView {
+pub fn CodeBlock(lang: Option<String>, code: String) -> impl IntoView {
     let copied = RwSignal::new(false);
     let text = code.clone();
     let copy = move |_| {

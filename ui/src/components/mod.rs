@@ -34,7 +34,7 @@ pub use first_run::{stored_skips, FirstRun};
 pub use host_checks::HostChecks;
 pub use host_key::KeyToCompare;
 pub use ipc_error::IpcErrorView;
-pub use markdown::Markdown;
+pub use markdown::{CodeBlock, Markdown};
 pub use outcome::{outcome_view, read_chosen_file, report_line, Outcome};
 pub use signal_row::SignalRow;
 pub use status::{answer, Unavailable};

@@ -1,6 +1,7 @@
 //! One file per page; `app` routes to them. A new page is a file here, a route in `app` and, if it
 //! needs new data, commands in the table of `nomos_types::ipc`.
 
+mod connect_agent;
 mod entities;
 mod entity;
 mod not_found;

@@ -27,6 +27,7 @@ pub fn SettingsPage() -> impl IntoView {
             <UpdateSection />
             <super::notification_settings::NotificationsSection />
             <super::observe_settings::ObserveSection />
+            <super::connect_agent::ConnectAgentSection />
             <DesktopSection />
         </div>
     }

@@ -68,7 +68,18 @@ fn TaskBody(detail: TaskDetail, input: OperatorInput) -> impl IntoView {
                 <TaskApprovals task=id.clone() />
             </div>
             {move || input.error.get().map(|e| view! { <IpcErrorView error=e /> })}
-            <ReplyBox id=id.clone() input=input />
+            {match detail.task.driver.as_deref().map(|d| nomos_types::mcp::asker(d).unwrap_or_else(|| d.to_string())) {
+                // Another agent's session (MCP): it asks, the operator decides; Nomos does not act here.
+                Some(who) => view! {
+                    <p class="muted driven" data-testid="task-driven">
+                        {format!(
+                            "{who}'s session over MCP. Its reads ran at once; each change it asks for waits above                              and in Approvals for your decision. Nomos does not act in this task."
+                        )}
+                    </p>
+                }
+                .into_any(),
+                None => view! { <ReplyBox id=id.clone() input=input /> }.into_any(),
+            }}
         </section>
         <ContextPanel detail=detail input=input />
     }

@@ -10,7 +10,7 @@ use crate::{Error, Result};
 
 const SELECT: &str = "SELECT a.id, a.execution_id, a.task_id, a.status, a.requires_confirmation,
     a.blast_radius, a.expires_at, a.decided_at, a.decided_by, a.channel, a.grant_message, a.created_at,
-    x.target_slug, x.command, x.purpose, x.risk, x.reasons
+    x.target_slug, x.command, x.purpose, x.risk, x.reasons, x.requested_by
   FROM approvals a JOIN executions x ON x.id = a.execution_id";
 
 /// A new request for the operator's decision.
@@ -56,6 +56,7 @@ fn from_row(row: &SqliteRow) -> Result<Approval> {
         target,
         command: row.try_get("command")?,
         purpose: row.try_get("purpose")?,
+        requested_by: row.try_get("requested_by")?,
         risk: parse(row, "risk")?,
         reasons: serde_json::from_value(json(row, "reasons")?).unwrap_or_default(),
         blast_radius: json(row, "blast_radius")?,

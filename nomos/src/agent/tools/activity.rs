@@ -5,7 +5,7 @@ use nomos_types::events::EntityTouched;
 use serde_json::{json, Value as Json};
 use sqlx::{QueryBuilder, Sqlite};
 
-use super::{ToolContext, ToolResult, AGENT};
+use super::{ToolContext, ToolResult};
 use crate::events::EventDraft;
 
 /// The argument keys that name an entity, at any depth (`propose_plan`'s `steps[].target` too).
@@ -96,7 +96,7 @@ pub(super) async fn record(
              VALUES (?, ?, 'tool_call', ?, ?, ?, ?, ?)",
         )
         .bind(&task)
-        .bind(AGENT)
+        .bind(ctx.actor)
         .bind(tool)
         .bind(entity.map(|(id, _)| id))
         .bind(success)

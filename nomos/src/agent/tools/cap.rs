@@ -18,7 +18,7 @@ pub fn cap_text(text: &str, max: usize, hint: &str) -> String {
 
 /// [`cap_text`] with the marker built from where the left-out part starts (a byte offset into
 /// `text`) and how long it is — so it can say which page to read.
-pub(super) fn cap_with(text: &str, max: usize, marker: impl Fn(usize, usize) -> String) -> String {
+pub(crate) fn cap_with(text: &str, max: usize, marker: impl Fn(usize, usize) -> String) -> String {
     if text.len() <= max {
         return text.to_string();
     }

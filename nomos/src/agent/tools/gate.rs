@@ -75,7 +75,7 @@ impl Tool for Run {
                 purpose: a.purpose,
                 declared_risk: a.declared_risk,
                 task_id: Some(ctx.task_id.to_string()),
-                requested_by: AGENT.into(),
+                requested_by: ctx.actor.into(),
                 timeout: a.timeout_secs.map(Duration::from_secs),
                 background: false,
                 read_only: false,
@@ -104,16 +104,15 @@ where
         r = &mut run => return r,
         () = ctx.cancel.cancelled() => {}
     }
-    let stop = Decision {
-        actor: AGENT.into(),
-        channel: nomos_types::Channel::System,
-        message: Some("the operator stopped the task's turn".into()),
-    };
+    let message =
+        if ctx.actor == AGENT { "the operator stopped the task's turn" } else { "the caller stopped waiting" };
+    let stop =
+        Decision { actor: ctx.actor.into(), channel: nomos_types::Channel::System, message: Some(message.into()) };
     loop {
         // On a read error, still let the run reach its end rather than dropping it.
         let running =
             ctx.actuator.executions(Some(ctx.task_id), Some(ExecutionStatus::Running), 20).await.unwrap_or_default();
-        if let Some(x) = running.iter().find(|x| x.requested_by == AGENT && started(x)) {
+        if let Some(x) = running.iter().find(|x| x.requested_by == ctx.actor && started(x)) {
             if let Err(e) = ctx.actuator.cancel(&x.id, &stop).await {
                 tracing::warn!(execution = %x.id, error = %e, "could not cancel the turn's command");
             }
@@ -275,7 +274,7 @@ impl Tool for RequestExecution {
                 action,
                 purpose,
                 task_id: Some(ctx.task_id.to_string()),
-                requested_by: AGENT.into(),
+                requested_by: ctx.actor.into(),
             };
             let name = req.action.name();
             let result = cancellable(ctx, ctx.actuator.action(req), |x| x.action == name).await;

@@ -57,6 +57,7 @@ use super::chat::{ToolCall, ToolSpec};
 use crate::actuate::Actuator;
 use crate::Engine;
 
+pub(crate) use cap::cap_with;
 pub use cap::{cap_text, RESULT_CAP};
 
 /// Who the agent is in requests, approvals and activity rows.
@@ -129,6 +130,9 @@ pub struct ToolContext<'a> {
     /// The one gated path; `run` and `request_execution` go through it.
     pub actuator: &'a Actuator,
     pub task_id: &'a str,
+    /// Who calls: [`AGENT`], or an MCP client's `mcp:<client>`. It is the requester of what the
+    /// call asks the gate for, and the agent named in the activity rows.
+    pub actor: &'a str,
     pub turn_id: &'a str,
     /// The provider's id of this call (recorded with its activity).
     pub call_id: &'a str,
@@ -214,6 +218,18 @@ impl Registry {
             entries.push(Entry { tool, schema });
         }
         Registry { entries, config }
+    }
+
+    /// These tools only, in the order of `names` (an MCP client is offered a part of them).
+    pub fn only(self, names: &[&str]) -> Registry {
+        let mut entries = self.entries;
+        let mut kept = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(i) = entries.iter().position(|e| e.tool.name() == *name) {
+                kept.push(entries.swap_remove(i));
+            }
+        }
+        Registry { entries: kept, config: self.config }
     }
 
     /// The wire names, in the order offered.
