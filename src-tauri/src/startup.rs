@@ -23,15 +23,26 @@ pub fn elapsed_ms() -> u64 {
 /// its call may queue behind the page's first requests. Without `at`, or with one the clocks
 /// cannot place (before the start, not a number), the report's arrival counts.
 pub fn page_moment(at: Option<f64>) -> (u64, u64) {
-    let start_ms = STARTED.1.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0);
-    match at.filter(|at| at.is_finite() && *at >= start_ms) {
-        // Both are finite and `at - start_ms` is non-negative; `as` saturates at the far end.
-        Some(at) => ((at - start_ms) as u64, at as u64),
+    let start_ms = start_ms();
+    match page_ms(at) {
+        Some(ms) => (ms, (start_ms + ms as f64) as u64),
         None => {
             let ms = elapsed_ms();
             (ms, (start_ms + ms as f64) as u64)
         }
     }
+}
+
+/// A moment the page reports, in ms since the start; `None` when the clocks cannot place it.
+pub fn page_ms(at: Option<f64>) -> Option<u64> {
+    let start_ms = start_ms();
+    // Both are finite and `at - start_ms` is non-negative; `as` saturates at the far end.
+    at.filter(|at| at.is_finite() && *at >= start_ms).map(|at| (at - start_ms) as u64)
+}
+
+/// The start by the wall clock, in ms since the Unix epoch.
+fn start_ms() -> f64 {
+    STARTED.1.duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
 }
 
 #[cfg(test)]
@@ -48,6 +59,8 @@ mod tests {
         for at in [None, Some(f64::NAN), Some(f64::INFINITY), Some(-1.0), Some(start_ms - 5_000.0)] {
             let (ms, _) = page_moment(at);
             assert!(ms < 60_000, "{at:?} → {ms}");
+            assert_eq!(page_ms(at), None);
         }
+        assert_eq!(page_ms(Some(start_ms + 99.6)), Some(99));
     }
 }

@@ -32,6 +32,8 @@ mod tasks;
 mod ticker;
 
 fn main() {
+    // When the UI's code begins to run: fetched, compiled and instantiated (reported with ready).
+    let loaded = js_sys::Date::now();
     console_error_panic_hook::set_once();
     // The outline index.html draws until the UI is here.
     if let Some(outline) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot-shell"))
@@ -39,13 +41,14 @@ fn main() {
         outline.remove();
     }
     leptos::mount::mount_to_body(app::App);
+    let mounted = js_sys::Date::now();
     // The callback of the frame after next runs once the UI's first frame is on screen: the shell
     // logs the start-up time of that moment (the call may wait behind the pages' first reads).
-    leptos::prelude::request_animation_frame(|| {
-        leptos::prelude::request_animation_frame(|| {
+    leptos::prelude::request_animation_frame(move || {
+        leptos::prelude::request_animation_frame(move || {
             let at = js_sys::Date::now();
             leptos::task::spawn_local(async move {
-                if let Err(e) = ipc::ui_ready(Some(at)).await {
+                if let Err(e) = ipc::ui_ready(Some(at), Some(loaded), Some(mounted)).await {
                     leptos::logging::warn!("{e}");
                 }
             })

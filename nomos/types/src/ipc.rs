@@ -32,8 +32,10 @@ macro_rules! ipc_commands {
             /// shell logs how long start-up took. `at`: when that frame was drawn, in ms since the
             /// Unix epoch by the page's clock (the call itself may wait behind others).
             ui_painted(at: Option<f64>) -> ();
-            /// The UI itself has drawn its first frame (`at` as above): the shell logs that time too.
-            ui_ready(at: Option<f64>) -> ();
+            /// The UI itself has drawn its first frame (`at` as above): the shell logs that time too,
+            /// with when the UI's code began to run (`loaded`: fetched, compiled, instantiated) and
+            /// when its first mount returned (`mounted`), so a slow start says where it went.
+            ui_ready(at: Option<f64>, loaded: Option<f64>, mounted: Option<f64>) -> ();
             // ── The graph and inventory (the desktop's `commands/graph.rs`) ──
             /// The open database: its path, schema version and how many entities it holds.
             store_info() -> $crate::StoreInfo;
