@@ -91,8 +91,10 @@ pub fn App() -> impl IntoView {
                 <UpdateBanner />
                 <main class="content">
                     {move || match screen.get() {
+                        // Said only if opening takes a while: the first frame shows the shell
+                        // before the first read, and a database opened at once never flashes it.
                         Screen::Opening => {
-                            view! { <div class="centered muted">"Opening the database…"</div> }.into_any()
+                            view! { <div class="centered muted shown-late">"Opening the database…"</div> }.into_any()
                         }
                         Screen::Unavailable(message) => view! { <Unavailable message=message /> }.into_any(),
                         Screen::Ready => view! { <Pages store=store /> }.into_any(),

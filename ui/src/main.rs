@@ -43,10 +43,11 @@ fn main() {
     leptos::mount::mount_to_body(app::App);
     let mounted = js_sys::Date::now();
     // The callback of the frame after next runs once the UI's first frame is on screen: the shell
-    // logs the start-up time of that moment (the call may wait behind the pages' first reads).
+    // logs the start-up time of that moment, and the pages' first reads, held until then, leave.
     leptos::prelude::request_animation_frame(move || {
         leptos::prelude::request_animation_frame(move || {
             let at = js_sys::Date::now();
+            ipc::first_frame_drawn();
             leptos::task::spawn_local(async move {
                 if let Err(e) = ipc::ui_ready(Some(at), Some(loaded), Some(mounted)).await {
                     leptos::logging::warn!("{e}");
@@ -54,4 +55,9 @@ fn main() {
             })
         })
     });
+    // A webview that does not draw (a window started hidden) still reads, a moment later.
+    leptos::prelude::set_timeout(ipc::first_frame_drawn, READS_AT_THE_LATEST);
 }
+
+/// How long the pages' first reads wait for the first frame at most.
+const READS_AT_THE_LATEST: std::time::Duration = std::time::Duration::from_secs(1);

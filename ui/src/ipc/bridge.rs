@@ -22,6 +22,7 @@ extern "C" {
 /// Calls a command of the shell. Only the generated callers in [`super`] use it, with the
 /// command's name and `Args` from the command table.
 pub(super) async fn invoke<A: Serialize, R: DeserializeOwned>(cmd: &str, args: &A) -> Result<R, IpcError> {
+    super::gate::opened().await;
     // Plain JS objects (not Maps), as the shell's serde expects.
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
     let args = args.serialize(&serializer).map_err(|e| IpcError::new(IpcErrorCode::Ipc, format!("{cmd}: {e}")))?;

@@ -4,8 +4,10 @@
 //! their declared names (see `nomos_types::ipc` for what the shell expects).
 
 mod bridge;
+mod gate;
 
 pub use bridge::{on_engine_event, on_navigate, on_transient_event, on_update_status};
+pub use gate::first_frame_drawn;
 use nomos_types::IpcError;
 
 macro_rules! ui_callers {
