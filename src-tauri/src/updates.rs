@@ -1,4 +1,4 @@
-//! The app's own updates: checks the release manifest at start, every six hours and on demand,
+//! The app's own updates: checks the release manifest after start-up, every six hours and on demand,
 //! offers a newer release in the window ("Install and restart" / "Later"), and installs it only
 //! after its minisign signature checked out against the public key built into the app.
 //!
@@ -22,6 +22,9 @@ pub const URL_ENV: &str = "OIKOS_UPDATE_URL";
 
 /// How long the checker sleeps between two checks.
 const EVERY: Duration = Duration::from_secs(6 * 60 * 60);
+/// The first check waits this long: it loads the system's certificates, resolves a name and tells
+/// the window twice, which the window's own start should not have to share two cores with.
+const FIRST_AFTER: Duration = Duration::from_secs(5);
 
 /// How long connecting to the update server may take; a dead network ends the check instead of
 /// holding it until the next one.
@@ -267,7 +270,8 @@ impl<R: Runtime> Updates<R> {
     }
 }
 
-/// Starts the checker: once now, then every six hours (one sleeping task; nothing polls).
+/// Starts the checker: once start-up is over, then every six hours (one sleeping task; nothing
+/// polls).
 pub fn start(app: &AppHandle) {
     let Some(state) = app.try_state::<AppState>() else { return };
     if !state.updates.automatic() {
@@ -276,6 +280,7 @@ pub fn start(app: &AppHandle) {
     }
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(FIRST_AFTER).await;
         loop {
             if let Some(state) = app.try_state::<AppState>() {
                 state.updates.check().await;
