@@ -22,7 +22,12 @@ macro_rules! events {
         /// "name": "pve1"}}`. A kind this build does not know (written by a newer version) reads
         /// as [`Event::Other`] with its payload kept as JSON, so a newer writer never breaks an
         /// older reader; so does a known kind whose payload this build cannot read.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        ///
+        /// Read as kind and JSON payload first, then the payload by its kind (see
+        /// [`Event::from_parts`]): serde's derived reading of a tagged enum with a fallback,
+        /// flattened into its envelope, buffered every event twice and was a tenth of the UI's
+        /// code.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
         #[serde(tag = "kind", content = "payload")]
         pub enum Event {
             $($(#[$meta])* #[serde(rename = $kind)] $variant($variant),)+
@@ -41,6 +46,23 @@ macro_rules! events {
                     $(Event::$variant(_) => $kind,)+
                     Event::Other(o) => &o.kind,
                 }
+            }
+
+            /// The event of `kind` with `payload`; [`Event::Other`] for a kind this build does
+            /// not know or a payload it cannot read.
+            pub fn from_parts(kind: String, payload: Json) -> Event {
+                let known = match kind.as_str() {
+                    $($kind => $variant::deserialize(&payload).map(Event::$variant).ok(),)+
+                    _ => None,
+                };
+                known.unwrap_or(Event::Other(OtherEvent { kind, payload }))
+            }
+        }
+
+        impl<'de> Deserialize<'de> for Event {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let OtherEvent { kind, payload } = OtherEvent::deserialize(deserializer)?;
+                Ok(Event::from_parts(kind, payload))
             }
         }
 
@@ -152,6 +174,7 @@ pub struct OtherEvent {
 ///  "entity_slug": "host:pve1", "kind": "entity.created", "payload": {"type": "host", "name": "pve1"}}
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "EngineEventWire")]
 pub struct EngineEvent {
     pub id: i64,
     pub created_at: String,
@@ -161,6 +184,32 @@ pub struct EngineEvent {
     pub entity_slug: Option<String>,
     #[serde(flatten)]
     pub event: Event,
+}
+
+/// An [`EngineEvent`] as read: its kind and payload as fields of their own, not flattened (which
+/// would buffer the whole event before reading it).
+#[derive(Deserialize)]
+struct EngineEventWire {
+    id: i64,
+    created_at: String,
+    correlation_id: Option<String>,
+    entity_slug: Option<String>,
+    kind: String,
+    #[serde(default)]
+    payload: Json,
+}
+
+impl From<EngineEventWire> for EngineEvent {
+    fn from(w: EngineEventWire) -> Self {
+        let event = Event::from_parts(w.kind, w.payload);
+        EngineEvent {
+            id: w.id,
+            created_at: w.created_at,
+            correlation_id: w.correlation_id,
+            entity_slug: w.entity_slug,
+            event,
+        }
+    }
 }
 
 impl EngineEvent {
@@ -173,12 +222,31 @@ impl EngineEvent {
 /// An event that is broadcast to this process's subscribers and never stored (streamed output
 /// such as an answer being written). Same shape as [`EngineEvent`] without the id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "TransientEventWire")]
 pub struct TransientEvent {
     pub created_at: String,
     pub correlation_id: Option<String>,
     pub entity_slug: Option<String>,
     #[serde(flatten)]
     pub event: Event,
+}
+
+/// A [`TransientEvent`] as read (see [`EngineEventWire`]).
+#[derive(Deserialize)]
+struct TransientEventWire {
+    created_at: String,
+    correlation_id: Option<String>,
+    entity_slug: Option<String>,
+    kind: String,
+    #[serde(default)]
+    payload: Json,
+}
+
+impl From<TransientEventWire> for TransientEvent {
+    fn from(w: TransientEventWire) -> Self {
+        let event = Event::from_parts(w.kind, w.payload);
+        TransientEvent { created_at: w.created_at, correlation_id: w.correlation_id, entity_slug: w.entity_slug, event }
+    }
 }
 
 impl TransientEvent {
@@ -572,6 +640,22 @@ mod tests {
         // A known kind whose payload changed shape in a newer build.
         let odd: Event = serde_json::from_value(json!({"kind": "health.changed", "payload": {"to": 3}})).unwrap();
         assert!(matches!(&odd, Event::Other(o) if o.kind == "health.changed"), "{odd:?}");
+    }
+
+    #[test]
+    fn an_envelope_reads_without_its_optional_fields_and_with_fields_it_does_not_know() {
+        let ev: EngineEvent = serde_json::from_value(json!({"id": 3, "created_at": "t", "kind": "entity.created",
+            "payload": {"type": "host", "name": "pvé1"}, "written_by": "a newer build"}))
+        .unwrap();
+        assert_eq!((ev.correlation_id.as_deref(), ev.entity_slug.as_deref()), (None, None));
+        assert_eq!(ev.event, Event::from(EntityCreated { entity_type: "host".into(), name: "pvé1".into() }));
+        // No payload at all: kept as it came, never refused.
+        let bare: EngineEvent =
+            serde_json::from_value(json!({"id": 4, "created_at": "t", "kind": "entity.created"})).unwrap();
+        assert_eq!(bare.event, Event::Other(OtherEvent { kind: "entity.created".into(), payload: Json::Null }));
+        // The envelope's own fields are required.
+        assert!(serde_json::from_value::<EngineEvent>(json!({"created_at": "t", "kind": "x"})).is_err());
+        assert!(serde_json::from_value::<Event>(json!({"payload": {}})).is_err(), "an event has a kind");
     }
 
     #[test]
