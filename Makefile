@@ -61,6 +61,7 @@ test: setup setup-test ui
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p oikos --all-targets --features bench-hello -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p oikos-ui --tests -- -D warnings
 	$(CARGO) test $(NATIVE)
 	# The UI's own logic (event folding, routes, forms) is plain Rust, tested natively.
 	$(CARGO) test -p oikos-ui
@@ -106,6 +107,7 @@ lint: setup
 	$(CARGO) clippy $(NATIVE) --all-targets -- -D warnings
 	$(CARGO) clippy -p oikos --all-targets --features bench-hello -- -D warnings
 	$(CARGO) clippy -p oikos-ui --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p oikos-ui --tests -- -D warnings
 
 # The UI: wasm32 build + wasm-bindgen (no trunk, no wasm-opt: Debian's binaryen breaks the module).
 # Written to a temporary directory first so a failed build never leaves a half-written ui/dist.

@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn values_read_with_any_unit() {
         assert_eq!(format_value(42.0, "%"), "42%");
-        assert_eq!(format_value(3.14159, "°C"), "3.14 °C");
+        assert_eq!(format_value(3.25159, "°C"), "3.25 °C");
         assert_eq!(format_value(12.34, "µs"), "12.3 µs");
         assert_eq!(format_value(1250.0, " ms "), "1250 ms");
         assert_eq!(format_value(2.5, ""), "2.50");
