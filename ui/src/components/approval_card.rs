@@ -127,7 +127,16 @@ pub fn ApprovalCard(
             </span>
         }
     });
-    let reasons = reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view();
+    let reasons = reasons
+        .into_iter()
+        .map(|r| {
+            let parts = code_spans(&r)
+                .into_iter()
+                .map(|(code, text)| if code { view! { <code>{text}</code> }.into_any() } else { text.into_any() })
+                .collect_view();
+            view! { <li>{parts}</li> }
+        })
+        .collect_view();
     let blast_links = blast_entities
         .into_iter()
         .map(|slug| view! { <A href=routes::entity(&slug) attr:class="link">{slug.clone()}</A> })
@@ -211,6 +220,25 @@ pub fn ApprovalCard(
     }
 }
 
+/// A reason's text and its `code` spans (the classifier quotes commands and paths in backticks), as
+/// (is code, text) in order. A backtick left unpaired is kept as it was written.
+fn code_spans(reason: &str) -> Vec<(bool, String)> {
+    let pieces: Vec<&str> = reason.split('`').collect();
+    // An even number of pieces means an odd number of backticks: the last one has no pair.
+    let unpaired = pieces.len() % 2 == 0;
+    let mut out: Vec<(bool, String)> = Vec::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let code = i % 2 == 1 && !(unpaired && i == pieces.len() - 1);
+        let text = if i % 2 == 1 && !code { format!("`{piece}") } else { (*piece).to_string() };
+        match out.last_mut() {
+            Some((false, last)) if !code => last.push_str(&text),
+            _ if text.is_empty() => {}
+            _ => out.push((code, text)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use nomos_types::{ApprovalStatus, Risk};
@@ -240,6 +268,20 @@ mod tests {
             grant_message: None,
             created_at: "2026-01-01T00:00:00.000Z".into(),
         }
+    }
+
+    #[test]
+    fn reasons_show_their_backticked_parts_as_code() {
+        let t = |s: &str| s.to_string();
+        assert_eq!(
+            code_spans("`rm -rf` removes files under `/var/lib/vz`"),
+            vec![(true, t("rm -rf")), (false, t(" removes files under ")), (true, t("/var/lib/vz"))]
+        );
+        assert_eq!(code_spans("plain words"), vec![(false, t("plain words"))]);
+        assert_eq!(code_spans(""), vec![]);
+        // An unpaired backtick stays as written; non-ASCII text is kept whole.
+        assert_eq!(code_spans("`zfs` on größe `pool"), vec![(true, t("zfs")), (false, t(" on größe `pool"))]);
+        assert_eq!(code_spans("a `` b"), vec![(false, t("a  b"))]);
     }
 
     #[test]
