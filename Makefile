@@ -117,7 +117,8 @@ ui: $(WASM)
 	rm -rf ui/dist.tmp && mkdir -p ui/dist.tmp
 	wasm-bindgen "$(WASM)" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir ui/dist.tmp --out-name oikos_ui
 	cp ui/static/* icons/icon.png ui/dist.tmp/
-	rm -rf ui/dist && mv ui/dist.tmp ui/dist
+	@# Replaced only when it changed: the shell embeds ui/dist, and new files would rebuild it.
+	if diff -rq ui/dist.tmp ui/dist >/dev/null 2>&1; then rm -rf ui/dist.tmp; else rm -rf ui/dist && mv ui/dist.tmp ui/dist; fi
 
 $(WASM): FORCE
 	$(CARGO) build -p oikos-ui --target wasm32-unknown-unknown --profile ui
