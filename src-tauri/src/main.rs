@@ -29,8 +29,6 @@ pub struct AppState {
     app: tauri::AppHandle,
     /// The app's own updates (checks, the offer, installing).
     updates: updates::Updates,
-    /// Set when the window's UI has drawn its first frame.
-    ui_drawn: SetOnce<()>,
 }
 
 /// `--db PATH` / `--db=PATH` from the command line, if given.
@@ -75,25 +73,9 @@ async fn open_and_follow(app: &tauri::AppHandle) -> Result<Runtime, String> {
     forward_events(app.clone(), &rt);
     notify::setup(app, &rt);
     tray::follow_engine(app.clone(), &rt);
-    start_background_after_ui(app.clone(), rt.clone());
+    rt.start_background();
     tracing::info!(ms = startup::elapsed_ms(), "database open");
     Ok(rt)
-}
-
-/// How long the background work waits at most for the window's first frame (a window started
-/// hidden may not draw).
-const BACKGROUND_AFTER_AT_MOST: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// Starts the runtime's background work (sweeps, discovery, Observe, continuing tasks) once the UI
-/// has drawn: its first rounds would otherwise share the two cores of a small machine with the
-/// webview's start, and the window's first reads with the database.
-fn start_background_after_ui(app: tauri::AppHandle, rt: Runtime) {
-    tauri::async_runtime::spawn(async move {
-        if let Some(state) = app.try_state::<AppState>() {
-            let _ = tokio::time::timeout(BACKGROUND_AFTER_AT_MOST, state.ui_drawn.wait()).await;
-        }
-        rt.start_background();
-    });
 }
 
 /// How long quitting waits for a database still opening, to close it cleanly.
@@ -113,7 +95,6 @@ fn main() {
                 runtime: SetOnce::new(),
                 app: app.handle().clone(),
                 updates: updates::Updates::new(app.handle()),
-                ui_drawn: SetOnce::new(),
             });
             updates::start(app.handle());
             // The tray first: its counts follow the engine once it is open.

@@ -13,10 +13,9 @@ pub async fn ui_painted(_state: &AppState, at: Option<f64>) -> Result<(), IpcErr
     Ok(())
 }
 
-/// Logged once per window load: how long until the UI itself (its code loaded and mounted) drew;
-/// the runtime's background work starts then (see `start_background_after_ui`).
+/// Logged once per window load: how long until the UI itself (its code loaded and mounted) drew.
 pub async fn ui_ready(
-    state: &AppState,
+    _state: &AppState,
     at: Option<f64>,
     loaded: Option<f64>,
     mounted: Option<f64>,
@@ -25,7 +24,5 @@ pub async fn ui_ready(
     // Only moments the page could tell: an unplaceable one is left out rather than guessed.
     let (loaded_ms, mounted_ms) = (crate::startup::page_ms(loaded), crate::startup::page_ms(mounted));
     tracing::info!(ms, at, loaded_ms, mounted_ms, "UI ready");
-    // Once per process: a reloaded page reports again.
-    let _ = state.ui_drawn.set(());
     Ok(())
 }
