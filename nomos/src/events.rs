@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use nomos_types::events::OtherEvent;
 use nomos_types::{EngineEvent, Event, Json, TransientEvent};
 use sqlx::SqliteConnection;
 use tokio::sync::broadcast;
@@ -160,9 +159,7 @@ fn columns(event: &Event) -> Result<(String, String), sqlx::Error> {
 /// An event read back from its stored columns; a kind or payload this build cannot read is kept
 /// as [`Event::Other`].
 fn from_columns(kind: String, payload: &str) -> Event {
-    let payload: Json = serde_json::from_str(payload).unwrap_or(Json::Null);
-    let tagged = serde_json::json!({"kind": kind, "payload": payload});
-    serde_json::from_value(tagged).unwrap_or(Event::Other(OtherEvent { kind, payload }))
+    Event::from_parts(kind, serde_json::from_str(payload).unwrap_or(Json::Null))
 }
 
 pub(crate) async fn insert(
@@ -217,7 +214,7 @@ pub async fn since(pool: &sqlx::SqlitePool, after_id: i64, limit: u32) -> Result
 pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
-    use nomos_types::events::TaskCreated;
+    use nomos_types::events::{OtherEvent, TaskCreated};
 
     /// An event for tests of the bus itself.
     pub(crate) fn test_event(title: &str) -> EventDraft {

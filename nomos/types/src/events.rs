@@ -174,7 +174,7 @@ pub struct OtherEvent {
 ///  "entity_slug": "host:pve1", "kind": "entity.created", "payload": {"type": "host", "name": "pve1"}}
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "EngineEventWire")]
+#[serde(try_from = "EventWire")]
 pub struct EngineEvent {
     pub id: i64,
     pub created_at: String,
@@ -186,11 +186,11 @@ pub struct EngineEvent {
     pub event: Event,
 }
 
-/// An [`EngineEvent`] as read: its kind and payload as fields of their own, not flattened (which
-/// would buffer the whole event before reading it).
+/// An [`EngineEvent`] or a [`TransientEvent`] as read: its kind and payload as fields of their
+/// own, not flattened (which would buffer the whole event before reading it).
 #[derive(Deserialize)]
-struct EngineEventWire {
-    id: i64,
+struct EventWire {
+    id: Option<i64>,
     created_at: String,
     correlation_id: Option<String>,
     entity_slug: Option<String>,
@@ -199,16 +199,13 @@ struct EngineEventWire {
     payload: Json,
 }
 
-impl From<EngineEventWire> for EngineEvent {
-    fn from(w: EngineEventWire) -> Self {
-        let event = Event::from_parts(w.kind, w.payload);
-        EngineEvent {
-            id: w.id,
-            created_at: w.created_at,
-            correlation_id: w.correlation_id,
-            entity_slug: w.entity_slug,
-            event,
-        }
+impl TryFrom<EventWire> for EngineEvent {
+    type Error = &'static str;
+
+    fn try_from(w: EventWire) -> Result<Self, Self::Error> {
+        let id = w.id.ok_or("missing field `id`")?;
+        let TransientEvent { created_at, correlation_id, entity_slug, event } = w.into();
+        Ok(EngineEvent { id, created_at, correlation_id, entity_slug, event })
     }
 }
 
@@ -222,7 +219,7 @@ impl EngineEvent {
 /// An event that is broadcast to this process's subscribers and never stored (streamed output
 /// such as an answer being written). Same shape as [`EngineEvent`] without the id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "TransientEventWire")]
+#[serde(from = "EventWire")]
 pub struct TransientEvent {
     pub created_at: String,
     pub correlation_id: Option<String>,
@@ -231,19 +228,8 @@ pub struct TransientEvent {
     pub event: Event,
 }
 
-/// A [`TransientEvent`] as read (see [`EngineEventWire`]).
-#[derive(Deserialize)]
-struct TransientEventWire {
-    created_at: String,
-    correlation_id: Option<String>,
-    entity_slug: Option<String>,
-    kind: String,
-    #[serde(default)]
-    payload: Json,
-}
-
-impl From<TransientEventWire> for TransientEvent {
-    fn from(w: TransientEventWire) -> Self {
+impl From<EventWire> for TransientEvent {
+    fn from(w: EventWire) -> Self {
         let event = Event::from_parts(w.kind, w.payload);
         TransientEvent { created_at: w.created_at, correlation_id: w.correlation_id, entity_slug: w.entity_slug, event }
     }
