@@ -13,8 +13,9 @@
 //!   with the window shown on the task board and with the window hidden (unmapped, as when it sits
 //!   in the tray).
 //!
-//! `make bench-desktop` runs it; `BENCH_RUNS` (default 5) and `BENCH_IDLE_SECS` (default 60, 0 to
-//! skip) tune it. Linux only (it reads /proc).
+//! `make bench-desktop` runs it; `BENCH_RUNS` (default 11: single starts of either app spread by a
+//! few hundred ms on a busy machine, and the median of five moved the ratio by a tenth from run to
+//! run) and `BENCH_IDLE_SECS` (default 60, 0 to skip) tune it. Linux only (it reads /proc).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read};
@@ -258,7 +259,7 @@ fn main() {
         return;
     }
     // `cargo bench` passes `--bench`; nothing else to parse.
-    let runs = env_num("BENCH_RUNS", 5).max(1);
+    let runs = env_num("BENCH_RUNS", 11).max(1);
     let idle_secs = env_num("BENCH_IDLE_SECS", 60);
     let (_xvfb, display) = virtual_display();
     let (_bus, bus) = session_bus();
