@@ -13,10 +13,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The wasm-bindgen CLI must match the crate version pinned in ui/Cargo.toml (read from Cargo.lock).
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3 }' Cargo.lock)
-# binaryen's wasm-opt, installed as the `wasm-opt` crate (0.116.1 is binaryen 116) into cargo's bin
-# and called by that path: a system binaryen (Debian's is older) may come first on PATH.
+# binaryen's wasm-opt: the `wasm-opt` crate (0.116.1 is binaryen 116), installed into a directory of
+# its own and called by that path, so neither a system binaryen on PATH (Debian's is older and
+# breaks the module) nor another wasm-opt installed with cargo is used or replaced.
 WASM_OPT_VERSION := 116
-WASM_OPT := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin/wasm-opt
+WASM_OPT_CRATE := 0.116.1
+WASM_OPT_ROOT := $(HOME)/.cache/oikos-tools/binaryen-$(WASM_OPT_VERSION)
+WASM_OPT := $(WASM_OPT_ROOT)/bin/wasm-opt
+# wasm-opt's last input and output, so an unchanged UI is not optimised again (~10 s).
+UI_OPT_CACHE := $(TARGET_DIR)/oikos-ui-opt
 
 # Debian/Ubuntu packages: building the desktop (WebKitGTK, GTK, tray) …
 APT_BUILD := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libsoup-3.0-dev \
@@ -117,12 +122,17 @@ lint: setup
 # Written to a temporary directory first so a failed build never leaves a half-written ui/dist.
 # Function names (the name section, a third of the file) are left out: the webview compiles less
 # at every start; a panic's message still says what failed. wasm-opt -Oz takes another ~9 % off
-# what the webview fetches and compiles at every start (binaryen $(WASM_OPT_VERSION); Debian's older
-# binaryen breaks the module).
+# what the webview fetches and compiles at every start. Its result is reused while its input is
+# unchanged (the input is recorded last, so an interrupted run never pairs it with a stale result).
 ui: $(WASM)
-	rm -rf ui/dist.tmp && mkdir -p ui/dist.tmp
+	rm -rf ui/dist.tmp && mkdir -p ui/dist.tmp $(UI_OPT_CACHE)
 	wasm-bindgen "$(WASM)" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir ui/dist.tmp --out-name oikos_ui
-	$(WASM_OPT) -Oz ui/dist.tmp/oikos_ui_bg.wasm -o ui/dist.tmp/oikos_ui_bg.wasm
+	if ! cmp -s ui/dist.tmp/oikos_ui_bg.wasm $(UI_OPT_CACHE)/in.wasm || [ ! -f $(UI_OPT_CACHE)/out.wasm ]; then \
+		rm -f $(UI_OPT_CACHE)/in.wasm && \
+		$(WASM_OPT) -Oz ui/dist.tmp/oikos_ui_bg.wasm -o $(UI_OPT_CACHE)/out.wasm && \
+		cp ui/dist.tmp/oikos_ui_bg.wasm $(UI_OPT_CACHE)/in.wasm; \
+	fi
+	cp $(UI_OPT_CACHE)/out.wasm ui/dist.tmp/oikos_ui_bg.wasm
 	cp ui/static/* icons/icon.png ui/dist.tmp/
 	@# Replaced only when it changed: the shell embeds ui/dist, and new files would rebuild it.
 	if diff -rq ui/dist.tmp ui/dist >/dev/null 2>&1; then rm -rf ui/dist.tmp; else rm -rf ui/dist && mv ui/dist.tmp ui/dist; fi
@@ -157,8 +167,8 @@ setup:
 		$(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); \
 	fi
 	@if [ "$$($(WASM_OPT) --version 2>/dev/null | awk '{print $$3}')" != "$(WASM_OPT_VERSION)" ]; then \
-		echo "installing wasm-opt (binaryen $(WASM_OPT_VERSION)); it compiles binaryen once, a few minutes"; \
-		$(CARGO) install wasm-opt --version 0.$(WASM_OPT_VERSION).1 --locked; \
+		echo "installing wasm-opt $(WASM_OPT_CRATE) into $(WASM_OPT_ROOT); it compiles binaryen once (~10 min on 2 cores)"; \
+		$(CARGO) install wasm-opt --version $(WASM_OPT_CRATE) --locked --force --root $(WASM_OPT_ROOT); \
 	fi
 
 # What the tests need beyond building: a virtual display, WebKit's WebDriver and tauri-driver

@@ -3,4 +3,4 @@
 // the app, which reports when it is ready.
 requestAnimationFrame(() => requestAnimationFrame(() => window.__TAURI__?.core.invoke("ui_painted", { at: Date.now() })));
 import init from "./oikos_ui.js";
-init({ module_or_path: await window.__oikosUiModule });
+init({ module_or_path: await window.__oikosUiModule }).catch((e) => console.error("the UI could not start", e));

@@ -3,7 +3,7 @@
 // module scripts have loaded. boot.js hands the compiled module to wasm-bindgen. Should compiling
 // here fail, the promise gives undefined and wasm-bindgen fetches the file itself (and reports).
 window.__oikosUiModule =
-  typeof WebAssembly.compileStreaming === "function"
+  typeof WebAssembly === "object" && typeof WebAssembly.compileStreaming === "function"
     ? WebAssembly.compileStreaming(fetch("/oikos_ui_bg.wasm")).catch((e) => {
         console.warn("compiling the UI's code early failed; loading it again", e);
         return undefined;
