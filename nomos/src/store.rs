@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use nomos_types::EngineEvent;
 use sqlx::migrate::{MigrateError, Migrator};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 
 use crate::clock::{Clock, SystemClock};
@@ -34,6 +34,8 @@ pub const DB_ENV: &str = "OIKOS_DB";
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_CONNECTIONS: u32 = 8;
+/// The pause before trying again a step SQLite reported busy without waiting.
+const RETRY_PAUSE: Duration = Duration::from_millis(20);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -98,24 +100,48 @@ impl Store {
                 reason: format!("cannot create the directory: {e}"),
             })?;
         }
+        // No journal mode here: every pooled connection would set it again, and switching a file
+        // into WAL needs a lock SQLite's busy timeout does not wait for (see `enter_wal`).
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(BUSY_TIMEOUT);
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
-            // Connecting runs the journal-mode pragma, which is where read-only and corrupt files
-            // first show up; classify those instead of surfacing a bare SQLite code.
             .connect_with(options)
             .await
             .map_err(|e| classify_open_error(path, e))?;
         let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default(), clock };
+        store.enter_wal().await?;
         store.migrate().await?;
         store.check_writable().await?;
         Ok(store)
+    }
+
+    /// Puts the file in WAL mode (a property of the file, kept across opens). Switching needs an
+    /// exclusive lock that SQLite reports busy at once instead of waiting for, so several processes
+    /// opening one new file together (the desktop app and `nomos`) would fail here; retry until the
+    /// busy timeout instead. This is also where read-only and corrupt files first show up.
+    async fn enter_wal(&self) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        let started = std::time::Instant::now();
+        let mode = loop {
+            match sqlx::query_scalar::<_, String>("PRAGMA journal_mode = WAL").fetch_one(&mut *conn).await {
+                Ok(mode) => break mode,
+                Err(e) if is_busy(&e) && started.elapsed() < BUSY_TIMEOUT => {
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                Err(e) => return Err(classify_open_error(&self.path, e)),
+            }
+        };
+        if !mode.eq_ignore_ascii_case("wal") {
+            // Some file systems (network shares) cannot hold WAL's shared memory; the store still
+            // works in SQLite's rollback journal, with readers waiting on writers.
+            tracing::warn!(path = %self.path.display(), %mode, "database cannot use WAL mode; using its journal instead");
+        }
+        Ok(())
     }
 
     /// SQLite opens a file it cannot write read-only without a word (even BEGIN IMMEDIATE passes
@@ -149,19 +175,25 @@ impl Store {
         sqlx::query("PRAGMA foreign_keys = OFF").execute(&mut *conn).await?;
         // Another process may migrate the same new file at the same moment (the desktop app and
         // `nomos` started together): SQLite has no migration lock, so the slower one fails on a
-        // migration the other just applied. When the other made progress meanwhile, go again from
-        // what is applied now.
+        // migration the other just applied, or finds the file busy where a read turns into a write.
+        // When the other made progress meanwhile, or the file was busy, go again from what is
+        // applied now.
         let mut attempts = 0;
+        let started = std::time::Instant::now();
         let ran = loop {
             let before = applied_migrations(&mut conn).await;
             let ran = MIGRATOR.run(&mut *conn).await;
-            // Each attempt again needs the other's progress, so they end within one per migration.
-            if ran.is_err() && attempts < MIGRATOR.iter().count() && applied_migrations(&mut conn).await > before {
-                attempts += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
+            let Err(err) = &ran else { break ran };
+            // Each attempt on progress needs the other's next migration, so they end within one
+            // per migration; a busy file is waited for as long as any write would be.
+            let progressed = attempts < MIGRATOR.iter().count() && applied_migrations(&mut conn).await > before;
+            let busy = matches!(err, MigrateError::Execute(e) | MigrateError::ExecuteMigration(e, _) if is_busy(e))
+                && started.elapsed() < BUSY_TIMEOUT;
+            if !progressed && !busy {
+                break ran;
             }
-            break ran;
+            attempts += usize::from(progressed);
+            tokio::time::sleep(RETRY_PAUSE).await;
         };
         let dangling: Result<Option<String>, sqlx::Error> =
             sqlx::query_scalar("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1")
@@ -223,16 +255,24 @@ impl Store {
     }
 }
 
+/// SQLite's primary result code of a database error (the low byte of an extended code).
+fn primary_code(err: &sqlx::Error) -> Option<i64> {
+    let sqlx::Error::Database(db) = err else { return None };
+    db.code().and_then(|c| i64::from_str(&c).ok()).map(|c| c & 0xff)
+}
+
+/// SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock.
+fn is_busy(err: &sqlx::Error) -> bool {
+    matches!(primary_code(err), Some(5) | Some(6))
+}
+
 fn classify_open_error(path: &Path, err: sqlx::Error) -> StoreError {
     let path = path.to_path_buf();
-    if let sqlx::Error::Database(db) = &err {
-        // SQLite primary result codes: 8 READONLY, 14 CANTOPEN, 26 NOTADB, 11 CORRUPT.
-        let primary = db.code().and_then(|c| i64::from_str(&c).ok()).map(|c| c & 0xff);
-        match primary {
-            Some(26) | Some(11) => return StoreError::NotADatabase { path },
-            Some(8) | Some(14) => return explain_unwritable(path),
-            _ => {}
-        }
+    // SQLite primary result codes: 8 READONLY, 14 CANTOPEN, 26 NOTADB, 11 CORRUPT.
+    match primary_code(&err) {
+        Some(26) | Some(11) => return StoreError::NotADatabase { path },
+        Some(8) | Some(14) => return explain_unwritable(path),
+        _ => {}
     }
     StoreError::Open { path, reason: err.to_string() }
 }
@@ -380,6 +420,36 @@ mod tests {
             for opened in futures_util::future::join_all(opens).await {
                 let store = opened.unwrap();
                 assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
+            }
+        }
+    }
+
+    #[test]
+    fn stores_opening_one_new_file_from_several_threads_all_open_it_in_wal() {
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("oikos.db");
+            // A thread and runtime each, as close to processes started together as one test gets.
+            let start = Arc::new(std::sync::Barrier::new(6));
+            let opens: Vec<_> = (0..6)
+                .map(|_| {
+                    let (path, start) = (path.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                        start.wait();
+                        rt.block_on(async {
+                            let store = Store::open(&path).await?;
+                            let mode: String =
+                                sqlx::query_scalar("PRAGMA journal_mode").fetch_one(store.pool()).await?;
+                            Ok::<_, StoreError>((mode, store.schema_version().await?))
+                        })
+                    })
+                })
+                .collect();
+            for opened in opens {
+                let (mode, version) = opened.join().unwrap().unwrap();
+                assert_eq!(mode, "wal");
+                assert_eq!(version, latest_schema_version());
             }
         }
     }
