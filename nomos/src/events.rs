@@ -86,19 +86,13 @@ impl EventBus {
 }
 
 /// Announces on this process's bus the events that other processes (the `nomos` CLI, a second
-/// window) wrote to the same database, by following the `events` table. The returned future runs
-/// until dropped; spawn it on the runtime that owns the store.
+/// window) wrote to the same database, by following the `events` table from where it stood when
+/// the store was opened: whatever another process writes after that is announced, however late
+/// this starts. The returned future runs until dropped; spawn it on the runtime that owns the store.
 pub fn watch_other_writers(store: Store, every: Duration) -> impl std::future::Future<Output = ()> + Send {
     let bus = store.events().clone();
     async move {
-        let mut cursor: i64 =
-            match sqlx::query_scalar::<_, Option<i64>>("SELECT max(id) FROM events").fetch_one(store.pool()).await {
-                Ok(max) => max.unwrap_or(0),
-                Err(e) => {
-                    tracing::warn!("cannot follow other writers: {e}");
-                    return;
-                }
-            };
+        let mut cursor = store.events_at_open();
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -278,8 +272,6 @@ pub(crate) mod tests {
         // A second, independent handle on the same file stands in for the CLI.
         let elsewhere = Store::open(&path).await.unwrap();
         let mut rx = here.events().subscribe();
-        let watcher = tokio::spawn(watch_other_writers(here.clone(), Duration::from_millis(20)));
-        tokio::time::sleep(Duration::from_millis(50)).await;
 
         let mut tx = here.begin_write().await.unwrap();
         tx.emit(test_event("here")).await.unwrap();
@@ -287,6 +279,8 @@ pub(crate) mod tests {
         let mut tx = elsewhere.begin_write().await.unwrap();
         tx.emit(test_event("elsewhere")).await.unwrap();
         tx.commit().await.unwrap();
+        // Started after both writes: the other's still counts, being newer than `here`'s open.
+        let watcher = tokio::spawn(watch_other_writers(here.clone(), Duration::from_millis(20)));
 
         let mut seen = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);

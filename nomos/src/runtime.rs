@@ -338,7 +338,6 @@ mod tests {
         rt.start_background();
         rt.start_background();
         assert_eq!(rt.inner.background.lock().unwrap().len(), 5, "started once");
-        tokio::time::sleep(Duration::from_millis(60)).await;
 
         // Another process (here: another runtime on the same file) writes.
         let other = Runtime::open(cfg).await.unwrap();

@@ -34,7 +34,7 @@ pub const DB_ENV: &str = "OIKOS_DB";
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_CONNECTIONS: u32 = 8;
-/// The pause before trying again a step SQLite reported busy without waiting.
+/// How long to wait before retrying a step SQLite reported busy without waiting itself.
 const RETRY_PAUSE: Duration = Duration::from_millis(20);
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +77,9 @@ pub struct Store {
     path: PathBuf,
     bus: EventBus,
     clock: Arc<dyn Clock>,
+    /// The newest event id when this handle opened the file: other processes' writes after it are
+    /// this process's to announce (see [`events::watch_other_writers`]).
+    events_at_open: i64,
 }
 
 impl Store {
@@ -110,20 +113,24 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT);
         let pool = SqlitePoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
+            // Connecting reads the schema (for `synchronous`), which is where corrupt files and
+            // read-only WAL files first show up; classify those instead of a bare SQLite code.
             .connect_with(options)
             .await
             .map_err(|e| classify_open_error(path, e))?;
-        let store = Store { pool, path: path.to_path_buf(), bus: EventBus::default(), clock };
+        let mut store = Store { pool, path: path.to_path_buf(), bus: EventBus::default(), clock, events_at_open: 0 };
         store.enter_wal().await?;
         store.migrate().await?;
         store.check_writable().await?;
+        let newest: Option<i64> = sqlx::query_scalar("SELECT max(id) FROM events").fetch_one(&store.pool).await?;
+        store.events_at_open = newest.unwrap_or(0);
         Ok(store)
     }
 
     /// Puts the file in WAL mode (a property of the file, kept across opens). Switching needs an
     /// exclusive lock that SQLite reports busy at once instead of waiting for, so several processes
     /// opening one new file together (the desktop app and `nomos`) would fail here; retry until the
-    /// busy timeout instead. This is also where read-only and corrupt files first show up.
+    /// busy timeout instead. A read-only file that is not yet in WAL fails here.
     async fn enter_wal(&self) -> Result<(), StoreError> {
         let mut conn = self.pool.acquire().await?;
         let started = std::time::Instant::now();
@@ -137,9 +144,9 @@ impl Store {
             }
         };
         if !mode.eq_ignore_ascii_case("wal") {
-            // Some file systems (network shares) cannot hold WAL's shared memory; the store still
-            // works in SQLite's rollback journal, with readers waiting on writers.
-            tracing::warn!(path = %self.path.display(), %mode, "database cannot use WAL mode; using its journal instead");
+            // SQLite keeps the old mode when its file layer offers no shared memory; the store
+            // still works in the rollback journal, with readers waiting on writers.
+            tracing::warn!(path = %self.path.display(), %mode, "database cannot use WAL mode; using the rollback journal");
         }
         Ok(())
     }
@@ -235,6 +242,11 @@ impl Store {
         &self.clock
     }
 
+    /// The newest event id when the file was opened (0 for none).
+    pub fn events_at_open(&self) -> i64 {
+        self.events_at_open
+    }
+
     /// The newest applied migration version.
     pub async fn schema_version(&self) -> Result<i64, StoreError> {
         let v: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success = 1")
@@ -261,7 +273,7 @@ fn primary_code(err: &sqlx::Error) -> Option<i64> {
     db.code().and_then(|c| i64::from_str(&c).ok()).map(|c| c & 0xff)
 }
 
-/// SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock.
+/// SQLITE_BUSY or SQLITE_LOCKED: the file (or a table) is locked for now; worth trying again.
 fn is_busy(err: &sqlx::Error) -> bool {
     matches!(primary_code(err), Some(5) | Some(6))
 }
@@ -419,6 +431,8 @@ mod tests {
             let opens = (0..4).map(|_| Store::open(&path));
             for opened in futures_util::future::join_all(opens).await {
                 let store = opened.unwrap();
+                let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(store.pool()).await.unwrap();
+                assert_eq!(mode, "wal");
                 assert_eq!(store.schema_version().await.unwrap(), latest_schema_version());
             }
         }
@@ -672,6 +686,9 @@ mod tests {
 
             let eng = crate::Engine::open(&path).await.unwrap();
             let pool = eng.store().pool();
+            // The file was made in SQLite's default rollback journal; opening moves it to WAL.
+            let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(pool).await.unwrap();
+            assert_eq!(mode, "wal");
             let count =
                 |sql: &'static str| async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await.unwrap() };
             assert_eq!(count("SELECT count(*) FROM approvals").await, 3);
