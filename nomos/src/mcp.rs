@@ -658,25 +658,10 @@ fn wait_args(args: &Json) -> std::result::Result<(String, u64), String> {
     Ok((id.to_string(), secs))
 }
 
-/// `%XX` escapes of a resource address decoded (a slug with `:` may arrive as `%3A`); anything
-/// malformed is kept as it is.
+/// `%XX` escapes of a resource address decoded (a slug with `:` may arrive as `%3A`); an address
+/// whose escapes do not make UTF-8 is kept as it is.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(b) = hex {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+    String::from_utf8(nomos_policy::percent_decode_bytes(s, false)).unwrap_or_else(|_| s.to_string())
 }
 
 #[cfg(test)]

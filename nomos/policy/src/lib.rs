@@ -29,6 +29,7 @@ pub use assent::{
     typed_confirmation, Action, ConfirmTarget, Judgement, Proposal, Step,
 };
 pub use nomos_types::{Risk, Verdict};
+pub use rules::percent_decode_bytes;
 use serde::Deserialize;
 
 use shell::{Analysis, Arg};

@@ -39,6 +39,8 @@ mod wrappers;
 
 use nomos_types::Risk::{ConfigMutation as CM, Destructive as DE, ReadOnly as RO};
 
+pub use network::percent_decode_bytes;
+
 pub(crate) use args::{is_identifier, Args};
 pub(crate) use coreutils::vim_command;
 pub(crate) use disclosure::judge as disclosure;

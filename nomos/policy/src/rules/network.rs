@@ -382,6 +382,13 @@ fn percent_decoded(url: &str) -> String {
 /// `%XX` escapes decoded; with `plus_is_space`, `+` read as a space, as a server reads a query
 /// or a form body.
 pub(super) fn decode_escapes(text: &str, plus_is_space: bool) -> String {
+    String::from_utf8_lossy(&percent_decode_bytes(text, plus_is_space)).into_owned()
+}
+
+/// The bytes `text` stands for with its `%XX` escapes decoded (and, with `plus_is_space`, `+` as a
+/// space); a `%` not followed by two hex digits stays as written. The one decoder of URL escapes,
+/// for the gate and for addresses the engine is sent.
+pub fn percent_decode_bytes(text: &str, plus_is_space: bool) -> Vec<u8> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -402,7 +409,7 @@ pub(super) fn decode_escapes(text: &str, plus_is_space: bool) -> String {
             }
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 /// `openssl` inspection reads; writing files, serving and loading engines do not.
