@@ -344,7 +344,7 @@ async fn a_slow_command_of_one_task_does_not_delay_another() {
     let took = started.elapsed();
     eprintln!("task B's read-only command took {took:?} while task A's sleep 20 ran on the same host");
     assert_eq!(x.status, ExecutionStatus::Completed);
-    assert!(took < Duration::from_secs(5), "B waited for A: {took:?}");
+    assert!(took < Duration::from_secs(10), "B waited for A: {took:?}");
     // Cancelling A kills its command on the host.
     w.act.cancel(&slow_id, &operator()).await.unwrap();
     let x = ran(slow.await.unwrap().unwrap());
@@ -644,7 +644,7 @@ async fn more_commands_at_once_than_a_host_allows_sessions() {
     let took = started.elapsed();
     eprintln!("14 one-second commands on one host took {took:?}");
     // Serialised they would take 14 s; side by side (two connections) a little over one.
-    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -146,9 +146,10 @@ pub fn unique_sleep(secs: u32) -> String {
     format!("sleep {secs}.{:05}", uuid::Uuid::new_v4().as_u128() % 100_000)
 }
 
-/// Whether no process with `pattern` in its command line is left (after a short grace).
+/// Whether no process with `pattern` in its command line is left (after a grace of up to 10 s,
+/// for a loaded machine; a process that is gone answers at once).
 pub fn no_process(pattern: &str) -> bool {
-    for _ in 0..20 {
+    for _ in 0..100 {
         let out = std::process::Command::new("pgrep").args(["-f", pattern]).output().unwrap();
         if out.stdout.is_empty() {
             return true;
