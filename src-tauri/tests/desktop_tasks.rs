@@ -97,11 +97,19 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     // "yes" in the chat approves the plan: the change runs without another question.
     let reply = d.wait_until("[data-testid=reply-input]", STEP, |_| true);
     d.type_into(&reply[0].0, "yes");
+    // The answer streams in before it is stored: a few seconds on screen, which polling from here
+    // could miss on a loaded machine, so the page itself notes it.
+    d.execute(
+        "window.__streamedMotd = false;
+         new MutationObserver(() => {
+           for (const el of document.querySelectorAll('[data-testid=msg-streaming]')) {
+             if (el.textContent.trim().startsWith('The motd')) window.__streamedMotd = true;
+           }
+         }).observe(document.body, { subtree: true, childList: true, characterData: true });",
+    );
     let send = d.wait_until("[data-testid=reply-send]", STEP, |_| true);
     d.click(&send[0].0);
     d.wait_until("[data-testid=plan-step]", STEP, |t| t[0].starts_with("done"));
-    // The answer streams in before it is stored.
-    d.wait_until("[data-testid=msg-streaming]", STEP, |t| t[0].starts_with("The motd"));
     d.wait_until("[data-testid=plan-progress]", STEP, |t| t[0] == "1/1");
     d.wait_until("[data-testid=task-view-status]", STEP, |t| t[0] == "done: success");
     d.wait_until("[data-testid=ctx-summary]", STEP, |t| t[0] == "The motd says hello.");
@@ -109,6 +117,7 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     let answer = d.wait_until("[data-testid=msg-nomos] strong", STEP, |t| t.iter().any(|s| s == "pve"));
     assert!(!answer.is_empty());
     assert!(d.find_all("[data-testid=msg-streaming]").is_empty(), "the stored message replaced the stream");
+    assert_eq!(d.execute("return window.__streamedMotd"), json!(true), "the answer was shown while it streamed");
     let calls = d.wait_until("[data-testid=tool-call]", STEP, |t| t.iter().any(|c| c.contains("run (pve1)")));
     assert!(calls.iter().any(|(_, c)| c.contains("completed")), "{calls:?}");
     // The entity it touched is in the panel's graph.

@@ -4,14 +4,13 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use nomos_types::mcp::McpConnect;
+use nomos_types::mcp::{ConnectSnippet, McpConnect};
 
 use crate::components::{answer, CodeBlock};
 use crate::{ipc, routes, ticker};
 
 #[component]
 pub fn ConnectAgentSection() -> impl IntoView {
-    let snippets = LocalResource::new(ipc::mcp_connect);
     // The sessions change by themselves (a client connects in another window): looked at again
     // every few seconds while the window shows.
     let look = RwSignal::new(0u32);
@@ -20,6 +19,9 @@ pub fn ConnectAgentSection() -> impl IntoView {
         ipc::mcp_connect()
     });
     ticker::every(Duration::from_secs(5), "connected agents", move || look.update(|n| *n += 1));
+    // The snippets come with every look but hardly ever change: drawn again only when they do, so
+    // a selection in them survives the next look.
+    let snippets = Memo::new(move |_| sessions.get().map(|r| r.map(|c| c.snippets)));
     view! {
         <section class="card" aria-labelledby="connect-title" data-testid="connect-agent">
             <h2 id="connect-title">"Connect an agent"</h2>
@@ -71,8 +73,8 @@ pub fn ConnectAgentSection() -> impl IntoView {
                 answer(
                     snippets.get(),
                     "Loading…",
-                    |c: McpConnect| {
-                        c.snippets
+                    |snippets: Vec<ConnectSnippet>| {
+                        snippets
                             .into_iter()
                             .map(|s| {
                                 view! {

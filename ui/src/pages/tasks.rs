@@ -97,6 +97,8 @@ pub fn TasksPage() -> impl IntoView {
 /// The board itself: the message box, the filters and the tasks.
 #[component]
 fn Board(board: Signal<Option<Result<TaskBoard, IpcError>>>, filter: RwSignal<Filter>) -> impl IntoView {
+    let selected = RwSignal::new(None::<String>);
+    let arm = RwSignal::new(DeleteArm::default());
     view! {
         <NewTask />
         <div class="tabs" role="tablist" aria-label="Filter tasks">
@@ -122,7 +124,13 @@ fn Board(board: Signal<Option<Result<TaskBoard, IpcError>>>, filter: RwSignal<Fi
                 })
                 .collect_view()}
         </div>
-        {move || answer(board.get(), "Loading tasks…", move |b| view! { <TaskRows board=b filter=filter /> }.into_any())}
+        {move || {
+            answer(
+                board.get(),
+                "Loading tasks…",
+                move |b| view! { <TaskRows board=b filter=filter selected=selected arm=arm /> }.into_any(),
+            )
+        }}
     }
 }
 
@@ -184,16 +192,26 @@ fn NewTask() -> impl IntoView {
     }
 }
 
+/// The rows of one reading of the board. Which task is selected and which delete is armed live a
+/// level up, by task id, so a reload (any task's event, from here or another process) keeps them.
 #[component]
-fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
+fn TaskRows(
+    board: TaskBoard,
+    filter: RwSignal<Filter>,
+    selected: RwSignal<Option<String>>,
+    arm: RwSignal<DeleteArm>,
+) -> impl IntoView {
     let tasks = StoredValue::new(board.tasks);
     let shown = Memo::new(move |_| {
         let f = filter.get();
         tasks.with_value(|t| t.iter().filter(|t| f.shows(t)).cloned().collect::<Vec<Task>>())
     });
-    let selected = RwSignal::new(None::<usize>);
-    let arm = RwSignal::new(DeleteArm::default());
     let navigate = use_navigate();
+    let position = move || {
+        selected.with_untracked(|id| {
+            id.as_ref().and_then(|id| shown.with_untracked(|s| s.iter().position(|t| &t.id == id)))
+        })
+    };
     // On the window: the board has the keys as soon as it shows, nothing needs focusing first.
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         let at = KeyTarget::of(&ev);
@@ -201,16 +219,16 @@ fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
             if at != KeyTarget::Page {
                 return;
             }
-            if let Some(t) = selected.get_untracked().and_then(|i| shown.with_untracked(|s| s.get(i).cloned())) {
+            if let Some(id) = position().and(selected.get_untracked()) {
                 ev.prevent_default();
-                navigate(&routes::task(&t.id), Default::default());
+                navigate(&routes::task(&id), Default::default());
             }
             return;
         }
         let Some(delta) = movement(&ev.key()).filter(|_| at != KeyTarget::Field) else { return };
         ev.prevent_default();
-        let index = step(selected.get_untracked(), shown.with_untracked(Vec::len), delta);
-        selected.set(index);
+        let index = step(position(), shown.with_untracked(Vec::len), delta);
+        selected.set(index.and_then(|i| shown.with_untracked(|s| s.get(i).map(|t| t.id.clone()))));
         let row = index.and_then(|i| {
             document().query_selector(&format!("[data-testid=task-row]:nth-child({})", i + 1)).ok().flatten()
         });
@@ -228,11 +246,7 @@ fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
             };
             return view! { <p class="muted pad" data-testid="no-tasks">{empty}</p> }.into_any();
         }
-        let rows = list
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| view! { <TaskRow task=t index=i selected=selected arm=arm /> })
-            .collect_view();
+        let rows = list.into_iter().map(|t| view! { <TaskRow task=t selected=selected arm=arm /> }).collect_view();
         view! {
             <ul class="task-rows" aria-label="Tasks" data-testid="task-rows">
                 {rows}
@@ -243,7 +257,7 @@ fn TaskRows(board: TaskBoard, filter: RwSignal<Filter>) -> impl IntoView {
 }
 
 #[component]
-fn TaskRow(task: Task, index: usize, selected: RwSignal<Option<usize>>, arm: RwSignal<DeleteArm>) -> impl IntoView {
+fn TaskRow(task: Task, selected: RwSignal<Option<String>>, arm: RwSignal<DeleteArm>) -> impl IntoView {
     let feed = use_task_feed();
     let column = BoardColumn::of(&task);
     let badge = match (column, task.waiting_for) {
@@ -258,6 +272,7 @@ fn TaskRow(task: Task, index: usize, selected: RwSignal<Option<usize>>, arm: RwS
     let when = move || ago(feed.now_ms.get(), &last_active);
     let id = task.id.clone();
     let id_armed = id.clone();
+    let id_selected = id.clone();
     let armed = Signal::derive(move || arm.with(|a| a.is_armed(&id_armed)));
     let delete_error = RwSignal::new(None::<IpcError>);
     let on_delete = move |_| {
@@ -274,7 +289,7 @@ fn TaskRow(task: Task, index: usize, selected: RwSignal<Option<usize>>, arm: RwS
     view! {
         <li
             class="task-row"
-            class:selected=move || selected.get() == Some(index)
+            class:selected=move || selected.with(|s| s.as_ref() == Some(&id_selected))
             data-testid="task-row"
             data-task-id=task.id.clone()
             data-column=column.as_str()
