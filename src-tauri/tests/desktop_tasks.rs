@@ -148,13 +148,25 @@ fn a_task_from_the_board_is_planned_approved_in_chat_run_and_done() {
     d.screenshot(&shot);
     eprintln!("screenshot: {}", shot.display());
 
-    // Delete asks for a second click.
+    // Delete asks for a second click. Armed, it stays armed while the board is redrawn (another
+    // process adds a task), and a press anywhere else disarms it.
     let delete = d.wait_until("[data-testid=task-delete]", STEP, |_| true);
     d.click(&delete[0].0);
     d.wait_until("[data-testid=task-delete]", STEP, |t| t[0] == "Click again to delete");
+    let other = rt.block_on(ours.engine().create_task("another task", "")).unwrap();
+    d.wait_until("[data-testid=task-row]", STEP, |t| t.len() == 2);
+    let ours_delete = format!("[data-task-id='{task}'] [data-testid=task-delete]");
+    d.wait_until(&ours_delete, STEP, |t| t[0] == "Click again to delete");
+    let summary = d.wait_until("[data-testid=task-summary]", STEP, |_| true);
+    d.click(&summary[0].0);
+    d.wait_until("[data-testid=task-delete]", STEP, |t| t.iter().all(|s| s == "Delete"));
+    let delete = d.wait_until(&ours_delete, STEP, |_| true);
     d.click(&delete[0].0);
-    d.wait_until("[data-testid=no-tasks]", STEP, |_| true);
+    d.wait_until(&ours_delete, STEP, |t| t[0] == "Click again to delete");
+    d.click(&delete[0].0);
+    d.wait_until("[data-testid=task-row]", STEP, |t| t.len() == 1);
     assert!(rt.block_on(ours.engine().task(&task)).is_err(), "the task is gone");
+    assert!(rt.block_on(ours.engine().task(&other.id)).is_ok(), "only that task");
     rt.block_on(ours.close());
 }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use nomos_types::mcp::{ConnectSnippet, McpConnect};
+use nomos_types::IpcError;
 
 use crate::components::{answer, CodeBlock};
 use crate::{ipc, routes, ticker};
@@ -20,8 +21,13 @@ pub fn ConnectAgentSection() -> impl IntoView {
     });
     ticker::every(Duration::from_secs(5), "connected agents", move || look.update(|n| *n += 1));
     // The snippets come with every look but hardly ever change: drawn again only when they do, so
-    // a selection in them survives the next look.
-    let snippets = Memo::new(move |_| sessions.get().map(|r| r.map(|c| c.snippets)));
+    // a selection in them survives the next look; a look that fails keeps the ones shown.
+    let snippets = Memo::new(move |shown: Option<&Option<Result<Vec<ConnectSnippet>, IpcError>>>| {
+        match (sessions.get().map(|r| r.map(|c| c.snippets)), shown) {
+            (Some(Err(_)), Some(Some(Ok(kept)))) => Some(Ok(kept.clone())),
+            (now, _) => now,
+        }
+    });
     view! {
         <section class="card" aria-labelledby="connect-title" data-testid="connect-agent">
             <h2 id="connect-title">"Connect an agent"</h2>

@@ -99,6 +99,25 @@ pub fn TasksPage() -> impl IntoView {
 fn Board(board: Signal<Option<Result<TaskBoard, IpcError>>>, filter: RwSignal<Filter>) -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
     let arm = RwSignal::new(DeleteArm::default());
+    // An armed delete is disarmed by a press or a focus anywhere but on a delete button: its row
+    // may have been redrawn since it was armed (a reload), and the new button never had the focus
+    // whose loss (`blur`) would disarm it.
+    let elsewhere = move |target: Option<web_sys::EventTarget>| {
+        use wasm_bindgen::JsCast;
+        let on_delete = target
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-testid=task-delete]").ok().flatten())
+            .is_some();
+        if !on_delete && arm.with_untracked(DeleteArm::any_armed) {
+            arm.update(DeleteArm::disarm);
+        }
+    };
+    let presses = window_event_listener(leptos::ev::pointerdown, move |ev| elsewhere(ev.target()));
+    let focuses = window_event_listener(leptos::ev::focusin, move |ev| elsewhere(ev.target()));
+    on_cleanup(move || {
+        presses.remove();
+        focuses.remove();
+    });
     view! {
         <NewTask />
         <div class="tabs" role="tablist" aria-label="Filter tasks">

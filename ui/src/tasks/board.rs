@@ -81,6 +81,10 @@ impl DeleteArm {
         self.armed.as_deref() == Some(id)
     }
 
+    pub fn any_armed(&self) -> bool {
+        self.armed.is_some()
+    }
+
     pub fn disarm(&mut self) {
         self.armed = None;
     }
